@@ -1,0 +1,71 @@
+"""What search returns: ranked hits that carry their highlight boxes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .elements import BBox
+
+
+@dataclass
+class Hit:
+    """One ranked search result.
+
+    page is 1-based; bbox is the highlight box on `page` (PDF points, top-left origin)
+    of the lines that best match the query, or None for a source without pages.
+    `boxes` lists every highlight box as (page, bbox); a chunk crossing a page break
+    has boxes on both pages. `enriched` marks a hit joined by group enrichment (a
+    figure's caption, a referencing paragraph); its score is not comparable.
+    `sources` maps each retriever ("dense", "keyword", "image") to the 1-based rank it
+    gave this chunk.
+    """
+
+    chunk_id: int
+    doc_id: int
+    doc: str
+    page: int
+    bbox: BBox | None
+    kind: str
+    score: float
+    text: str
+    section: str = ""
+    boxes: list[tuple[int, BBox]] = field(default_factory=list)
+    enriched: bool = False
+    sources: dict[str, int] = field(default_factory=dict)
+    doc_path: str = ""
+
+    def to_json(self) -> dict:
+        """The CLI contract's hit object (DESIGN.md, "CLI contract")."""
+        return {
+            "doc": self.doc,
+            "page": self.page,
+            "bbox": [round(v, 2) for v in self.bbox] if self.bbox else None,
+            "kind": self.kind,
+            "score": round(float(self.score), 6),
+            "chunk_id": self.chunk_id,
+            "text": self.text,
+            "section": self.section,
+            "boxes": [{"page": p, "bbox": [round(v, 2) for v in b]} for p, b in self.boxes],
+            "enriched": self.enriched,
+        }
+
+
+@dataclass
+class DocumentInfo:
+    """A document row of the library. status: pending | indexing | ready | failed."""
+
+    id: int
+    path: str
+    name: str
+    sha256: str
+    kind: str
+    title: str
+    pages: int
+    status: str
+    error: str | None
+    chunks: int
+    added: str
+    enrichment: str = ""
+
+    def to_json(self) -> dict:
+        return dict(self.__dict__)
