@@ -12,7 +12,7 @@ MIGRATIONS: list[str] = [
     # 1: documents, pages, chunks, FTS, vectors, figure data, links between chunks
     """
     CREATE TABLE documents (
-        id INTEGER PRIMARY KEY,
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
         path TEXT NOT NULL UNIQUE,          -- absolute source path
         name TEXT NOT NULL,                 -- file name shown to users and in the CLI contract
         sha256 TEXT NOT NULL,
@@ -41,7 +41,7 @@ MIGRATIONS: list[str] = [
     );
 
     CREATE TABLE chunks (
-        id INTEGER PRIMARY KEY,
+        id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: ids are hnswlib labels
         doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
         ord INTEGER NOT NULL,               -- order within the document
         kind TEXT NOT NULL,                 -- text | table | figure | caption | formula | code

@@ -1,0 +1,284 @@
+"""Citation markers in model output: parse, validate against the evidence ids, strip the bad ones.
+
+Accepted forms: `[2]`, `[1, 3]`, `[1;3]`, `[2-4]`, `[1][2]`, `[[2]]` (nested brackets are
+flattened), and labelled forms models like to write (`[Evidence 2]`, `[source: 1]`). Markers
+inside code (backtick spans and fenced blocks) are code, not citations, and are left alone.
+A marker that looks like a citation but is not one (`[1a]`, `[2.x]`) is malformed and removed.
+
+The same cleaning runs incrementally while tokens stream (`StreamingCitationFilter`) and on the
+whole text afterwards (`check_citations`); both give the same text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+MAX_RANGE = 50  # `[1-1000]` is not a citation range, it is garbage
+
+_LABEL = r"(?:(?:evidence|source|sources|ref|refs|reference|block|doc|id|citation)s?\s*[:#]?\s*)?"
+_IDS = r"\d{1,4}(?:\s*(?:,|;|-|–|and)\s*\d{1,4})*"
+# A well-formed marker, possibly wrapped in one or more extra bracket pairs.
+_MARK = re.compile(r"(?:\[\s*)+" + _LABEL + r"(" + _IDS + r")\s*(?:\]\s*)*\]", re.IGNORECASE)
+# Bracket content starting with a digit that is not a well-formed id list: [1a], [3.x], [2,b]
+_MALFORMED = re.compile(r"\[\s*" + _LABEL + r"\d[^\[\]\n]{0,12}\]", re.IGNORECASE)
+_CODE = re.compile(r"```|`")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+# characters an unfinished marker can consist of while it streams in
+_OPEN_TAIL = re.compile(r"\[[\w\s,;:#\-–\[\]]*$")
+
+
+@dataclass
+class CitationMark:
+    """One marker found in text: character span, raw text, ids it cites, malformed flag."""
+
+    start: int
+    end: int
+    raw: str
+    ids: list[int]
+    malformed: bool = False
+
+
+def _expand(ids_text: str) -> tuple[list[int], bool]:
+    """Ids listed in a marker's body; second item False when a range is absurd."""
+    out: list[int] = []
+    parts = re.split(r"\s*(?:,|;|and)\s*", ids_text)
+    for part in parts:
+        rng = re.fullmatch(r"(\d+)\s*[-–]\s*(\d+)", part)
+        if rng:
+            lo, hi = int(rng.group(1)), int(rng.group(2))
+            if hi < lo or hi - lo > MAX_RANGE:
+                return [], False
+            out.extend(range(lo, hi + 1))
+        elif part.strip().isdigit():
+            out.append(int(part))
+        else:
+            return [], False
+    return out, True
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """Character ranges inside fenced blocks or inline backtick spans (unclosed runs to the end)."""
+    spans: list[tuple[int, int]] = []
+    open_tok: str | None = None
+    open_at = 0
+    for m in _CODE.finditer(text):
+        tok = m.group(0)
+        if open_tok is None:
+            open_tok, open_at = tok, m.start()
+        elif tok == open_tok:
+            spans.append((open_at, m.end()))
+            open_tok = None
+    if open_tok is not None:
+        spans.append((open_at, len(text)))
+    return spans
+
+
+def find_marks(text: str) -> list[CitationMark]:
+    """All citation markers in `text` outside code, in order. Never raises."""
+    code = _code_spans(text)
+
+    def in_code(pos: int) -> bool:
+        return any(a <= pos < b for a, b in code)
+
+    marks: list[CitationMark] = []
+    taken: list[tuple[int, int]] = []
+    for m in _MARK.finditer(text):
+        if in_code(m.start()):
+            continue
+        ids, ok = _expand(m.group(1))
+        marks.append(CitationMark(m.start(), m.end(), m.group(0), ids, malformed=not ok))
+        taken.append((m.start(), m.end()))
+    for m in _MALFORMED.finditer(text):
+        if in_code(m.start()) or any(a <= m.start() < b for a, b in taken):
+            continue
+        marks.append(CitationMark(m.start(), m.end(), m.group(0), [], malformed=True))
+    marks.sort(key=lambda c: c.start)
+    return marks
+
+
+def parse_ids(text: str) -> list[int]:
+    """Every id cited in `text` (valid or not), unique, in order of first appearance."""
+    seen: dict[int, None] = {}
+    for mark in find_marks(text):
+        for i in mark.ids:
+            seen.setdefault(i, None)
+    return list(seen)
+
+
+def format_mark(ids: Iterable[int]) -> str:
+    """The canonical marker for `ids`: `[1]` or `[1, 3]`."""
+    return "[" + ", ".join(str(i) for i in ids) + "]"
+
+
+@dataclass
+class CleanResult:
+    """Text with only valid citations left, and what was kept/removed (in order)."""
+
+    text: str
+    cited: list[int] = field(default_factory=list)
+    removed: list[int | str] = field(default_factory=list)
+    refs_total: int = 0  # id references the model wrote (a malformed marker counts once)
+    refs_valid: int = 0
+
+
+def clean_citations(text: str, valid_ids: Iterable[int]) -> CleanResult:
+    """Rewrite every marker to its valid ids (canonical form) or delete it.
+
+    Invalid ids are reported in `removed` as ints, malformed markers as their raw text.
+    Whitespace directly before a deleted marker is deleted with it.
+    """
+    valid = set(valid_ids)
+    res = CleanResult(text="")
+    out: list[str] = []
+    pos = 0
+    for mark in find_marks(text):
+        out.append(text[pos : mark.start])
+        pos = mark.end
+        if mark.malformed:
+            res.refs_total += 1
+            res.removed.append(mark.raw)
+            keep: list[int] = []
+        else:
+            keep = []
+            for i in mark.ids:
+                res.refs_total += 1
+                if i in valid:
+                    res.refs_valid += 1
+                    if i not in keep:
+                        keep.append(i)
+                else:
+                    res.removed.append(i)
+        if keep:
+            out.append(format_mark(keep))
+            for i in keep:
+                if i not in res.cited:
+                    res.cited.append(i)
+        elif out:
+            out[-1] = out[-1].rstrip(" \t")
+    out.append(text[pos:])
+    res.text = "".join(out)
+    return res
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of an answer; a marker that opens a sentence belongs to the previous one."""
+    parts = [p for p in _SENTENCE_END.split(text.strip()) if p.strip()]
+    merged: list[str] = []
+    for p in parts:
+        lead = re.match(r"^((?:\[[^\[\]]*\]\s*)+)(.*)$", p, re.DOTALL)
+        if lead and merged and find_marks(lead.group(1)):
+            merged[-1] = merged[-1] + " " + lead.group(1).strip()
+            p = lead.group(2)
+            if not p.strip():
+                continue
+        merged.append(p.strip())
+    return merged
+
+
+def unsupported_sentences(text: str, valid_ids: Iterable[int]) -> list[str]:
+    """Sentences with at least three words and no valid citation (headings ending in ':' and
+    the 'insufficient evidence' reply are not claims)."""
+    valid = set(valid_ids)
+    code = _code_spans(text)
+    flagged = []
+    for s in split_sentences(text):
+        if len(_WORD.findall(s)) < 3 or s.rstrip().endswith(":") or "insufficient evidence" in s.lower():
+            continue
+        start = text.find(s)
+        if start >= 0 and any(a <= start < b for a, b in code):
+            continue
+        if not any(i in valid for m in find_marks(s) if not m.malformed for i in m.ids):
+            flagged.append(s)
+    return flagged
+
+
+@dataclass
+class CitationCheck:
+    """The result of checking a whole answer."""
+
+    text: str
+    cited: list[int]
+    removed: list[int | str]
+    refs_total: int
+    refs_valid: int
+    unsupported: list[str]
+
+    @property
+    def valid_share_before(self) -> float | None:
+        """Share of the model's id references that were valid before the check (None: none)."""
+        return self.refs_valid / self.refs_total if self.refs_total else None
+
+
+def check_citations(text: str, valid_ids: Iterable[int]) -> CitationCheck:
+    """Clean `text` (see `clean_citations`) and flag sentences left without a valid citation."""
+    valid = list(valid_ids)
+    res = clean_citations(text, valid)
+    return CitationCheck(
+        text=res.text,
+        cited=res.cited,
+        removed=res.removed,
+        refs_total=res.refs_total,
+        refs_valid=res.refs_valid,
+        unsupported=unsupported_sentences(res.text, valid),
+    )
+
+
+class StreamingCitationFilter:
+    """Cleans citations while tokens stream.
+
+    `feed(piece)` returns (text safe to show now, valid ids cited for the first time). Text that
+    could still become a marker (an unclosed `[...`), trailing whitespace (it may precede a
+    marker that will be deleted) and trailing backticks are held back until the next piece or
+    `flush()`. The concatenated output equals `clean_citations(whole_text).text`.
+    """
+
+    def __init__(self, valid_ids: Iterable[int]):
+        self.valid = list(valid_ids)
+        self._raw = ""  # everything fed so far
+        self._done = 0  # chars of _raw already cleaned and emitted
+        self.result = CleanResult(text="")
+
+    def _boundary(self) -> int:
+        pending = self._raw[self._done :]
+        cut = len(pending)
+        # never cut inside code: keep the code state simple by cutting only outside code spans
+        spans = _code_spans(pending)
+        if spans and spans[-1][1] == len(pending) and not pending.endswith("`"):
+            # an unclosed code span at the end: emit up to its start only if it is closed later
+            cut = spans[-1][0]
+        tail = _OPEN_TAIL.search(pending[:cut])
+        if tail and len(pending[:cut]) - tail.start() <= 40:
+            cut = tail.start()
+        stripped = pending[:cut].rstrip(" \t\n`")
+        return self._done + len(stripped)
+
+    def _emit(self, upto: int) -> tuple[str, list[int]]:
+        segment = self._raw[self._done : upto]
+        if not segment:
+            return "", []
+        self._done = upto
+        res = clean_citations(segment, self.valid)
+        new = [i for i in res.cited if i not in self.result.cited]
+        self.result.text += res.text
+        self.result.cited.extend(new)
+        self.result.removed.extend(res.removed)
+        self.result.refs_total += res.refs_total
+        self.result.refs_valid += res.refs_valid
+        return res.text, new
+
+    def feed(self, piece: str) -> tuple[str, list[int]]:
+        """Add streamed text; return (cleaned text to show, newly cited valid ids)."""
+        self._raw += piece
+        return self._emit(self._boundary())
+
+    def flush(self) -> tuple[str, list[int]]:
+        """End of stream: clean and return whatever was held back."""
+        return self._emit(len(self._raw))
+
+    @property
+    def raw_text(self) -> str:
+        """Everything the model produced, uncleaned."""
+        return self._raw

