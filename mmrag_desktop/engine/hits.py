@@ -33,6 +33,7 @@ class Hit:
     enriched: bool = False
     sources: dict[str, int] = field(default_factory=dict)
     doc_path: str = ""
+    similarity: float | None = None  # cosine of query and chunk vectors (None when not in the dense list)
 
     def to_json(self) -> dict:
         """The CLI contract's hit object (DESIGN.md, "CLI contract")."""

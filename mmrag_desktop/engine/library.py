@@ -1,0 +1,374 @@
+"""The engine facade both front ends use: one library folder on disk.
+
+    lib = Library.open(folder)
+    for event in lib.add(paths, cancel=token): ...     # Progress events
+    hits = lib.search("query", k=10)
+    lib.remove(doc); lib.reindex(); lib.close()
+
+Layout: `library.sqlite` (source of truth), `index/<space>.hnsw` + manifest (derived),
+`cache/` (figure crops; regenerable). Public methods are safe to call from one worker
+thread while another searches; writes are serialised by `lock`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import numpy as np
+
+from .errors import DocumentError, LibraryError, ModelError
+from .hits import DocumentInfo, Hit
+from .jobs import CancelToken, Progress
+from .settings import Settings
+from .store.db import Transaction, connect
+from .store.vector_index import VectorIndex
+
+
+class Library:
+    """A library folder. Create with `Library.open(folder)`; call `close()` when done."""
+
+    def __init__(self, folder: Path, settings: Settings | None = None, embedder=None):
+        self.folder = Path(folder).expanduser().resolve()
+        self.settings = settings or Settings()
+        self.lock = threading.RLock()
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise LibraryError(f"cannot create the library folder {self.folder}: {e.strerror or e}") from e
+        if not self.folder.is_dir():
+            raise LibraryError(f"{self.folder} is not a folder")
+        self.conn = connect(self.folder / "library.sqlite")
+        self._embedder = embedder
+        self._indices: dict[str, VectorIndex] = {}
+        self._ocr = None
+        self._ocr_checked = False
+        self._names: dict[int, tuple[str, str]] | None = None
+        self._kinds: dict[int, str] = {}
+        self._closed = False
+
+    @classmethod
+    def open(cls, folder: Path | str | None = None, settings: Settings | None = None, embedder=None) -> Library:
+        """Open (creating if needed) the library in `folder` (default: the settings' library folder).
+
+        Raises LibraryError when the folder or its database cannot be used.
+        """
+        settings = settings or Settings()
+        return cls(Path(folder) if folder else settings.library_path, settings, embedder)
+
+    # ---- resources ----------------------------------------------------------------------
+    @property
+    def db(self):
+        """A sqlite_utils.Database over the library's connection (for inspection and scripts)."""
+        import sqlite_utils
+
+        return sqlite_utils.Database(self.conn)
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.folder / "cache"
+
+    @property
+    def index_dir(self) -> Path:
+        return self.folder / "index"
+
+    @property
+    def embedder(self):
+        """The text embedder (loaded lazily on first use). Raises ModelError when none is available."""
+        if self._embedder is None:
+            from .text_embedder import TextEmbedder
+
+            choice = self.settings.models.get("text_embedder") or None
+            self._embedder = TextEmbedder(choice, threads=self.settings.threads)
+        return self._embedder
+
+    def ocr(self):
+        """The OCR engine, or None when OCR is disabled or not installed."""
+        if not self._ocr_checked:
+            self._ocr_checked = True
+            if self.settings.ocr_enabled:
+                from .parse.ocr import Ocr
+
+                self._ocr = Ocr() if Ocr.available() else None
+        return self._ocr
+
+    def text_index(self) -> VectorIndex:
+        """The hnswlib index of the text space, opened (and repaired from SQLite) on first use."""
+        return self._index("text", self.embedder.model_id, self.embedder.dim)
+
+    def _index(self, space: str, model: str, dim: int) -> VectorIndex:
+        with self.lock:
+            idx = self._indices.get(space)
+            if idx is None or idx.model != model or idx.dim != dim:
+                idx = VectorIndex(self.index_dir, space, model, dim, threads=self.settings.threads)
+                idx.open(self.conn)
+                self._indices[space] = idx
+            return idx
+
+    def close(self) -> None:
+        """Save indices and close the database. Safe to call twice."""
+        if self._closed:
+            return
+        with self.lock:
+            for idx in self._indices.values():
+                idx.save()
+            self.conn.close()
+            self._closed = True
+
+    def __enter__(self) -> Library:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ---- documents ----------------------------------------------------------------------
+    def add(self, paths: Iterable[Path | str], cancel: CancelToken | None = None) -> Iterator[Progress]:
+        """Ingest files and folders; a generator of Progress events (see ingest.py)."""
+        from .ingest import ingest_events
+
+        try:
+            yield from ingest_events(self, paths, cancel)
+        finally:
+            with self.lock:
+                for idx in self._indices.values():
+                    idx.save()
+
+    def documents(self) -> list[DocumentInfo]:
+        """Every document, oldest first, with its chunk count."""
+        with self.lock:
+            rows = self.conn.execute(
+                "SELECT d.*, (SELECT COUNT(*) FROM chunks c WHERE c.doc_id = d.id) AS n_chunks "
+                "FROM documents d ORDER BY d.id"
+            ).fetchall()
+            cols = [c[0] for c in self.conn.execute("SELECT d.*, 0 AS n_chunks FROM documents d LIMIT 0").description]
+        return [self._info(dict(zip(cols, r, strict=True))) for r in rows]
+
+    def document(self, doc: int | str) -> DocumentInfo:
+        """One document by id, file name or path. Raises LibraryError when unknown or ambiguous."""
+        for d in self._match_docs(doc):
+            return d
+        raise LibraryError(f"no document {doc!r} in this library")
+
+    def _match_docs(self, doc: int | str) -> list[DocumentInfo]:
+        docs = self.documents()
+        if isinstance(doc, int) or (isinstance(doc, str) and doc.isdigit()):
+            found = [d for d in docs if d.id == int(doc)]
+            if found:
+                return found
+        s = str(doc)
+        found = [d for d in docs if d.path == s or d.path == str(Path(s).expanduser().resolve())]
+        if not found:
+            found = [d for d in docs if d.name == s]
+        if len(found) > 1:
+            raise LibraryError(f"{s!r} names {len(found)} documents; use the id ({', '.join(str(d.id) for d in found)})")
+        return found
+
+    def remove(self, doc: int | str) -> DocumentInfo:
+        """Delete a document from SQLite, the indices and the cache. Returns what was removed."""
+        info = self.document(doc)
+        with self.lock:
+            ids = [r[0] for r in self.conn.execute("SELECT id FROM chunks WHERE doc_id = ?", (info.id,))]
+            with Transaction(self.conn) as c:
+                c.execute("DELETE FROM documents WHERE id = ?", (info.id,))
+            for idx in self._indices.values():
+                idx.remove(ids)
+                idx.save()
+            self._names = None
+        crops = self.cache_dir / "figures" / str(info.id)
+        if crops.is_dir():
+            import shutil
+
+            shutil.rmtree(crops, ignore_errors=True)
+        return info
+
+    def reindex(self, cancel: CancelToken | None = None) -> Iterator[Progress]:
+        """Re-ingest every document whose source file still exists (changed or not), then rebuild
+        the vector indices from SQLite. Missing source files are reported, their data kept."""
+        cancel = cancel or CancelToken()
+        docs = self.documents()
+        for d in docs:
+            if not Path(d.path).exists():
+                yield Progress("failed", doc=d.name, doc_id=d.id, message="source file is missing; kept as indexed")
+        present = [Path(d.path) for d in docs if Path(d.path).exists()]
+        with self.lock:
+            self.conn.execute("UPDATE documents SET status = 'pending' WHERE status = 'ready' AND path IN "
+                              f"({','.join('?' * len(present))})", [str(p) for p in present]) if present else None
+        yield from self.add(present, cancel)
+        cancel.check()
+        idx = self.text_index()
+        t0 = time.monotonic()
+        with self.lock:
+            n = idx.rebuild(self.conn, reason="reindex")
+        yield Progress("index", done=n, total=n, unit="vectors", message=f"text index rebuilt in {time.monotonic() - t0:.1f} s")
+
+    # ---- search -------------------------------------------------------------------------
+    def search(self, query: str, k: int = 10, *, docs: list[int | str] | None = None,
+               pages: tuple[int, int] | None = None, kinds: list[str] | None = None) -> list[Hit]:
+        """Ranked hits (best first). Raises QueryError for empty/absurd queries, ModelError when
+        no text embedder is available."""
+        from .search.searcher import Filters, search
+
+        return search(self, query, k, self._filters(docs, pages, kinds))
+
+    def search_image(self, image, k: int = 10, *, docs: list[int | str] | None = None) -> list[Hit]:
+        """Hits for an image: figures with the same perceptual hash first, then a search with the
+        image's OCR text. Raises QueryError when the image has neither a match nor readable text."""
+        from .search.image_query import search_image
+
+        return search_image(self, image, k, self._filters(docs, None, None))
+
+    def _filters(self, docs, pages, kinds):
+        from .search.searcher import Filters
+
+        doc_ids = None
+        if docs:
+            doc_ids = []
+            for d in docs:
+                doc_ids.extend(m.id for m in self._match_docs(d))
+        return Filters(doc_ids=doc_ids, pages=tuple(pages) if pages else None, kinds=list(kinds) if kinds else None)
+
+    def chunk(self, chunk_id: int) -> dict:
+        """One chunk with decoded spans/lines/meta. Raises LibraryError when unknown."""
+        rows = self._chunk_rows([chunk_id])
+        if chunk_id not in rows:
+            raise LibraryError(f"no chunk {chunk_id}")
+        row = dict(rows[chunk_id])
+        for key in ("spans", "lines", "meta"):
+            row[key] = json.loads(row[key] or "null")
+        row["bbox"] = json.loads(row["bbox"]) if row["bbox"] else None
+        return row
+
+    # ---- internals used by ingest/search ----------------------------------------------------
+    def _info(self, r: dict) -> DocumentInfo:
+        return DocumentInfo(
+            id=r["id"], path=r["path"], name=r["name"], sha256=r["sha256"], kind=r["kind"], title=r["title"],
+            pages=r["pages"], status=r["status"], error=r["error"], chunks=r["n_chunks"], added=r["added"],
+            enrichment=r.get("enrichment", ""),
+        )
+
+    def _doc_by_path(self, path: Path) -> dict | None:
+        with self.lock:
+            cur = self.conn.execute("SELECT * FROM documents WHERE path = ?", (str(path),))
+            row = cur.fetchone()
+            return dict(zip([c[0] for c in cur.description], row, strict=True)) if row else None
+
+    def _ready_doc_by_sha(self, sha: str) -> dict | None:
+        with self.lock:
+            cur = self.conn.execute("SELECT * FROM documents WHERE sha256 = ? AND status = 'ready' LIMIT 1", (sha,))
+            row = cur.fetchone()
+            return dict(zip([c[0] for c in cur.description], row, strict=True)) if row else None
+
+    def _register(self, path: Path, sha: str, size: int, mtime: float, status: str) -> int:
+        """Insert (or reset) the document row for `path`; returns its id."""
+        with self.lock:
+            existing = self._doc_by_path(path)
+            if existing:
+                self.conn.execute(
+                    "UPDATE documents SET sha256 = ?, size = ?, mtime = ?, status = ?, error = NULL,"
+                    " updated = strftime('%Y-%m-%dT%H:%M:%SZ','now') WHERE id = ?",
+                    (sha, size, mtime, status if existing["status"] != "ready" else "ready", existing["id"]),
+                )
+                return existing["id"]
+            cur = self.conn.execute(
+                "INSERT INTO documents (path, name, sha256, size, mtime, status) VALUES (?, ?, ?, ?, ?, ?)",
+                (str(path), path.name, sha, size, mtime, status if status != "unknown" else "pending"),
+            )
+            self._names = None
+            return cur.lastrowid
+
+    def _set_status(self, doc_id: int, status: str, error: str | None = None) -> None:
+        with self.lock:
+            self.conn.execute(
+                "UPDATE documents SET status = ?, error = ?, updated = strftime('%Y-%m-%dT%H:%M:%SZ','now') WHERE id = ?",
+                (status, error, doc_id),
+            )
+
+    def _set_failed(self, doc_id: int, reason: str) -> None:
+        self._set_status(doc_id, "failed", reason)
+
+    def _set_error(self, doc_id: int, reason: str) -> None:
+        with self.lock:
+            self.conn.execute("UPDATE documents SET error = ? WHERE id = ?", (reason, doc_id))
+
+    def _commit_document(self, doc_id: int, path: Path, sha: str, stat, meta: dict, job) -> None:
+        """Replace the document's content with `job` in one transaction, then update the index."""
+        from .ingest import write_document
+
+        model_id = self.embedder.model_id
+        index = self.text_index()
+        with self.lock:
+            old_ids = [r[0] for r in self.conn.execute("SELECT id FROM chunks WHERE doc_id = ?", (doc_id,))]
+            with Transaction(self.conn) as c:
+                c.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
+                ids = write_document(c, self, doc_id, job, model_id)
+                c.execute(
+                    "UPDATE documents SET sha256 = ?, size = ?, mtime = ?, kind = ?, title = ?, pages = ?,"
+                    " status = 'ready', error = NULL, enrichment = ?, updated = strftime('%Y-%m-%dT%H:%M:%SZ','now')"
+                    " WHERE id = ?",
+                    (sha, stat.st_size, stat.st_mtime, meta["kind"], meta["title"], meta["pages"],
+                     "pending" if any(d.kind == "figure" for d in job.drafts) else "", doc_id),
+                )
+            index.remove(old_ids)
+            index.add(np.asarray(ids, dtype=np.int64), np.stack(job.vectors))
+            self._kinds[doc_id] = meta["kind"]
+            self._names = None
+
+    def _doc_names(self) -> dict[int, tuple[str, str]]:
+        with self.lock:
+            if self._names is None:
+                self._names = {r[0]: (r[1], r[2]) for r in self.conn.execute("SELECT id, name, path FROM documents")}
+            return self._names
+
+    def doc_kind(self, doc_id: int) -> str:
+        if doc_id not in self._kinds:
+            with self.lock:
+                row = self.conn.execute("SELECT kind FROM documents WHERE id = ?", (doc_id,)).fetchone()
+            self._kinds[doc_id] = row[0] if row else "pdf"
+        return self._kinds[doc_id]
+
+    def _chunk_rows(self, ids: list[int]) -> dict[int, dict]:
+        out: dict[int, dict] = {}
+        with self.lock:
+            for start in range(0, len(ids), 900):
+                part = ids[start : start + 900]
+                cur = self.conn.execute(f"SELECT * FROM chunks WHERE id IN ({','.join('?' * len(part))})", part)
+                cols = [c[0] for c in cur.description]
+                for r in cur:
+                    out[r[0]] = dict(zip(cols, r, strict=True))
+        return out
+
+    def _segment_vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
+        out = {}
+        if not ids:
+            return out
+        model = self.embedder.model_id
+        with self.lock:
+            rows = self.conn.execute(
+                f"SELECT chunk_id, n, dim, vecs FROM segment_vectors WHERE model = ? AND chunk_id IN "
+                f"({','.join('?' * len(ids))})", [model, *ids]
+            ).fetchall()
+        for cid, n, dim, blob in rows:
+            out[cid] = np.frombuffer(blob, dtype=np.float16).reshape(n, dim)
+        return out
+
+    def _chunk_vectors(self, ids: list[int], space: str = "text") -> dict[int, np.ndarray]:
+        if not ids:
+            return {}
+        model = self.embedder.model_id
+        with self.lock:
+            rows = self.conn.execute(
+                f"SELECT chunk_id, vec FROM vectors WHERE space = ? AND model = ? AND chunk_id IN "
+                f"({','.join('?' * len(ids))})", [space, model, *ids]
+            ).fetchall()
+        return {cid: np.frombuffer(blob, dtype=np.float32) for cid, blob in rows}
+
+    def _allowed_ids(self, filters) -> set[int]:
+        where, args = filters.sql("c")
+        with self.lock:
+            return {r[0] for r in self.conn.execute(f"SELECT c.id FROM chunks c WHERE {where}", args)}
+
+
+__all__ = ["Library", "DocumentError", "ModelError"]

@@ -1,0 +1,1 @@
+"""Hybrid retrieval: dense + keyword (+ image) lists, weighted RRF, enrichment, MMR, highlight boxes."""

@@ -1,0 +1,96 @@
+"""Pick the highlight box of a hit: the lines of the chunk segment that best matches the query.
+
+Segment vectors were pooled from the chunk's own token vectors at ingest, so this costs one
+small matrix product per candidate, no extra embedding.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..elements import BBox, union_bbox
+
+LEXICAL_WEIGHT = 0.25
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass
+class Highlight:
+    page: int
+    bbox: BBox | None
+    boxes: list[tuple[int, BBox]]
+    segment: int
+
+
+def _stem(word: str) -> str:
+    return word[:6]
+
+
+def segment_texts(lines: list[dict], n_segments: int) -> list[str]:
+    out = [""] * n_segments
+    for ln in lines:
+        for s in ln.get("s") or []:
+            if 0 <= s < n_segments:
+                out[s] += " " + ln["t"]
+    return out
+
+
+def lexical_overlap(terms: list[str], text: str) -> float:
+    """Share of query terms (6-letter prefixes) present in `text`."""
+    if not terms:
+        return 0.0
+    have = {_stem(w) for w in _WORD.findall(text.lower())}
+    wanted = {_stem(t) for t in terms}
+    return len(wanted & have) / len(wanted)
+
+
+def choose_highlight(
+    kind: str, lines: list[dict], region: dict | None, seg_vecs: np.ndarray | None, qvec: np.ndarray,
+    terms: list[str], fallback_page: int,
+) -> Highlight:
+    """The highlight of one chunk for one query (see module doc).
+
+    Figures highlight their whole region; chunks without line boxes fall back to the region or
+    to no box.
+    """
+    if kind == "figure" and region:
+        box = tuple(region["bbox"])
+        return Highlight(region["page"], box, [(region["page"], box)], -1)
+    boxed = [ln for ln in lines if ln.get("b")]
+    if not boxed:
+        if region:
+            box = tuple(region["bbox"])
+            return Highlight(region["page"], box, [(region["page"], box)], -1)
+        return Highlight(fallback_page, None, [], -1)
+    best = -1
+    if seg_vecs is not None and len(seg_vecs):
+        scores = seg_vecs.astype(np.float32) @ qvec.astype(np.float32)
+        texts = segment_texts(boxed, len(seg_vecs))
+        scores = scores + LEXICAL_WEIGHT * np.array([lexical_overlap(terms, t) for t in texts], dtype=np.float32)
+        # a segment with no line boxes (e.g. figure labels) cannot be highlighted
+        has_lines = np.array([bool(t) for t in texts])
+        if has_lines.any():
+            scores[~has_lines] = -np.inf
+            best = int(np.argmax(scores))
+    chosen = [ln for ln in boxed if best in (ln.get("s") or [])] if best >= 0 else []
+    if not chosen:
+        chosen = boxed
+    by_page: dict[int, list] = {}
+    for ln in chosen:
+        by_page.setdefault(ln["p"], []).append(tuple(ln["b"]))
+    boxes = [(p, union_bbox(bs)) for p, bs in sorted(by_page.items())]
+    page, bbox = max(boxes, key=lambda pb: len(by_page[pb[0]]))
+    return Highlight(page, bbox, boxes, best)
+
+
+def iou(a: BBox, b: BBox) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    if inter <= 0:
+        return 0.0
+    area = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / area if area > 0 else 0.0

@@ -1,0 +1,81 @@
+"""Search by image: perceptual-hash matches over stored figures, then the image's OCR text.
+
+A CLIP image list joins in when an image embedder is configured (engine/models/clip.py).
+"""
+
+from __future__ import annotations
+
+import json
+from io import BytesIO
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import QueryError
+from ..hits import Hit
+from .highlight import Highlight
+
+if TYPE_CHECKING:
+    from ..library import Library
+    from .searcher import Filters
+
+PHASH_MAX_DISTANCE = 10
+
+
+def load_query_image(image):
+    """A PIL RGB image from a path, bytes or PIL image. Raises QueryError when unreadable."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        if isinstance(image, (str, Path)):
+            with Image.open(image) as im:
+                return im.convert("RGB")
+        if isinstance(image, (bytes, bytearray)):
+            with Image.open(BytesIO(image)) as im:
+                return im.convert("RGB")
+        return image.convert("RGB")
+    except (OSError, UnidentifiedImageError) as e:
+        raise QueryError(f"cannot read the query image: {e}") from e
+
+
+def search_image(library: Library, image, k: int, filters: Filters) -> list[Hit]:
+    """Hits for a query image (see module doc)."""
+    from ..figures.similar import similar_figures
+    from .searcher import _hit, search
+
+    img = load_query_image(image)
+    with library.lock:
+        matches = similar_figures(library.conn, img, max_distance=PHASH_MAX_DISTANCE)
+    if filters.doc_ids is not None:
+        matches = [m for m in matches if m.doc_id in filters.doc_ids]
+    hits: list[Hit] = []
+    rows = library._chunk_rows([m.chunk_id for m in matches[:k]])
+    for m in matches[:k]:
+        row = rows.get(m.chunk_id)
+        if row is None:
+            continue
+        box = tuple(json.loads(m.bbox))
+        hl = Highlight(m.page, box, [(m.page, box)], -1)
+        hit = _hit(library, row, hl, 1.0 - m.distance / 64.0, {"phash": m.distance}, None,
+                   library.doc_kind(row["doc_id"]))
+        hits.append(hit)
+    text = _ocr_text(library, img)
+    if text:
+        seen = {h.chunk_id for h in hits}
+        try:
+            more = search(library, text, k, filters)
+        except QueryError:
+            more = []
+        hits.extend(h for h in more if h.chunk_id not in seen)
+    if not hits:
+        if library.ocr() is None:
+            raise QueryError("no stored figure looks like this image, and OCR is not available to read its text")
+        raise QueryError("no stored figure looks like this image and no readable text was found in it")
+    return hits[:k]
+
+
+def _ocr_text(library: Library, img) -> str:
+    ocr = library.ocr()
+    if ocr is None:
+        return ""
+    lines = ocr.read(img)
+    return " ".join(ln.text for ln in lines if ln.score >= 0.5)[:500]

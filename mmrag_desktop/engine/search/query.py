@@ -1,0 +1,96 @@
+"""Query analysis: validation, FTS5-safe keyword queries, exact identifiers, intent.
+
+User text never reaches FTS5 as syntax: every term is quoted.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..errors import QueryError
+
+MAX_QUERY_CHARS = 2000
+
+STOPWORDS = frozenset(
+    """a an and are as at be but by can do does for from has have how i if in into is it its of on or
+    s so such that the their then there these this to was we what when where which who why will with
+    you your my me our should would could may might must shall about between than any all some no not
+    get use using used one""".split()
+)
+
+VISUAL_WORDS = frozenset(
+    """figure figures fig diagram diagrams schematic schematics plot plots graph graphs chart charts image
+    images picture pictures illustration drawing drawings pinout pin-out photo screenshot shown shows look
+    looks depicted depict layout curve curves waveform sketch""".split()
+)
+TABLE_WORDS = frozenset(
+    """table tables list values value parameters parameter specification specifications spec specs
+    maximum minimum max min range ranges default defaults codes options columns rows column row limits
+    rating ratings summary compare comparison""".split()
+)
+
+_WORD_RE = re.compile(r"[A-Za-z0-9_]+(?:[.\-/][A-Za-z0-9_]+)*")
+_FIG_REF_RE = re.compile(r"\b(fig(?:ure)?s?\.?|tables?|tab\.)\s*([0-9]+(?:[.\-\u2013][0-9]+)*)", re.I)
+
+
+@dataclass
+class QueryPlan:
+    """What one query turns into."""
+
+    text: str
+    terms: list[str]
+    fts: str  # OR of quoted terms ('' when nothing searchable)
+    identifiers: list[str] = field(default_factory=list)
+    exact_fts: str = ""  # phrase query for identifiers / "Figure N" references
+    intent: str = "text"  # text | visual | table
+    ref_keys: list[str] = field(default_factory=list)  # 'figure:3' style keys named by the query
+
+
+def plan_query(query: str) -> QueryPlan:
+    """Validate and analyse a query. Raises QueryError for empty or absurd input."""
+    if query is None or not str(query).strip():
+        raise QueryError("the query is empty: type a question or some keywords")
+    text = " ".join(str(query).split())
+    if len(text) > MAX_QUERY_CHARS:
+        raise QueryError(f"the query is too long ({len(text)} characters; limit {MAX_QUERY_CHARS})")
+    words = _WORD_RE.findall(text)
+    if not words:
+        raise QueryError("the query has no letters or digits to search for")
+    lowered = [w.lower() for w in words]
+    terms = [w for w in lowered if w not in STOPWORDS and len(w) > 1] or lowered
+    # FTS5 tokenises '4-12' as '4' '12': split compound words the same way inside a phrase
+    fts = " OR ".join(_quote(t) for t in dict.fromkeys(terms))
+    identifiers = [w for w in words if _is_identifier(w)]
+    phrases = [_quote(w) for w in dict.fromkeys(identifiers)]
+    ref_keys = []
+    for m in _FIG_REF_RE.finditer(text):
+        kind = "table" if m.group(1).lower().startswith("tab") else "figure"
+        number = re.sub(r"[.\u2013]", "-", m.group(2))
+        ref_keys.append(f"{kind}:{number}")
+        phrases.append(_quote(f"{kind} {m.group(2)}"))
+    exact = " OR ".join(dict.fromkeys(phrases))
+    vis = sum(1 for w in lowered if w in VISUAL_WORDS)
+    tab = sum(1 for w in lowered if w in TABLE_WORDS)
+    intent = "visual" if vis > tab and vis > 0 else "table" if tab > 0 else "text"
+    return QueryPlan(text=text, terms=terms, fts=fts, identifiers=identifiers, exact_fts=exact,
+                     intent=intent, ref_keys=ref_keys)
+
+
+def _quote(term: str) -> str:
+    """An FTS5 string literal: the tokenizer splits it into a phrase; quotes are doubled."""
+    return '"' + term.replace('"', '""') + '"'
+
+
+def _is_identifier(word: str) -> bool:
+    """Part numbers, register names, function names: digits with letters, CamelCase, snake_case, dotted."""
+    has_digit = any(c.isdigit() for c in word)
+    has_alpha = any(c.isalpha() for c in word)
+    if has_digit and has_alpha:
+        return True
+    if "_" in word.strip("_") or ("." in word and has_alpha):
+        return True
+    if len(word) >= 3 and word.isupper() and has_alpha:
+        return True
+    inner = word[1:]
+    return has_alpha and any(c.isupper() for c in inner) and any(c.islower() for c in word)

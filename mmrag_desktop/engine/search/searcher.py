@@ -1,0 +1,191 @@
+"""The retrieval pipeline (DESIGN.md "Retrieval").
+
+query -> dense (hnswlib) + keyword (FTS5 BM25) + exact identifiers / "Figure N" references
+(+ CLIP image list when available) -> weighted RRF with intent weights -> highlight boxes ->
+dedupe by (doc, page, region) -> MMR -> group enrichment -> hits.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..hits import Hit
+from .fusion import mmr, weighted_rrf
+from .highlight import Highlight, choose_highlight, iou
+from .query import QueryPlan, plan_query
+
+if TYPE_CHECKING:
+    from ..library import Library
+
+KIND_BOOST = {
+    "visual": {"figure": 1.35, "caption": 1.2},
+    "table": {"table": 1.3},
+    "text": {},
+}
+LIST_WEIGHTS = {"dense": 1.0, "keyword": 0.9, "exact": 1.2, "image": 0.6}
+MMR_LAMBDA = 0.7
+
+
+@dataclass
+class Filters:
+    """Optional restrictions: document ids, an inclusive 1-based page range, chunk kinds."""
+
+    doc_ids: list[int] | None = None
+    pages: tuple[int, int] | None = None
+    kinds: list[str] | None = None
+
+    @property
+    def active(self) -> bool:
+        return bool(self.doc_ids is not None or self.pages or self.kinds)
+
+    def sql(self, alias: str = "c") -> tuple[str, list]:
+        clauses, args = [], []
+        if self.doc_ids is not None:
+            clauses.append(f"{alias}.doc_id IN ({','.join('?' * len(self.doc_ids))})")
+            args.extend(self.doc_ids)
+        if self.pages:
+            clauses.append(f"{alias}.page_end >= ? AND {alias}.page <= ?")
+            args.extend(self.pages)
+        if self.kinds:
+            clauses.append(f"{alias}.kind IN ({','.join('?' * len(self.kinds))})")
+            args.extend(self.kinds)
+        return (" AND ".join(clauses) or "1"), args
+
+
+def keyword_ids(conn: sqlite3.Connection, fts: str, limit: int, filters: Filters) -> list[int]:
+    """Chunk ids matching an FTS5 expression, best BM25 first (text weighted over section)."""
+    if not fts:
+        return []
+    where, args = filters.sql("c")
+    sql = (
+        "SELECT f.rowid FROM chunks_fts f JOIN chunks c ON c.id = f.rowid "
+        f"WHERE chunks_fts MATCH ? AND {where} ORDER BY bm25(chunks_fts, 1.0, 0.4) LIMIT ?"
+    ) if filters.active else (
+        "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts, 1.0, 0.4) LIMIT ?"
+    )
+    params = [fts, *args, limit] if filters.active else [fts, limit]
+    return [r[0] for r in conn.execute(sql, params)]
+
+
+def search(library: Library, query: str, k: int = 10, filters: Filters | None = None,
+           qvec: np.ndarray | None = None, extra_lists: dict[str, list[int]] | None = None) -> list[Hit]:
+    """Ranked hits for `query` (see module doc). Raises QueryError for unusable queries."""
+    plan = plan_query(query)
+    filters = filters or Filters()
+    k = max(1, min(int(k), 200))
+    conn = library.conn
+    n_cand = max(40, k * 4)
+    if qvec is None:
+        qvec = library.embedder.encode([plan.text])[0]
+    allowed = library._allowed_ids(filters) if filters.active else None
+    lists: dict[str, list[int]] = {}
+    dense = library.text_index().query(qvec, n_cand, filter_ids=allowed)
+    lists["dense"] = [cid for cid, _ in dense]
+    similarity = dict(dense)
+    with library.lock:
+        lists["keyword"] = keyword_ids(conn, plan.fts, n_cand, filters)
+        exact = keyword_ids(conn, plan.exact_fts, 20, filters) if plan.exact_fts else []
+        if plan.ref_keys:
+            where, args = filters.sql("c")
+            rows = conn.execute(
+                f"SELECT c.id FROM chunks c WHERE c.group_key IN ({','.join('?' * len(plan.ref_keys))}) AND {where}"
+                " ORDER BY c.kind = 'text', c.id LIMIT 20",
+                [*plan.ref_keys, *args],
+            ).fetchall()
+            exact = [r[0] for r in rows] + [c for c in exact if c not in {r[0] for r in rows}]
+    if exact:
+        lists["exact"] = exact
+    if extra_lists:
+        lists.update(extra_lists)
+    fused = weighted_rrf(lists, LIST_WEIGHTS)
+    if not fused:
+        return []
+    ranks = {name: {cid: r for r, cid in enumerate(ids, start=1)} for name, ids in lists.items()}
+    pool = sorted(fused, key=fused.get, reverse=True)[: max(k * 3, 30)]
+    rows = library._chunk_rows(pool)
+    boost = KIND_BOOST.get(plan.intent, {})
+    scored = {cid: fused[cid] * boost.get(rows[cid]["kind"], 1.0) for cid in pool if cid in rows}
+    order = sorted(scored, key=scored.get, reverse=True)
+    segs = library._segment_vectors(order)
+    highlights: dict[int, Highlight] = {}
+    kept: list[int] = []
+    for cid in order:
+        row = rows[cid]
+        meta = json.loads(row["meta"] or "{}")
+        hl = choose_highlight(row["kind"], json.loads(row["lines"]), meta.get("region"), segs.get(cid), qvec,
+                              plan.terms, row["page"])
+        if any(_same_region(row, hl, rows[o], highlights[o]) for o in kept):
+            continue
+        highlights[cid] = hl
+        kept.append(cid)
+    vecs = library._chunk_vectors(kept)
+    missing = [c for c in kept if c not in vecs]
+    if missing:  # vectors of another model during a re-embed: rank those by fusion only
+        kept_mmr = [c for c in kept if c in vecs]
+    else:
+        kept_mmr = kept
+    chosen = mmr(kept_mmr, np.array([scored[c] for c in kept_mmr]),
+                 np.stack([vecs[c] for c in kept_mmr]) if kept_mmr else np.zeros((0, 1)), k, MMR_LAMBDA)
+    chosen += [c for c in missing][: max(0, k - len(chosen))]
+    chosen.sort(key=lambda c: scored[c], reverse=True)
+    hits = [
+        _hit(library, rows[c], highlights[c], scored[c], {n: r[c] for n, r in ranks.items() if c in r},
+             similarity.get(c), library.doc_kind(rows[c]["doc_id"]))
+        for c in chosen
+    ]
+    hits.extend(_enrich(library, hits, plan, qvec, filters))
+    return hits
+
+
+def _same_region(row_a, hl_a: Highlight, row_b, hl_b: Highlight) -> bool:
+    if row_a["doc_id"] != row_b["doc_id"] or hl_a.page != hl_b.page:
+        return False
+    if hl_a.bbox is None or hl_b.bbox is None:
+        return row_a["id"] == row_b["id"]
+    return iou(hl_a.bbox, hl_b.bbox) > 0.6
+
+
+def _hit(library: Library, row, hl: Highlight, score: float, sources: dict, sim, doc_kind: str,
+         enriched: bool = False) -> Hit:
+    doc = library._doc_names()[row["doc_id"]]
+    geometry = doc_kind not in ("markdown",)
+    return Hit(
+        chunk_id=row["id"], doc_id=row["doc_id"], doc=doc[0], doc_path=doc[1], page=hl.page,
+        bbox=hl.bbox if geometry else None, kind=row["kind"], score=score, text=row["text"],
+        section=row["section"], boxes=hl.boxes if geometry else [], enriched=enriched, sources=sources,
+        similarity=sim,
+    )
+
+
+def _enrich(library: Library, hits: list[Hit], plan: QueryPlan, qvec: np.ndarray, filters: Filters) -> list[Hit]:
+    """Join the figure/table a top text hit refers to, or the paragraph referring to a top figure/table."""
+    have = {h.chunk_id for h in hits}
+    extra: list[Hit] = []
+    for h in hits[:3]:
+        if h.kind in ("figure", "table", "caption"):
+            sql = "SELECT src FROM links WHERE dst = ? AND relation = 'refers_to' ORDER BY src LIMIT 1"
+        else:
+            sql = "SELECT dst FROM links WHERE src = ? AND relation = 'refers_to' ORDER BY dst LIMIT 1"
+        with library.lock:
+            linked = [r[0] for r in library.conn.execute(sql, (h.chunk_id,))]
+        for cid in linked:
+            if cid in have:
+                continue
+            rows = library._chunk_rows([cid])
+            if cid not in rows:
+                continue
+            row = rows[cid]
+            if filters.kinds and row["kind"] not in filters.kinds:
+                continue
+            seg = library._segment_vectors([cid]).get(cid)
+            meta = json.loads(row["meta"] or "{}")
+            hl = choose_highlight(row["kind"], json.loads(row["lines"]), meta.get("region"), seg, qvec,
+                                  plan.terms, row["page"])
+            extra.append(_hit(library, row, hl, h.score, {}, None, library.doc_kind(row["doc_id"]), enriched=True))
+            have.add(cid)
+    return extra
