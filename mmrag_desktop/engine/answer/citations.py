@@ -26,8 +26,6 @@ _MALFORMED = re.compile(r"\[\s*" + _LABEL + r"\d[^\[\]\n]{0,12}\]", re.IGNORECAS
 _CODE = re.compile(r"```|`")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 _WORD = re.compile(r"[A-Za-z]{2,}")
-# characters an unfinished marker can consist of while it streams in
-_OPEN_TAIL = re.compile(r"\[[\w\s,;:#\-–\[\]]*$")
 
 
 @dataclass
@@ -226,53 +224,57 @@ def check_citations(text: str, valid_ids: Iterable[int]) -> CitationCheck:
     )
 
 
+def _hold_from(pending: str) -> int:
+    """Where text that may still turn into (or extend) a marker begins; len(pending) if nowhere."""
+    i = pending.rfind("[")
+    if i < 0:
+        return len(pending)
+    tail = pending[i + 1 :]
+    close = tail.find("]")
+    if close < 0:
+        if len(tail) > 40:
+            return len(pending)
+    elif tail[close:].strip("] \t\n"):
+        return len(pending)  # a finished marker followed by text: nothing can change it
+    while i > 0 and pending[i - 1] in "[ \t":
+        i -= 1
+    return i
+
+
 class StreamingCitationFilter:
     """Cleans citations while tokens stream.
 
     `feed(piece)` returns (text safe to show now, valid ids cited for the first time). Text that
-    could still become a marker (an unclosed `[...`), trailing whitespace (it may precede a
-    marker that will be deleted) and trailing backticks are held back until the next piece or
-    `flush()`. The concatenated output equals `clean_citations(whole_text).text`.
+    could still become or extend a marker (an unclosed `[...`) and trailing whitespace (it may
+    precede a marker that will be deleted) are held back until the next piece or `flush()`.
+    The whole text so far is re-cleaned on each feed (answers are short), so the concatenated
+    output always equals `clean_citations(whole_text).text`.
     """
 
     def __init__(self, valid_ids: Iterable[int]):
         self.valid = list(valid_ids)
-        self._raw = ""  # everything fed so far
-        self._done = 0  # chars of _raw already cleaned and emitted
+        self._raw = ""
+        self._emitted = ""
+        self._cited: list[int] = []
         self.result = CleanResult(text="")
 
-    def _boundary(self) -> int:
-        pending = self._raw[self._done :]
-        cut = len(pending)
-        # never cut inside code: keep the code state simple by cutting only outside code spans
-        spans = _code_spans(pending)
-        if spans and spans[-1][1] == len(pending) and not pending.endswith("`"):
-            # an unclosed code span at the end: emit up to its start only if it is closed later
-            cut = spans[-1][0]
-        tail = _OPEN_TAIL.search(pending[:cut])
-        if tail and len(pending[:cut]) - tail.start() <= 40:
-            cut = tail.start()
-        stripped = pending[:cut].rstrip(" \t\n`")
-        return self._done + len(stripped)
-
     def _emit(self, upto: int) -> tuple[str, list[int]]:
-        segment = self._raw[self._done : upto]
-        if not segment:
+        res = clean_citations(self._raw[:upto], self.valid)
+        if not res.text.startswith(self._emitted):  # cannot happen by construction; never retract
             return "", []
-        self._done = upto
-        res = clean_citations(segment, self.valid)
-        new = [i for i in res.cited if i not in self.result.cited]
-        self.result.text += res.text
-        self.result.cited.extend(new)
-        self.result.removed.extend(res.removed)
-        self.result.refs_total += res.refs_total
-        self.result.refs_valid += res.refs_valid
-        return res.text, new
+        delta = res.text[len(self._emitted) :]
+        self._emitted = res.text
+        new = [i for i in res.cited if i not in self._cited]
+        self._cited.extend(new)
+        self.result = res
+        return delta, new
 
     def feed(self, piece: str) -> tuple[str, list[int]]:
         """Add streamed text; return (cleaned text to show, newly cited valid ids)."""
         self._raw += piece
-        return self._emit(self._boundary())
+        hold = _hold_from(self._raw)
+        upto = len(self._raw[:hold].rstrip(" \t\n"))
+        return self._emit(upto)
 
     def flush(self) -> tuple[str, list[int]]:
         """End of stream: clean and return whatever was held back."""
