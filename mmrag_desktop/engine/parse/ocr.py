@@ -1,0 +1,121 @@
+"""OCR through RapidOCR (PP-OCRv4 det/rec ONNX models shipped in `rapidocr-onnxruntime`).
+
+The package is imported and the models loaded on first use, never at import time.
+`Ocr.read` returns lines with pixel boxes; `ocr_region` maps them back to PDF points
+for a rendered page region (scanned pages, raster figures in background enrichment).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import logging
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..elements import BBox, Line
+from ..errors import ModelError
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+INSTALL_HINT = "OCR is not available: install the rapidocr-onnxruntime package (pip install rapidocr-onnxruntime)"
+
+
+@dataclass
+class OcrLine:
+    """One recognised line: `bbox` in pixels of the input image (x0, y0, x1, y1, top-left origin)."""
+
+    text: str
+    bbox: BBox
+    score: float
+
+
+class Ocr:
+    """A lazily loaded RapidOCR engine. One instance may be shared by threads: calls are serialised.
+
+    Raises ModelError("ocr", ...) on construction when rapidocr-onnxruntime is not installed.
+    """
+
+    def __init__(self, *, min_score: float = 0.5, threads: int | None = None):
+        if not self.available():
+            raise ModelError("ocr", INSTALL_HINT)
+        self.min_score = min_score
+        self.threads = threads
+        self._engine: Any = None
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def available() -> bool:
+        """True when the rapidocr_onnxruntime package can be imported (checked without importing it)."""
+        try:
+            return importlib.util.find_spec("rapidocr_onnxruntime") is not None
+        except (ImportError, ValueError):
+            return False
+
+    def _load(self) -> Any:
+        if self._engine is None:
+            try:
+                from rapidocr_onnxruntime import RapidOCR
+            except ImportError as e:  # present but broken (e.g. missing opencv / onnxruntime)
+                raise ModelError("ocr", f"{INSTALL_HINT} ({e})") from e
+            logging.getLogger("RapidOCR").setLevel(logging.WARNING)
+            kwargs: dict[str, Any] = {}
+            if self.threads:
+                kwargs = {"intra_op_num_threads": self.threads, "inter_op_num_threads": 1}
+            try:
+                self._engine = RapidOCR(**kwargs)
+            except Exception as e:
+                raise ModelError("ocr", f"the OCR models failed to load ({e})") from e
+        return self._engine
+
+    def read(self, image: Image.Image | bytes) -> list[OcrLine]:
+        """Recognise text in a PIL image or encoded image bytes (PNG/JPEG).
+
+        Returns lines in the engine's order (top to bottom), each with a pixel box and a
+        confidence; lines below `min_score` are dropped. Raises ModelError when the engine
+        cannot load.
+        """
+        import numpy as np
+        from PIL import Image
+
+        if isinstance(image, bytes | bytearray):
+            image = Image.open(io.BytesIO(image))
+        arr = np.asarray(image.convert("RGB"))[:, :, ::-1].copy()  # RapidOCR expects BGR like cv2
+        with self._lock:
+            engine = self._load()
+            result, _ = engine(arr)
+        out: list[OcrLine] = []
+        for box, text, score in result or ():
+            xs = [float(p[0]) for p in box]
+            ys = [float(p[1]) for p in box]
+            s = float(score)
+            text = str(text).strip()
+            if text and s >= self.min_score:
+                out.append(OcrLine(text=text, bbox=(min(xs), min(ys), max(xs), max(ys)), score=s))
+        return out
+
+
+def ocr_region(ocr: Ocr, image_png: bytes, region: BBox, page: int) -> list[Line]:
+    """OCR a rendered crop of a page region and return `Line`s in PDF points.
+
+    `image_png` is the crop of `region` (PDF points, top-left origin) rendered at any
+    resolution (e.g. `Figure.image_png` with `Figure.bbox`, or a whole page with its rect);
+    pixel boxes are scaled back into the region. Raises ModelError when OCR cannot load.
+    """
+    from PIL import Image
+
+    img = Image.open(io.BytesIO(image_png))
+    sx = (region[2] - region[0]) / max(1, img.width)
+    sy = (region[3] - region[1]) / max(1, img.height)
+    lines = []
+    for ol in ocr.read(img):
+        b = (
+            region[0] + ol.bbox[0] * sx,
+            region[1] + ol.bbox[1] * sy,
+            region[0] + ol.bbox[2] * sx,
+            region[1] + ol.bbox[3] * sy,
+        )
+        lines.append(Line(text=ol.text, page=page, bbox=b, size=round((b[3] - b[1]) / 1.2, 1)))
+    return lines

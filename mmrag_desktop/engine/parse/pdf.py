@@ -1,0 +1,361 @@
+"""PDF parser: streams pages of positioned blocks (text, headings, lists, code, tables,
+figures, captions) with PyMuPDF. Pages without a text layer are OCR'd when an `Ocr` is given.
+
+Per page: one textpage ("dict" lines), running headers/footers dropped by comparing the
+margins with a small window of neighbouring pages, ruled tables (gated), figures (raster
+and vector), reading order by columns, paragraphs, headings from the outline or fonts,
+captions linked to their figure or table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ..elements import BBox, Block, Figure, Line, PageContent
+from ..errors import CorruptDocumentError, EncryptedDocumentError, EngineError
+from .ocr import Ocr
+from .pdf_blocks import caption_kind, group_paragraphs
+from .pdf_captions import link_captions
+from .pdf_figures import (
+    image_coverage,
+    lines_inside,
+    merge_close,
+    pad_with_labels,
+    raster_regions,
+    render_crop,
+    vector_regions,
+)
+from .pdf_furniture import Signature, furniture_ids, signature
+from .pdf_headings import FontStats, match_toc, toc_by_page
+from .pdf_layout import reading_segments, same_row
+from .pdf_lines import char_count, lines_from_dict, merge_row, textpage_flags
+from .pdf_tables import TableMode, find_ruled_tables, has_ruling, table_lines
+
+WINDOW = 2  # neighbouring pages on each side compared for running headers/footers
+SAMPLE_PAGES = 12  # pages sampled for the body font size
+OCR_DPI = 200
+SCANNED_IMAGE_COVERAGE = 0.5
+
+T = TypeVar("T")
+
+
+@dataclass
+class _Extracted:
+    index: int
+    page: Any
+    textpage: Any
+    lines: list[Line]
+    sig: Signature
+
+
+class PdfDocument:
+    """An open PDF. `pages()` streams `PageContent`; call `close()` (or use `with`) when done."""
+
+    kind = "pdf"
+
+    def __init__(
+        self,
+        path: Path,
+        doc: Any,
+        *,
+        ocr: Ocr | None = None,
+        tables: TableMode = "layout",
+        figure_crops: bool = True,
+    ):
+        self.path = path
+        self._doc = doc
+        self.ocr = ocr
+        self.tables = tables
+        self.figure_crops = figure_crops
+        self.page_count: int = doc.page_count
+        meta_title = (doc.metadata or {}).get("title") or ""
+        self.title: str = meta_title.strip() or path.stem
+        heights = {i + 1: doc[i].rect.height for i in range(self.page_count)} if self.page_count < 5000 else {}
+        self._toc = toc_by_page(doc.get_toc(simple=False), heights)
+        self._stats = self._font_stats()
+        # Counters for diagnostics and benchmarks (filled while pages() runs).
+        self.stats: dict[str, int] = {
+            "toc_entries": sum(len(v) for v in self._toc.values()),
+            "toc_matched": 0,
+            "table_pages_checked": 0,
+            "tables": 0,
+            "figures": 0,
+            "ocr_pages": 0,
+        }
+
+    def __enter__(self) -> PdfDocument:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release the file."""
+        if self._doc is not None:
+            self._doc.close()
+            self._doc = None
+
+    @property
+    def has_outline(self) -> bool:
+        """True when the PDF has an outline (bookmarks) used for headings."""
+        return bool(self._toc)
+
+    @property
+    def body_size(self) -> float:
+        """The body text font size found in the sampled pages."""
+        return self._stats.body_size
+
+    def pages(self) -> Iterator[PageContent]:
+        """Yield each page's content in order (page numbers from 1).
+
+        Raises CorruptDocumentError naming the page when a page cannot be parsed, and
+        ModelError when OCR is needed, was requested, and cannot load.
+        """
+        if self._doc is None:
+            raise CorruptDocumentError(str(self.path), "the document is closed")
+        n = self.page_count
+        buf: dict[int, _Extracted] = {}
+        nxt = 0
+        for i in range(n):
+            while nxt < n and nxt <= i + WINDOW:
+                buf[nxt] = self._guard(nxt, self._extract, nxt)
+                nxt += 1
+            neighbours = [buf[k].sig for k in range(i - WINDOW, i + WINDOW + 1) if k != i and k in buf]
+            content = self._guard(i, self._finish, buf[i], neighbours)
+            buf[i].textpage = None
+            buf[i].page = None
+            buf.pop(i - WINDOW, None)
+            yield content
+
+    # -- internals -------------------------------------------------------------------
+
+    def _guard(self, index: int, fn: Callable[..., T], *args: Any) -> T:
+        try:
+            return fn(*args)
+        except EngineError:
+            raise
+        except Exception as e:
+            raise CorruptDocumentError(
+                str(self.path), f"page {index + 1} could not be read ({type(e).__name__}: {e})"
+            ) from e
+
+    def _font_stats(self) -> FontStats:
+        n = self.page_count
+        step = max(1, n // SAMPLE_PAGES)
+        lines: list[Line] = []
+        for i in range(0, n, step)[:SAMPLE_PAGES]:
+            try:
+                page = self._doc[i]
+                lines.extend(lines_from_dict(page.get_text("dict", flags=textpage_flags()), i + 1))
+            except Exception:  # noqa: BLE001 - a bad page is reported by pages(), not by the sample
+                continue
+        return FontStats.from_lines(lines)
+
+    def _extract(self, index: int) -> _Extracted:
+        page = self._doc[index]
+        tp = page.get_textpage(flags=textpage_flags())
+        lines = lines_from_dict(tp.extractDICT(), index + 1)
+        return _Extracted(index, page, tp, lines, signature(lines, page.rect.height))
+
+    def _finish(self, ext: _Extracted, neighbours: list[Signature]) -> PageContent:
+        page = ext.page
+        pno = ext.index + 1
+        width, height = float(page.rect.width), float(page.rect.height)
+        rotation = int(page.rotation)
+        drop = furniture_ids(ext.lines, height, neighbours)
+        lines = [ln for ln in ext.lines if id(ln) not in drop]
+        has_images = bool(page.get_images(full=True))
+
+        if char_count(ext.lines) == 0 and has_images and image_coverage(page, width, height) > SCANNED_IMAGE_COVERAGE:
+            if self.ocr is None:
+                return PageContent(pno, width, height, [], rotation=rotation, has_text_layer=False)
+            blocks = self._ocr_blocks(page, pno, width, height)
+            self.stats["ocr_pages"] += 1
+            return PageContent(pno, width, height, blocks, rotation=rotation, has_text_layer=False, ocr_used=True)
+
+        regions: list[Block] = []
+        drawings = page.get_drawings()
+        words: list[tuple] | None = None
+        tables = []
+        if self.tables != "off" and drawings and has_ruling(drawings):
+            words = ext.textpage.extractWORDS()
+            tables = find_ruled_tables(page, words, lines, pno, self.tables)
+            self.stats["table_pages_checked"] += 1
+            self.stats["tables"] += len(tables)
+        for t in tables:
+            inside = lines_inside(t.bbox, lines)
+            ids = {id(ln) for ln in inside}
+            lines = [ln for ln in lines if id(ln) not in ids]
+            regions.append(Block("table", table_lines(t, pno, inside), table=t))
+
+        figures = self._figure_boxes(page, ext, drawings, words, lines, [t.bbox for t in tables], has_images)
+        for box, source in figures:
+            labels = [ln for ln in lines_inside(box, lines) if not caption_kind(ln.text)]
+            ids = {id(ln) for ln in labels}
+            lines = [ln for ln in lines if id(ln) not in ids]
+            png = render_crop(page, box) if self.figure_crops else None
+            fig = Figure(bbox=box, source=source, label_lines=labels, image_png=png)  # type: ignore[arg-type]
+            regions.append(Block("figure", list(labels), figure=fig))
+            self.stats["figures"] += 1
+
+        blocks = self._assemble(lines, regions, pno)
+        link_captions(blocks)
+        return PageContent(pno, width, height, blocks, rotation=rotation)
+
+    def _figure_boxes(
+        self,
+        page: Any,
+        ext: _Extracted,
+        drawings: list[dict[str, Any]],
+        words: list[tuple] | None,
+        lines: list[Line],
+        tables: list[BBox],
+        has_images: bool,
+    ) -> list[tuple[BBox, str]]:
+        width, height = float(page.rect.width), float(page.rect.height)
+        raster: list[BBox] = []
+        if has_images:
+            for b in raster_regions(page, width, height):
+                area = (b[2] - b[0]) * (b[3] - b[1])
+                if area > 0.8 * width * height and char_count(lines_inside(b, lines)) > 200:
+                    continue  # a page background behind the text, not a figure
+                if any(_overlap(b, t) > 0.5 * area for t in tables):
+                    continue
+                raster.append(b)
+        vector: list[BBox] = []
+        if len(drawings) >= 2:
+            if words is None:
+                words = ext.textpage.extractWORDS()
+            vector = [pad_with_labels(b, lines) for b in vector_regions(page, drawings, words, tables, width, height)]
+        if not raster and not vector:
+            return []
+        merged = merge_close(raster + vector, 0.0)
+        out: list[tuple[BBox, str]] = []
+        for m in merged:
+            src = "raster" if any(_overlap(m, r) > 0 for r in raster) else "vector"
+            out.append((m, src))
+        return out
+
+    def _assemble(self, lines: list[Line], regions: list[Block], pno: int) -> list[Block]:
+        """Reading order, rows merged, headings marked, paragraphs grouped; regions placed in the flow."""
+        boxes: list[BBox] = [ln.bbox for ln in lines] + [r.bbox or (0, 0, 0, 0) for r in regions]
+        n = len(lines)
+        # Each segment becomes runs of merged row lines, separated by regions.
+        plan: list[list[Line] | Block] = []
+        for seg in reading_segments(boxes):
+            run: list[Line] = []
+            row: list[Line] = []
+            for i in seg:
+                if i >= n:
+                    if row:
+                        run.append(merge_row(row))
+                        row = []
+                    if run:
+                        plan.append(run)
+                        run = []
+                    plan.append(regions[i - n])
+                    continue
+                ln = lines[i]
+                if row and not same_row(row[-1].bbox, ln.bbox):
+                    run.append(merge_row(row))
+                    row = []
+                row.append(ln)
+            if row:
+                run.append(merge_row(row))
+            if run:
+                plan.append(run)
+        flat = [ln for item in plan if isinstance(item, list) for ln in item]
+        entries = self._toc.get(pno, [])
+        heading_level = match_toc(flat, entries, self._stats) if entries else {}
+        if heading_level:
+            self.stats["toc_matched"] += len({lvl_line for lvl_line in _first_lines(flat, heading_level)})
+        allow_bold = not self._toc
+
+        def heuristic(para: list[Line]) -> int:
+            return self._stats.level_for(para, allow_bold_body=allow_bold)
+
+        blocks: list[Block] = []
+        for item in plan:
+            if isinstance(item, Block):
+                blocks.append(item)
+            else:
+                blocks.extend(group_paragraphs(item, heading_level, heuristic))
+        return blocks
+
+    def _ocr_blocks(self, page: Any, pno: int, width: float, height: float) -> list[Block]:
+        import pymupdf
+        from PIL import Image
+
+        assert self.ocr is not None
+        zoom = OCR_DPI / 72.0
+        pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
+        img = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
+        sx, sy = width / pix.width, height / pix.height
+        lines: list[Line] = []
+        for ol in self.ocr.read(img):
+            b = (ol.bbox[0] * sx, ol.bbox[1] * sy, ol.bbox[2] * sx, ol.bbox[3] * sy)
+            lines.append(Line(text=ol.text, page=pno, bbox=b, size=round((b[3] - b[1]) / 1.2, 1)))
+        blocks = self._assemble(lines, [], pno)
+        for b in blocks:
+            if b.kind == "heading":
+                b.kind, b.level = "text", 0  # OCR sizes are too rough for heading levels
+        return blocks
+
+
+def _first_lines(lines: list[Line], heading_level: dict[int, int]) -> list[int]:
+    """Indices of lines that start a matched outline heading (for counting matches)."""
+    out = []
+    prev = False
+    for i, ln in enumerate(lines):
+        cur = id(ln) in heading_level
+        if cur and not prev:
+            out.append(i)
+        prev = cur
+    return out
+
+
+def _overlap(a: BBox, b: BBox) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+def open_pdf(
+    path: Path,
+    *,
+    ocr: Ocr | None = None,
+    tables: TableMode = "layout",
+    figure_crops: bool = True,
+) -> PdfDocument:
+    """Open a PDF for parsing.
+
+    `ocr` reads pages without a text layer (None: such pages are yielded empty with
+    `has_text_layer=False`). `tables`: "layout" (PyMuPDF layout model on pages with
+    ruling lines), "lines" (line finder only, faster, misses rule-light tables), "off".
+    `figure_crops`: render each figure to a PNG crop.
+
+    Raises EncryptedDocumentError when a password is needed, CorruptDocumentError when
+    the file cannot be opened or has no pages.
+    """
+    import pymupdf
+
+    path = Path(path)
+    try:
+        doc = pymupdf.open(str(path), filetype="pdf")
+    except Exception as e:
+        raise CorruptDocumentError(str(path), f"the file cannot be opened as a PDF ({e})") from e
+    try:
+        if doc.needs_pass and not doc.authenticate(""):
+            raise EncryptedDocumentError(str(path), "the PDF is password-protected; a password is needed to open it")
+        if doc.page_count == 0:
+            raise CorruptDocumentError(str(path), "the PDF has no pages")
+        return PdfDocument(path, doc, ocr=ocr, tables=tables, figure_crops=figure_crops)
+    except EngineError:
+        doc.close()
+        raise
+    except Exception as e:
+        doc.close()
+        raise CorruptDocumentError(str(path), f"the PDF structure is damaged ({e})") from e

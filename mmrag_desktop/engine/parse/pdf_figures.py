@@ -1,0 +1,156 @@
+"""Figure regions of a PDF page: raster images (`get_image_info`) and vector drawings
+(`cluster_drawings`), with the label text near them, rendered to a small PNG crop.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..elements import BBox, Line
+from .pdf_blocks import caption_kind
+
+MIN_FIGURE_SIDE = 40.0  # pt: smaller images are icons, bullets, rules
+MERGE_GAP = 12.0  # pt: (a)/(b) sub-figures this close form one figure
+MAX_TEXT_RATIO = 0.22  # word area / box area above this = table grid or framed text
+LABEL_PAD = 14.0  # pt: axis labels and titles sit this close to the drawing
+CROP_DPI = 110
+CROP_MAX_SIDE = 1000
+
+
+def raster_regions(page: Any, width: float, height: float) -> list[BBox]:
+    """Boxes of the page's raster images, clipped to the page, icons dropped, neighbours merged."""
+    boxes: list[BBox] = []
+    for info in page.get_image_info(xrefs=True):
+        b = _clip(tuple(float(v) for v in info["bbox"]), width, height)  # type: ignore[arg-type]
+        if b is None:
+            continue
+        w, h = b[2] - b[0], b[3] - b[1]
+        if (w < MIN_FIGURE_SIDE and h < MIN_FIGURE_SIDE) or min(w, h) < 8:
+            continue
+        boxes.append(b)
+    return merge_close(boxes, MERGE_GAP)
+
+
+def image_coverage(page: Any, width: float, height: float) -> float:
+    """Fraction of the page area covered by raster images (bounding-box union approximated by sum, capped at 1)."""
+    area = 0.0
+    for info in page.get_image_info():
+        b = _clip(tuple(float(v) for v in info["bbox"]), width, height)  # type: ignore[arg-type]
+        if b is not None:
+            area += (b[2] - b[0]) * (b[3] - b[1])
+    return min(1.0, area / max(1.0, width * height))
+
+
+def vector_regions(
+    page: Any,
+    drawings: list[dict[str, Any]],
+    words: list[tuple],
+    exclude: list[BBox],
+    width: float,
+    height: float,
+) -> list[BBox]:
+    """Boxes of vector figures: drawing clusters that are not tiny, not the page frame,
+    not inside an `exclude` region (tables), and not mostly text (grids, framed code)."""
+    out: list[BBox] = []
+    page_area = width * height
+    for r in page.cluster_drawings(drawings=drawings):
+        b = _clip((r.x0, r.y0, r.x1, r.y1), width, height)
+        if b is None:
+            continue
+        w, h = b[2] - b[0], b[3] - b[1]
+        area = w * h
+        if (w < MIN_FIGURE_SIDE and h < MIN_FIGURE_SIDE) or min(w, h) < 10 or area > 0.8 * page_area:
+            continue
+        if any(_overlap_area(b, e) > 0.5 * area for e in exclude):
+            continue
+        text_area = 0.0
+        for wd in words:
+            ov = _overlap_area(b, (wd[0], wd[1], wd[2], wd[3]))
+            text_area += ov
+        if text_area / area > MAX_TEXT_RATIO:
+            continue
+        out.append(b)
+    return merge_close(out, 3.0)
+
+
+def pad_with_labels(box: BBox, lines: list[Line]) -> BBox:
+    """Grow a vector figure's box over short label lines (axis labels, titles) next to it.
+
+    Caption lines and lines as wide as the figure (body text) are never taken in.
+    """
+    for _ in range(2):
+        grown = box
+        limit = max(0.7 * (box[2] - box[0]), 40.0)
+        for ln in lines:
+            b = ln.bbox
+            if _contains(box, b) or caption_kind(ln.text) or (b[2] - b[0]) > limit:
+                continue
+            if _distance(box, b) <= LABEL_PAD:
+                grown = (min(grown[0], b[0]), min(grown[1], b[1]), max(grown[2], b[2]), max(grown[3], b[3]))
+        if grown == box:
+            break
+        box = grown
+    return box
+
+
+def lines_inside(box: BBox, lines: list[Line]) -> list[Line]:
+    """Lines whose centre lies inside `box`."""
+    out = []
+    for ln in lines:
+        cx, cy = (ln.bbox[0] + ln.bbox[2]) / 2, (ln.bbox[1] + ln.bbox[3]) / 2
+        if box[0] <= cx <= box[2] and box[1] <= cy <= box[3]:
+            out.append(ln)
+    return out
+
+
+def render_crop(page: Any, box: BBox, dpi: int = CROP_DPI, max_side: int = CROP_MAX_SIDE) -> bytes:
+    """PNG bytes of the page region `box` at ~`dpi`, at most `max_side` pixels on its long side."""
+    import pymupdf
+
+    w, h = box[2] - box[0], box[3] - box[1]
+    zoom = min(dpi / 72.0, max_side / max(1.0, w, h))
+    pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), clip=pymupdf.Rect(box), alpha=False)
+    return pix.tobytes("png")
+
+
+def merge_close(boxes: list[BBox], gap: float) -> list[BBox]:
+    """Union boxes that overlap or lie within `gap` of each other, until none do."""
+    boxes = list(boxes)
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(boxes)):
+            for j in range(i + 1, len(boxes)):
+                if _distance(boxes[i], boxes[j]) <= gap:
+                    a, b = boxes[i], boxes[j]
+                    boxes[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                    del boxes[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return boxes
+
+
+def _clip(b: BBox, width: float, height: float) -> BBox | None:
+    c = (max(0.0, b[0]), max(0.0, b[1]), min(width, b[2]), min(height, b[3]))
+    if c[2] - c[0] <= 0 or c[3] - c[1] <= 0:
+        return None
+    return c
+
+
+def _overlap_area(a: BBox, b: BBox) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+def _contains(outer: BBox, inner: BBox) -> bool:
+    return outer[0] <= inner[0] and outer[1] <= inner[1] and outer[2] >= inner[2] and outer[3] >= inner[3]
+
+
+def _distance(a: BBox, b: BBox) -> float:
+    """Gap between two boxes (0 when they overlap)."""
+    dx = max(0.0, max(a[0], b[0]) - min(a[2], b[2]))
+    dy = max(0.0, max(a[1], b[1]) - min(a[3], b[3]))
+    return max(dx, dy)

@@ -1,0 +1,136 @@
+"""Reading order on a page: find columns from the x-positions of lines, then read each
+column top to bottom.
+
+A gutter is a vertical strip in the middle of the content that (almost) no line crosses.
+Items that cross it (titles, full-width figures) split the page into horizontal sections;
+inside a section the left column is read before the right one. Columns are searched for
+recursively, so three-column pages work too.
+"""
+
+from __future__ import annotations
+
+from ..elements import BBox
+
+MIN_GUTTER = 6.0  # pt: narrower gaps are word spacing, not a gutter
+MIN_COLUMN_ITEMS = 3
+
+
+def reading_segments(boxes: list[BBox]) -> list[list[int]]:
+    """Group item indices into column segments in reading order.
+
+    Returns a list of segments; each segment is a list of indices into `boxes` forming
+    one column run, ordered top to bottom (items on the same row left to right).
+    Consecutive items of one segment may be joined into paragraphs; items of different
+    segments never should.
+    """
+    out: list[list[int]] = []
+    _order(list(range(len(boxes))), boxes, out, depth=0)
+    return [seg for seg in out if seg]
+
+
+def _order(idx: list[int], boxes: list[BBox], out: list[list[int]], depth: int) -> None:
+    if len(idx) < 2 * MIN_COLUMN_ITEMS or depth > 3:
+        out.append(_rows_top_down(idx, boxes))
+        return
+    g = _find_gutter(idx, boxes)
+    if g is None:
+        out.append(_rows_top_down(idx, boxes))
+        return
+    left = [i for i in idx if boxes[i][2] <= g]
+    right = [i for i in idx if boxes[i][0] >= g]
+    spanning = sorted((i for i in idx if boxes[i][0] < g < boxes[i][2]), key=lambda i: boxes[i][1])
+    # Sections: column content between consecutive spanning items.
+    cuts = [boxes[i][1] for i in spanning]
+    sections: list[tuple[list[int], list[int]]] = [([], []) for _ in range(len(spanning) + 1)]
+    for side, items in ((0, left), (1, right)):
+        for i in items:
+            yc = (boxes[i][1] + boxes[i][3]) / 2
+            k = sum(1 for c in cuts if c < yc)
+            sections[k][side].append(i)
+    for k, (lft, rgt) in enumerate(sections):
+        for col in (lft, rgt):
+            if col:
+                _order(col, boxes, out, depth + 1)
+        if k < len(spanning):
+            out.append([spanning[k]])
+
+
+def _find_gutter(idx: list[int], boxes: list[BBox]) -> float | None:
+    """x of a gutter that separates two real columns, or None."""
+    x0 = min(boxes[i][0] for i in idx)
+    x1 = max(boxes[i][2] for i in idx)
+    span = x1 - x0
+    if span < 100:
+        return None
+    n = int(span) + 2
+    cover = [0] * (n + 1)
+    for i in idx:
+        a = int(boxes[i][0] - x0)
+        b = int(boxes[i][2] - x0) + 1
+        cover[max(0, a)] += 1
+        cover[min(n, b)] -= 1
+    run = 0
+    cov = []
+    for v in cover[:n]:
+        run += v
+        cov.append(run)
+    lo, hi = int(0.2 * span), int(0.8 * span)
+    allowed = max(0, len(idx) // 5)
+    best: tuple[float, float, int] | None = None  # (width, centre, coverage)
+    start = None
+    for x in range(lo, hi + 1):
+        low = cov[x] <= allowed
+        if low and start is None:
+            start = x
+        if (not low or x == hi) and start is not None:
+            end = x if not low else x + 1
+            width = end - start
+            if width >= MIN_GUTTER:
+                c = min(cov[start:end])
+                cand = (width - 4.0 * c, x0 + (start + end) / 2, c)
+                if best is None or cand[0] > best[0]:
+                    best = cand
+            start = None
+    if best is None:
+        return None
+    g = best[1]
+    left = [i for i in idx if boxes[i][2] <= g]
+    right = [i for i in idx if boxes[i][0] >= g]
+    if len(left) < MIN_COLUMN_ITEMS or len(right) < MIN_COLUMN_ITEMS:
+        return None
+    lw = max(boxes[i][2] for i in left) - min(boxes[i][0] for i in left)
+    rw = max(boxes[i][2] for i in right) - min(boxes[i][0] for i in right)
+    if lw < 0.25 * span or rw < 0.25 * span:
+        return None  # a narrow key column beside values: a list, not two text columns
+    # The columns must stand side by side, not one above the other.
+    ly0, ly1 = min(boxes[i][1] for i in left), max(boxes[i][3] for i in left)
+    ry0, ry1 = min(boxes[i][1] for i in right), max(boxes[i][3] for i in right)
+    overlap = min(ly1, ry1) - max(ly0, ry0)
+    if overlap < 0.3 * min(ly1 - ly0, ry1 - ry0):
+        return None
+    return g
+
+
+def _rows_top_down(idx: list[int], boxes: list[BBox]) -> list[int]:
+    """Sort top to bottom; items whose vertical centres fall in one row go left to right."""
+    by_top = sorted(idx, key=lambda i: (boxes[i][1], boxes[i][0]))
+    out: list[int] = []
+    row: list[int] = []
+    row_y1 = -1e9
+    for i in by_top:
+        yc = (boxes[i][1] + boxes[i][3]) / 2
+        if row and yc <= row_y1:
+            row.append(i)
+            row_y1 = max(row_y1, min(boxes[i][3], yc + 1))
+            continue
+        out.extend(sorted(row, key=lambda j: boxes[j][0]))
+        row = [i]
+        row_y1 = yc + max(1.0, (boxes[i][3] - boxes[i][1]) / 2) * 0.8
+    out.extend(sorted(row, key=lambda j: boxes[j][0]))
+    return out
+
+
+def same_row(a: BBox, b: BBox) -> bool:
+    """True when two line boxes share a visual row (vertical overlap > half the smaller height)."""
+    ov = min(a[3], b[3]) - max(a[1], b[1])
+    return ov > 0.5 * min(a[3] - a[1], b[3] - b[1])

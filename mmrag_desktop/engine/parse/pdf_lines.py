@@ -1,0 +1,112 @@
+"""Text lines of a PDF page from PyMuPDF's "dict" extraction: text, box, size, bold, mono.
+
+Ligatures are expanded (MuPDF does it when TEXT_PRESERVE_LIGATURES is off; the table
+below catches fonts that map them to the Unicode presentation forms anyway), so "ﬁle"
+is searchable as "file".
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..elements import BBox, Line
+
+LIGATURES = {
+    "\ufb00": "ff",
+    "\ufb01": "fi",
+    "\ufb02": "fl",
+    "\ufb03": "ffi",
+    "\ufb04": "ffl",
+    "\ufb05": "st",
+    "\ufb06": "st",
+    "\u00ad": "",  # soft hyphen: invisible, breaks search
+}
+_LIGATURE_TABLE = str.maketrans(LIGATURES)
+_MONO_FONT = re.compile(r"mono|courier|consol|cmtt|sfmt|typewriter|menlo|inconsolata|lucidaconsole|\btt", re.I)
+_BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|cmbx|\bbx", re.I)
+
+
+def normalize_text(text: str) -> str:
+    """Expand ligatures and drop soft hyphens; returns the cleaned string."""
+    return text.translate(_LIGATURE_TABLE)
+
+
+def textpage_flags() -> int:
+    """Flags for `page.get_textpage`: keep whitespace, clip to the mediabox, no images,
+    and do not preserve ligatures (so MuPDF expands them)."""
+    import pymupdf
+
+    return pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
+
+
+def lines_from_dict(page_dict: dict[str, Any], page_no: int) -> list[Line]:
+    """One `Line` per non-empty PyMuPDF line, in extraction order.
+
+    `size` is the size covering most characters; `bold` / `mono` are true when more than
+    half of the non-space characters are bold / monospaced (by font flags or font name).
+    """
+    out: list[Line] = []
+    for block in page_dict.get("blocks", ()):
+        if block.get("type", 0) != 0:
+            continue
+        for line in block.get("lines", ()):
+            spans = line.get("spans", ())
+            text = normalize_text("".join(s.get("text", "") for s in spans)).strip()
+            if not text:
+                continue
+            chars = bold = mono = 0
+            size_weight: dict[float, int] = {}
+            for s in spans:
+                n = len(s.get("text", "").strip())
+                if not n:
+                    continue
+                chars += n
+                flags = s.get("flags", 0)
+                font = s.get("font", "")
+                if flags & 16 or _BOLD_FONT.search(font):
+                    bold += n
+                if flags & 8 or _MONO_FONT.search(font):
+                    mono += n
+                size = round(float(s.get("size", 0.0)), 1)
+                size_weight[size] = size_weight.get(size, 0) + n
+            size = max(size_weight.items(), key=lambda kv: kv[1])[0] if size_weight else 0.0
+            bbox: BBox = tuple(round(float(v), 2) for v in line["bbox"])  # type: ignore[assignment]
+            out.append(
+                Line(
+                    text=" ".join(text.split()) if "  " in text or "\t" in text else text,
+                    page=page_no,
+                    bbox=bbox,
+                    size=size,
+                    bold=chars > 0 and bold * 2 > chars,
+                    mono=chars > 0 and mono * 2 > chars,
+                )
+            )
+    return out
+
+
+def char_count(lines: list[Line]) -> int:
+    """Number of non-space characters in `lines`."""
+    return sum(len(ln.text.replace(" ", "")) for ln in lines)
+
+
+def merge_row(lines: list[Line]) -> Line:
+    """Join lines that sit on one visual row (sorted left to right) into one `Line`."""
+    lines = sorted(lines, key=lambda ln: ln.bbox[0])
+    if len(lines) == 1:
+        return lines[0]
+    weights = [max(1, len(ln.text)) for ln in lines]
+    main = lines[weights.index(max(weights))]
+    return Line(
+        text=" ".join(ln.text for ln in lines),
+        page=lines[0].page,
+        bbox=(
+            min(ln.bbox[0] for ln in lines),
+            min(ln.bbox[1] for ln in lines),
+            max(ln.bbox[2] for ln in lines),
+            max(ln.bbox[3] for ln in lines),
+        ),
+        size=main.size,
+        bold=all(ln.bold for ln in lines),
+        mono=all(ln.mono for ln in lines),
+    )
