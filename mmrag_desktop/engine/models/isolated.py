@@ -1,0 +1,53 @@
+"""Run a model check in a separate process, so a native crash (segfault) cannot kill the app."""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable
+
+from ..errors import ModelError
+
+
+def _child(target: Callable[..., dict], args: tuple, conn) -> None:  # runs in the child process
+    try:
+        conn.send({"ok": True, **target(*args)})
+    except ModelError as e:
+        conn.send({"ok": False, "message": e.reason})
+    except MemoryError:
+        conn.send({"ok": False, "message": "not enough memory to load this model"})
+    except Exception as e:  # noqa: BLE001 - anything is reported to the parent in plain words
+        conn.send({"ok": False, "message": f"{type(e).__name__}: {e}"})
+    finally:
+        conn.close()
+
+
+def run_isolated(role: str, target: Callable[..., dict], args: tuple, *, what: str,
+                 timeout: float = 180.0) -> dict:
+    """Call `target(*args)` (a top-level function returning a dict) in a spawned process.
+
+    Returns its dict. Raises ModelError(role, ...) when it raises, crashes (`what` names the
+    files in the message), or runs longer than `timeout` seconds (the child is killed).
+    """
+    ctx = multiprocessing.get_context("spawn")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(target, args, child), daemon=True)
+    proc.start()
+    child.close()
+    try:
+        if not parent.poll(timeout):
+            raise ModelError(role, f"checking {what} took longer than {timeout:.0f} s")
+        result = parent.recv()
+    except EOFError:
+        proc.join(5)
+        code = proc.exitcode
+        how = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+        raise ModelError(role, f"the model runtime crashed while loading {what} ({how}); "
+                               "a file is damaged or the files do not belong together") from None
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join(5)
+        parent.close()
+    if not result.pop("ok", False):
+        raise ModelError(role, result.get("message", "the model failed to load"))
+    return result
