@@ -87,6 +87,20 @@ def _to_safe_mode(im: PILImage.Image) -> PILImage.Image:
     return im.convert("RGB")
 
 
+def _on_white_rgb(im: PILImage.Image) -> PILImage.Image:
+    """RGB with any transparency flattened onto white (dark text on a transparent
+    background would otherwise turn black-on-black for OCR)."""
+    from PIL import Image
+
+    if im.mode == "P" and "transparency" in im.info:
+        im = im.convert("RGBA")
+    if im.mode in ("RGBA", "LA"):
+        rgba = im.convert("RGBA")
+        white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        return Image.alpha_composite(white, rgba).convert("RGB")
+    return im if im.mode == "RGB" else im.convert("RGB")
+
+
 def _reduced(im: PILImage.Image, max_side: int) -> tuple[PILImage.Image, float]:
     """A copy no larger than `max_side` on its longest side, and the full/reduced scale."""
     w, h = im.size
@@ -144,6 +158,7 @@ def _decode(im: PILImage.Image, source: str, frame: int = 0) -> LoadedImage:
         w, h = h, w
     safe = _to_safe_mode(oriented)
     ocr_image, _ = _reduced(safe, OCR_MAX_SIDE)
+    ocr_image = _on_white_rgb(ocr_image)
     return LoadedImage(
         width=w,
         height=h,
