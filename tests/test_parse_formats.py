@@ -372,6 +372,38 @@ def test_markdown_every_construct(tmp_path, ocr):
     assert via.kind == "markdown" and [b.kind for b in only_page(via).blocks] == kinds
 
 
+def test_markdown_code_inside_list_items_math_forms_and_code_span_links(tmp_path):
+    src = (
+        "1. Install it:\n"
+        "   ```sh\n"
+        "   make install\n"
+        "   ```\n"
+        "   Then run the self test.\n"
+        "2. Done.\n"
+        "\n"
+        "> \\[!TIP]\n"
+        "> Use [`pyenv-win`](https://example.org/pyenv-win) on Windows.\n"
+        "\n"
+        "\\[\n"
+        "x^2 + y^2\n"
+        "\\]\n"
+        "\n"
+        "$$ e = m c^2 $$\n"
+    )
+    path = tmp_path / "install.md"
+    path.write_text(src)
+    blocks = only_page(open_markdown(path)).blocks
+    assert [(b.kind, b.text) for b in blocks] == [
+        ("list", "Install it:"),
+        ("code", "make install"),
+        ("list", "Then run the self test.\nDone."),
+        ("text", "[!TIP] Use pyenv-win on Windows."),
+        ("formula", "x^2 + y^2"),
+        ("formula", "e = m c^2"),
+    ]
+    assert blocks[1].lines[0].bbox == (0.0, 3.0, 0.0, 3.0)
+
+
 def test_markdown_title_falls_back_to_stem_and_latin1_decodes(tmp_path):
     path = tmp_path / "notes_on_pwm.md"
     path.write_bytes("Caf\xe9 au lait \xb0C r\xe9sistance\n\n## Sub\n".encode("latin-1"))
@@ -477,6 +509,8 @@ def test_docling_embedded_picture_and_missing_page_size(tmp_path):
         "uri": "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode(),
     }
     del data["pages"]["1"]  # page 1 BOTTOMLEFT boxes now need an estimated height
+    for cell in data["tables"][0]["data"]["table_cells"]:
+        del cell["bbox"]  # optional in the schema: cells then use the table's box
     path = tmp_path / "export.json"
     path.write_text(json.dumps(data))
     doc = open_document(path)
@@ -484,6 +518,8 @@ def test_docling_embedded_picture_and_missing_page_size(tmp_path):
     assert any("page 1 has no size" in w for w in doc.warnings)
     assert p1.height == 770.0  # the highest coordinate on page 1 (the skipped page header's top)
     assert p1.blocks[0].lines[0].bbox == (72.0, 50.0, 540.0, 70.0)
+    table = next(b.table for b in p1.blocks if b.kind == "table")
+    assert {c.bbox for c in table.cells} == {table.bbox} and table.bbox == (72.0, 270.0, 400.0, 330.0)
     png = p2.blocks[1].figure.image_png
     assert png is not None and Image.open(io.BytesIO(png)).size == (300, 250)
 

@@ -39,7 +39,6 @@ _LIST_RE = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])(?:[ \t]+(.*)|[ \t]*$)")
 _QUOTE_RE = re.compile(r"^ {0,3}>[ ]?(.*)$")
 _TABLE_DELIM_RE = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(?:\|\s*:?-{1,}:?\s*)*\|?\s*$")
 _HTML_BLOCK_RE = re.compile(r"^ {0,3}<(?:/?[A-Za-z][A-Za-z0-9-]*)(?:\s|/?>|$)")
-_MATH_OPEN = ("$$", "\\[")
 
 # ---------------------------------------------------------------- inline patterns
 _MD_IMAGE_RE = re.compile(
@@ -57,6 +56,7 @@ _STRONG_RE = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
 _EM_STAR_RE = re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])")
 _EM_UNDER_RE = re.compile(r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])")
 _STRIKE_RE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
+_INLINE_SPECIAL = re.compile(r"[`*_\[<&\\~!]")
 _ESCAPE_RE = re.compile(r"\\([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])")
 
 _CAPTION_RE = re.compile(
@@ -97,7 +97,7 @@ def decode_markdown_bytes(data: bytes, source: str) -> str:
 def _preprocess(text: str) -> list[SrcLine]:
     """Split into numbered lines, blanking front matter and HTML comments (outside code)."""
     raw = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    lines: list[SrcLine] = [(i + 1, s.expandtabs(4)) for i, s in enumerate(raw)]
+    lines: list[SrcLine] = [(i + 1, s.expandtabs(4) if "\t" in s else s) for i, s in enumerate(raw)]
     start = 0
     if raw and raw[0].strip() in ("---", "+++"):
         marker = raw[0].strip()
@@ -143,6 +143,13 @@ def _preprocess(text: str) -> list[SrcLine]:
 # ---------------------------------------------------------------- inline text
 def inline_text(s: str) -> str:
     """Plain text of a Markdown inline fragment: markup removed, link text kept, entities decoded."""
+    if not _INLINE_SPECIAL.search(s):
+        return " ".join(s.split())
+    if "[" in s:
+        # Links and images first: their text may hold code spans ([`x`](url)).
+        s = _MD_IMAGE_RE.sub(lambda m: m.group("alt"), s)
+        s = _LINK_RE.sub(r"\1", s)
+        s = _REF_LINK_RE.sub(r"\1", s)
     parts = []
     pos = 0
     for m in _CODE_SPAN_RE.finditer(s):
@@ -156,9 +163,6 @@ def inline_text(s: str) -> str:
 def _inline_plain(s: str) -> str:
     if not s:
         return s
-    s = _MD_IMAGE_RE.sub(lambda m: m.group("alt"), s)
-    s = _LINK_RE.sub(r"\1", s)
-    s = _REF_LINK_RE.sub(r"\1", s)
     s = _AUTOLINK_RE.sub(r"\1", s)
     if "<" in s:
         s = _TAG_RE.sub("", s)
@@ -334,7 +338,7 @@ class _Parser:
                 i = j
                 continue
 
-            if stripped.startswith(_MATH_OPEN):
+            if _is_math_open(stripped):
                 end_para()
                 i = self._math(src, i)
                 continue
@@ -466,6 +470,12 @@ class _Parser:
         return j
 
     def _list(self, src: list[SrcLine], i: int) -> int:
+        """Consume a list starting at line i; return the index after it.
+
+        One "list" block per run of items (one Line per item, continuation lines joined).
+        Fenced code inside an item is emitted in place as a code block; the list goes on
+        after it as a new block. Images in items also become figure blocks.
+        """
         items: list[tuple[int, int, list[str]]] = []  # (first line, last line, texts)
         j = i
         base = _indent(src[i][1])
@@ -485,37 +495,56 @@ class _Parser:
                 continue
             if blank_run and ind <= base:
                 break  # a non-indented line after a blank line ends the list
-            if not blank_run and (
-                _ATX_RE.match(s) or _HR_RE.match(s) or _QUOTE_RE.match(s) or s.strip().startswith(_MATH_OPEN)
+            if ind <= base + 1 and (
+                _ATX_RE.match(s) or _HR_RE.match(s) or _QUOTE_RE.match(s) or _is_math_open(s.strip())
             ):
                 break
-            if _FENCE_RE.match(s):
-                break
-            if items:
+            fm = _FENCE_RE.match(s)
+            if fm:
+                if ind <= base:
+                    break
+                self._emit_items(items)
+                items = []
+                j = self._fenced(src, j, fm)
+                blank_run = 0
+                continue
+            if items and not blank_run:
                 first, _, texts = items[-1]
                 texts.append(s.strip())
                 items[-1] = (first, n, texts)
-                blank_run = 0
-                j += 1
-                continue
-            break
+            else:
+                # A new paragraph inside an item (after a blank line or a code block).
+                items.append((n, n, [s.strip()]))
+            blank_run = 0
+            j += 1
         # Give back trailing blank lines to the caller.
         while j > i and not src[j - 1][1].strip():
             j -= 1
+        self._emit_items(items)
+        return j
+
+    def _emit_items(self, items: list[tuple[int, int, list[str]]]) -> None:
         lines = []
         for first, last, texts in items:
             text = inline_text(" ".join(texts))
             if text:
                 lines.append(_line(text, first, last))
-        item_images = [(first, " ".join(texts)) for first, _, texts in items if _has_image(" ".join(texts))]
         if lines:
             self._add(Block(kind="list", lines=lines))
-        for first, raw in item_images:
-            for m in sorted(
-                list(_MD_IMAGE_RE.finditer(raw)) + list(_HTML_IMG_RE.finditer(raw)), key=lambda m: m.start()
-            ):
-                self._figure(m, first)
-        return j
+        for first, _, texts in items:
+            raw = " ".join(texts)
+            if _has_image(raw):
+                found = list(_MD_IMAGE_RE.finditer(raw)) + list(_HTML_IMG_RE.finditer(raw))
+                for m in sorted(found, key=lambda m: m.start()):
+                    self._figure(m, first)
+
+
+def _is_math_open(stripped: str) -> bool:
+    """`$$...` opens display math; `\\[` only alone on its line or closed by `\\]` on it
+    (otherwise it is an escaped bracket, as in `\\[!TIP]`)."""
+    if stripped.startswith("$$"):
+        return True
+    return stripped == "\\[" or (stripped.startswith("\\[") and stripped.endswith("\\]"))
 
 
 def _has_image(s: str) -> bool:
@@ -540,6 +569,8 @@ def _split_row(s: str) -> list[str]:
         t = t[1:]
     if t.endswith("|") and not t.endswith("\\|"):
         t = t[:-1]
+    if "`" not in t and "\\" not in t:
+        return [inline_text(c) for c in t.split("|")]
     cells, cur, in_code, k = [], [], False, 0
     while k < len(t):
         ch = t[k]
