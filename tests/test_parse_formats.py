@@ -45,7 +45,9 @@ def font(size: int) -> ImageFont.FreeTypeFont:
         return ImageFont.truetype("DejaVuSans.ttf", size)
 
 
-def draw_word(size: tuple[int, int], word: str, at: tuple[int, int], font_size: int) -> tuple[Image.Image, tuple]:
+def draw_word(
+    size: tuple[int, int], word: str, at: tuple[int, int], font_size: int
+) -> tuple[Image.Image, tuple]:
     """A white image with `word` drawn in black at `at`; returns it and the ink box of the word."""
     im = Image.new("RGB", size, "white")
     d = ImageDraw.Draw(im)
@@ -69,14 +71,21 @@ def only_page(doc) -> PageContent:
 
 
 def png_chunk(kind: bytes, payload: bytes) -> bytes:
-    return struct.pack(">I", len(payload)) + kind + payload + struct.pack(">I", zlib.crc32(kind + payload) & 0xFFFFFFFF)
+    return (
+        struct.pack(">I", len(payload))
+        + kind
+        + payload
+        + struct.pack(">I", zlib.crc32(kind + payload) & 0xFFFFFFFF)
+    )
 
 
 def png_with_declared_size(w: int, h: int) -> bytes:
     """A structurally valid PNG header that declares w x h pixels but carries almost no data."""
     ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
     idat = zlib.compress(b"\x00" * 64)
-    return b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", ihdr) + png_chunk(b"IDAT", idat) + png_chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", ihdr) + png_chunk(b"IDAT", idat) + png_chunk(b"IEND", b"")
+    )
 
 
 # ---------------------------------------------------------------- images
@@ -142,7 +151,9 @@ def test_exif_orientation_is_applied_and_jpeg_downscaled(tmp_path):
         assert stored.getpixel((10, 10)) == (255, 255, 255) or sum(stored.getpixel((10, 10))) > 700
 
 
-@pytest.mark.parametrize("fmt,suffix", [("GIF", ".gif"), ("BMP", ".bmp"), ("WEBP", ".webp"), ("TIFF", ".tif")])
+@pytest.mark.parametrize(
+    "fmt,suffix", [("GIF", ".gif"), ("BMP", ".bmp"), ("WEBP", ".webp"), ("TIFF", ".tif")]
+)
 def test_other_image_formats_decode_through_the_dispatcher(tmp_path, fmt, suffix):
     path = tmp_path / f"board_layout{suffix}"
     Image.new("RGB", (320, 200), (10, 120, 200)).save(path, format=fmt)
@@ -292,7 +303,9 @@ def test_markdown_every_construct(tmp_path, ocr):
     texts = [b.text for b in blocks]
     all_text = "\n".join(texts)
 
-    assert "Front matter" not in all_text and "HTML comment" not in all_text and "inline comment" not in all_text
+    assert (
+        "Front matter" not in all_text and "HTML comment" not in all_text and "inline comment" not in all_text
+    )
     headings = [(b.level, b.text) for b in blocks if b.kind == "heading"]
     assert headings == [
         (1, "Timers and Counters"),
@@ -449,8 +462,10 @@ def test_markdown_parse_speed_on_one_megabyte(tmp_path, capsys):
     dt = time.perf_counter() - t0
     n_lines = sum(len(b.lines) for b in page.blocks)
     with capsys.disabled():
-        print(f"\n[markdown speed] {path.stat().st_size / 1e6:.2f} MB, {len(page.blocks)} blocks, "
-              f"{n_lines} lines parsed in {dt:.2f} s ({path.stat().st_size / 1e6 / dt:.2f} MB/s)")
+        print(
+            f"\n[markdown speed] {path.stat().st_size / 1e6:.2f} MB, {len(page.blocks)} blocks, "
+            f"{n_lines} lines parsed in {dt:.2f} s ({path.stat().st_size / 1e6 / dt:.2f} MB/s)"
+        )
     assert sum(1 for b in page.blocks if b.kind == "heading" and b.level == 1) == i
     assert dt < 10.0
 
@@ -468,16 +483,30 @@ def test_docling_fixture_reading_order_geometry_and_links():
 
     b = p1.blocks
     assert [(x.kind, x.level) for x in b] == [
-        ("heading", 1), ("heading", 2), ("text", 0), ("list", 0), ("table", 0), ("caption", 0), ("text", 0), ("text", 0),
+        ("heading", 1),
+        ("heading", 2),
+        ("text", 0),
+        ("list", 0),
+        ("table", 0),
+        ("caption", 0),
+        ("text", 0),
+        ("text", 0),
     ]
     # BOTTOMLEFT -> top-left: y0 = 792 - t, y1 = 792 - b.
     assert b[0].lines[0].bbox == (72.0, 792.0 - 720.0, 540.0, 792.0 - 700.0)
     assert b[1].lines[0].bbox == (72.0, 112.0, 300.0, 126.0)
-    assert [ln.text for ln in b[3].lines] == ["Normal mode counts upwards.", "CTC mode clears on compare match."]
+    assert [ln.text for ln in b[3].lines] == [
+        "Normal mode counts upwards.",
+        "CTC mode clears on compare match.",
+    ]
     table = b[4].table
     assert table.bbox == (72.0, 292.0, 400.0, 352.0)
     assert (table.n_rows, table.n_cols, table.header_rows) == (3, 2, 1)
-    assert [[c.text for c in r] for r in table.rows()] == [["Register", "Address"], ["TCCR0A", "0x44"], ["OCR0A", "0x47"]]
+    assert [[c.text for c in r] for r in table.rows()] == [
+        ["Register", "Address"],
+        ["TCCR0A", "0x44"],
+        ["OCR0A", "0x47"],
+    ]
     assert table.rows()[2][1].bbox == (236.0, 332.0, 400.0, 352.0)
     assert b[5].text == "Table 1: Timer register addresses" and b[5].caption_of == 4
     # The footnote came after page-2 items in the body, yet lands on page 1.
@@ -486,7 +515,13 @@ def test_docling_fixture_reading_order_geometry_and_links():
     assert b[7].text.startswith("Document revision") and b[7].lines[0].bbox == (0.0, 0.0, 0.0, 0.0)
 
     c = p2.blocks
-    assert [(x.kind, x.level) for x in c] == [("heading", 3), ("figure", 0), ("caption", 0), ("code", 0), ("formula", 0)]
+    assert [(x.kind, x.level) for x in c] == [
+        ("heading", 3),
+        ("figure", 0),
+        ("caption", 0),
+        ("code", 0),
+        ("formula", 0),
+    ]
     assert c[0].lines[0].bbox == (72.0, 60.0, 320.0, 76.0)  # TOPLEFT passes through
     fig = c[1].figure
     assert fig.source == "docling" and fig.bbox == (100.0, 200.0, 400.0, 450.0)

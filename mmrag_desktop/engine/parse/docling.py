@@ -192,7 +192,10 @@ class _Builder:
                 ref = item.get("self_ref") or f"#/{coll}/{i}"
                 if ref in self.emitted or item.get("content_layer") == "furniture":
                     continue
-                if _ref(item.get("parent")) not in ("", "#/body") and self.resolve(_ref(item.get("parent"))) is not None:
+                if (
+                    _ref(item.get("parent")) not in ("", "#/body")
+                    and self.resolve(_ref(item.get("parent"))) is not None
+                ):
                     continue  # reachable only through a parent that was skipped (e.g. furniture)
                 self.walk({**item, "self_ref": ref})
 
@@ -313,7 +316,9 @@ class _Builder:
             labels.append(Line(text=text, page=page_no, bbox=cbox or box or NO_BOX))
         for desc in _descriptions(node):
             labels.append(Line(text=desc, page=page_no, bbox=box or NO_BOX))
-        fig = Figure(bbox=box or NO_BOX, source="docling", label_lines=labels, image_png=self.picture_png(node, ref))
+        fig = Figure(
+            bbox=box or NO_BOX, source="docling", label_lines=labels, image_png=self.picture_png(node, ref)
+        )
         self.add(page_no, Block(kind="figure", lines=[], figure=fig), ref)
         # Captions that are children of the picture come right after it.
         for c in node.get("children") or []:
@@ -441,7 +446,9 @@ def open_docling(path: Path) -> DoclingDocument:
     if not isinstance(data, dict) or not (
         data.get("schema_name") == "DoclingDocument" or ("texts" in data and "body" in data)
     ):
-        raise CorruptDocumentError(str(path), "the JSON file is not a Docling document (no DoclingDocument schema)")
+        raise CorruptDocumentError(
+            str(path), "the JSON file is not a Docling document (no DoclingDocument schema)"
+        )
     body = data.get("body")
     if not isinstance(body, dict):
         raise CorruptDocumentError(str(path), "the Docling document has no 'body' tree")

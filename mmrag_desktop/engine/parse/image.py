@@ -153,7 +153,9 @@ def _decode(im: PILImage.Image, source: str, frame: int = 0) -> LoadedImage:
     except (Image.DecompressionBombWarning, Image.DecompressionBombError) as e:
         raise CorruptDocumentError(source, f"the image is too large to open safely ({e})") from e
     except (OSError, SyntaxError, ValueError, EOFError, IndexError, struct.error) as e:
-        raise CorruptDocumentError(source, f"the image cannot be decoded; it is damaged or truncated ({e})") from e
+        raise CorruptDocumentError(
+            source, f"the image cannot be decoded; it is damaged or truncated ({e})"
+        ) from e
     if orientation in (5, 6, 7, 8):
         w, h = h, w
     safe = _to_safe_mode(oriented)
@@ -183,7 +185,9 @@ def open_pil(path: Path) -> PILImage.Image:
     except (Image.DecompressionBombWarning, Image.DecompressionBombError) as e:
         raise CorruptDocumentError(source, f"the image is too large to open safely ({e})") from e
     except Image.UnidentifiedImageError as e:
-        raise CorruptDocumentError(source, "the file is not an image Pillow can read (unknown or damaged format)") from e
+        raise CorruptDocumentError(
+            source, "the file is not an image Pillow can read (unknown or damaged format)"
+        ) from e
     except (OSError, SyntaxError, ValueError, EOFError, struct.error) as e:
         raise CorruptDocumentError(source, f"the image cannot be opened; it is damaged ({e})") from e
     w, h = im.size

@@ -48,7 +48,9 @@ _HTML_IMG_RE = re.compile(r"<img\b(?P<attrs>[^>]*)>", re.IGNORECASE)
 _ATTR_RE = re.compile(r"""(\w[\w-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
 _FIGCAPTION_RE = re.compile(r"<figcaption\b[^>]*>(.*?)</figcaption>", re.IGNORECASE | re.DOTALL)
 _CODE_SPAN_RE = re.compile(r"(`+)(.+?)\1")
-_LINK_RE = re.compile(r"\[((?:[^\[\]]|\[[^\]]*\])*)\]\((?:<[^>]*>|[^()\s]*(?:\([^()]*\)[^()\s]*)*)(?:\s+[\"'(].*?[\"')])?\s*\)")
+_LINK_RE = re.compile(
+    r"\[((?:[^\[\]]|\[[^\]]*\])*)\]\((?:<[^>]*>|[^()\s]*(?:\([^()]*\)[^()\s]*)*)(?:\s+[\"'(].*?[\"')])?\s*\)"
+)
 _REF_LINK_RE = re.compile(r"\[([^\[\]]+)\]\[[^\[\]]*\]")
 _AUTOLINK_RE = re.compile(r"<((?:https?|ftp|mailto):[^>\s]+)>")
 _TAG_RE = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
@@ -64,7 +66,9 @@ _CAPTION_RE = re.compile(
     re.IGNORECASE,
 )
 _LOOSE_CAPTION_RE = re.compile(r"^(?:fig(?:ure)?\.?)\s*[:.\-–—]", re.IGNORECASE)
-_TABLE_CAPTION_RE = re.compile(r"^(?:table|tab\.)\s*(?:\d+(?:[.\-–]\d+)*[a-z]?|[ivxlc]+\b)\s*[:.\-–—)]?", re.IGNORECASE)
+_TABLE_CAPTION_RE = re.compile(
+    r"^(?:table|tab\.)\s*(?:\d+(?:[.\-–]\d+)*[a-z]?|[ivxlc]+\b)\s*[:.\-–—)]?", re.IGNORECASE
+)
 
 
 # ---------------------------------------------------------------- text decoding
@@ -196,7 +200,9 @@ class _Parsed:
 
 
 def _line(text: str, first: int, last: int | None = None, **kw: Any) -> Line:
-    return Line(text=text, page=1, bbox=(0.0, float(first), 0.0, float(last if last is not None else first)), **kw)
+    return Line(
+        text=text, page=1, bbox=(0.0, float(first), 0.0, float(last if last is not None else first)), **kw
+    )
 
 
 class _Parser:
@@ -266,7 +272,9 @@ class _Parser:
         had_image = bool(_HTML_IMG_RE.search(body) or _MD_IMAGE_RE.search(body))
         # Paragraph handling splits images out; remaining tag-stripped text becomes text blocks.
         body_lines = body.split("\n")
-        self._paragraph([(lines[min(i, len(lines) - 1)][0], s) for i, s in enumerate(body_lines) if s.strip()])
+        self._paragraph(
+            [(lines[min(i, len(lines) - 1)][0], s) for i, s in enumerate(body_lines) if s.strip()]
+        )
         for cap in figcaptions:
             text = inline_text(cap)
             if not text:
@@ -275,7 +283,11 @@ class _Parser:
             target = None
             if had_image:
                 target = next(
-                    (i for i in range(len(self.out.blocks) - 1, first_fig - 1, -1) if self.out.blocks[i].kind == "figure"),
+                    (
+                        i
+                        for i in range(len(self.out.blocks) - 1, first_fig - 1, -1)
+                        if self.out.blocks[i].kind == "figure"
+                    ),
                     None,
                 )
             self._add(Block(kind="caption", lines=[_line(text, lines[0][0], last)], caption_of=target))
@@ -295,7 +307,11 @@ class _Parser:
             lines.append(_line(" | ".join(row_cells), n))
         first, last = rows[0][0], rows[-1][0]
         table = Table(
-            bbox=(0.0, float(first), 0.0, float(last)), cells=cells, n_rows=len(all_rows), n_cols=n_cols, header_rows=1
+            bbox=(0.0, float(first), 0.0, float(last)),
+            cells=cells,
+            n_rows=len(all_rows),
+            n_cols=n_cols,
+            header_rows=1,
         )
         self._add(Block(kind="table", lines=lines, table=table))
 
@@ -600,7 +616,11 @@ def _link_captions(blocks: list[Block]) -> None:
                 nxt.caption_of = i
         elif blk.kind == "table":
             for j in (i - 1, i + 1):
-                if 0 <= j < len(blocks) and blocks[j].kind == "text" and _TABLE_CAPTION_RE.match(blocks[j].text):
+                if (
+                    0 <= j < len(blocks)
+                    and blocks[j].kind == "text"
+                    and _TABLE_CAPTION_RE.match(blocks[j].text)
+                ):
                     blocks[j].kind = "caption"
                     blocks[j].caption_of = i
                     break
@@ -626,7 +646,9 @@ class MarkdownDocument:
     kind = "markdown"
     page_count = 1
 
-    def __init__(self, path: Path, blocks: list[Block], images: dict[int, ImageRef], title: str, ocr: Any | None):
+    def __init__(
+        self, path: Path, blocks: list[Block], images: dict[int, ImageRef], title: str, ocr: Any | None
+    ):
         self.path = path
         self.title = title
         self._blocks = blocks
@@ -655,7 +677,9 @@ class MarkdownDocument:
         if scheme and len(scheme) > 1 and scheme != "file":
             self._warn(f"line {ref.line_no}: remote image not fetched ({src})")
             return None
-        rel = urllib.parse.unquote(urllib.parse.urlsplit(src).path if scheme == "file" else src.split("#")[0].split("?")[0])
+        rel = urllib.parse.unquote(
+            urllib.parse.urlsplit(src).path if scheme == "file" else src.split("#")[0].split("?")[0]
+        )
         target = (self.path.parent / rel).resolve()
         key = str(target)
         if key in cache:
