@@ -102,14 +102,38 @@ def _on_white_rgb(im: PILImage.Image) -> PILImage.Image:
 
 
 def _reduced(im: PILImage.Image, max_side: int) -> tuple[PILImage.Image, float]:
-    """A copy no larger than `max_side` on its longest side, and the full/reduced scale."""
+    """`im` no larger than `max_side` on its longest side (a new image when resized, `im`
+    itself otherwise; the full-size pixels are never copied) and the full/reduced scale."""
+    from PIL import Image
+
     w, h = im.size
     longest = max(w, h)
     if longest <= max_side:
-        return im.copy(), 1.0
-    copy = im.copy()
-    copy.thumbnail((max_side, max_side))
-    return copy, w / copy.size[0]
+        return im, 1.0
+    f = max_side / longest
+    size = (max(1, round(w * f)), max(1, round(h * f)))
+    if im.mode in ("1", "P"):
+        im = im.convert("RGBA" if "transparency" in im.info else "RGB")
+    return im.resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0), w / size[0]
+
+
+_TRANSPOSE = {
+    2: "FLIP_LEFT_RIGHT",
+    3: "ROTATE_180",
+    4: "FLIP_TOP_BOTTOM",
+    5: "TRANSPOSE",
+    6: "ROTATE_270",
+    7: "TRANSVERSE",
+    8: "ROTATE_90",
+}
+"""EXIF orientation -> the Pillow transpose that displays the image upright (as ImageOps.exif_transpose)."""
+
+
+def _oriented(im: PILImage.Image, orientation: int) -> PILImage.Image:
+    from PIL import Image
+
+    name = _TRANSPOSE.get(orientation)
+    return im.transpose(getattr(Image.Transpose, name)) if name else im
 
 
 def image_to_png(im: PILImage.Image, max_side: int = PNG_MAX_SIDE) -> bytes:
@@ -136,7 +160,7 @@ def _decode(im: PILImage.Image, source: str, frame: int = 0) -> LoadedImage:
 
     Raises CorruptDocumentError for damaged, truncated or oversized frames.
     """
-    Image, _ImageFile, ImageOps = _pil()
+    Image, _ImageFile, _ImageOps = _pil()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
@@ -148,8 +172,11 @@ def _decode(im: PILImage.Image, source: str, frame: int = 0) -> LoadedImage:
                 # libjpeg decodes at 1/2, 1/4 or 1/8 scale: far less memory and time.
                 im.draft("RGB", (OCR_MAX_SIDE, OCR_MAX_SIDE))
             im.load()
-            orientation = im.getexif().get(0x0112, 1)
-            oriented = ImageOps.exif_transpose(im) if orientation in (2, 3, 4, 5, 6, 7, 8) else im
+            orientation = int(im.getexif().get(0x0112, 1) or 1)
+            # Reduce first, then orient the small copies: no full-size copy is ever made.
+            ocr_image, _ = _reduced(_to_safe_mode(im), OCR_MAX_SIDE)
+            png_image, _ = _reduced(ocr_image, PNG_MAX_SIDE)
+            ocr_image, png_image = _oriented(ocr_image, orientation), _oriented(png_image, orientation)
     except (Image.DecompressionBombWarning, Image.DecompressionBombError) as e:
         raise CorruptDocumentError(source, f"the image is too large to open safely ({e})") from e
     except (OSError, SyntaxError, ValueError, EOFError, IndexError, struct.error) as e:
@@ -158,13 +185,13 @@ def _decode(im: PILImage.Image, source: str, frame: int = 0) -> LoadedImage:
         ) from e
     if orientation in (5, 6, 7, 8):
         w, h = h, w
-    safe = _to_safe_mode(oriented)
-    ocr_image, _ = _reduced(safe, OCR_MAX_SIDE)
     ocr_image = _on_white_rgb(ocr_image)
+    if ocr_image is im:
+        ocr_image = im.copy()  # the caller closes `im`; keep pixels that outlive it
     return LoadedImage(
         width=w,
         height=h,
-        png=image_to_png(safe, PNG_MAX_SIDE),
+        png=image_to_png(png_image, PNG_MAX_SIDE),
         ocr_image=ocr_image,
         ocr_scale=w / ocr_image.size[0] if ocr_image.size[0] else 1.0,
     )
