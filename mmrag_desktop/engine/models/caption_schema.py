@@ -58,7 +58,7 @@ def parse_json_object(text: str) -> dict:
     if start < 0:
         raise CaptionInvalid("the model's answer contains no JSON object")
     try:
-        obj, _ = json.JSONDecoder().raw_decode(text[start:])
+        obj, _ = json.JSONDecoder(strict=False).raw_decode(text[start:])  # tolerate raw control chars
     except json.JSONDecodeError as e:
         raise CaptionInvalid(f"the model's answer is not valid JSON ({e.msg} at char {e.pos})") from e
     if not isinstance(obj, dict):
@@ -97,6 +97,14 @@ def normalise_box(box, convention: str, image_size: tuple[int, int]) -> list[flo
     return [round(x0, 4), round(y0, 4), round(x1, 4), round(y1, 4)]
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _clean(text: str) -> str:
+    """Collapse whitespace and drop control characters."""
+    return " ".join(_CONTROL.sub(" ", text).split())
+
+
 def validate_caption(obj: dict, convention: str = "auto", image_size: tuple[int, int] = (1, 1)) -> dict:
     """Check and clean a caption object; returns the cleaned caption.
 
@@ -114,7 +122,7 @@ def validate_caption(obj: dict, convention: str = "auto", image_size: tuple[int,
             raise CaptionInvalid(f"'{key}' must be a string")
     if not isinstance(obj["components"], list) or not isinstance(obj["topics"], list):
         raise CaptionInvalid("'components' and 'topics' must be lists")
-    description = " ".join(obj["description"].split())
+    description = _clean(obj["description"])
     if not description:
         raise CaptionInvalid("the description is empty")
     ftype = obj["type"].strip().lower()
@@ -124,13 +132,13 @@ def validate_caption(obj: dict, convention: str = "auto", image_size: tuple[int,
             continue
         box = normalise_box(comp.get("bbox_2d"), convention, image_size)
         if box is not None:
-            components.append({"name": " ".join(comp["name"].split()), "bbox_2d": box})
+            components.append({"name": _clean(comp["name"]), "bbox_2d": box})
     return {
         "description": description,
         "type": ftype if ftype in FIGURE_TYPES else "other",
-        "visible_text": " ".join(obj["visible_text"].split()),
+        "visible_text": _clean(obj["visible_text"]),
         "components": components,
-        "topics": [" ".join(t.split()) for t in obj["topics"] if isinstance(t, str) and t.strip()],
+        "topics": [_clean(t) for t in obj["topics"] if isinstance(t, str) and _clean(t)],
     }
 
 

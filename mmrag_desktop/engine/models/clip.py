@@ -78,8 +78,8 @@ class TransformersClip(ImageEmbedder):
             self.model = transformers.AutoModel.from_pretrained(str(self.folder), local_files_only=True)
             self.model.eval()
             self.tokenizer = transformers.AutoTokenizer.from_pretrained(str(self.folder), local_files_only=True)
-        except (OSError, ValueError, KeyError, RuntimeError) as e:
-            raise ModelError(ROLE, f"cannot load the CLIP model in {self.folder}: {e}") from e
+        except Exception as e:  # noqa: BLE001 - loaders raise many types (safetensors, tokenizers, OSError)
+            raise ModelError(ROLE, f"cannot load the CLIP model in {self.folder}: {type(e).__name__}: {e}") from e
         if not hasattr(self.model, "get_image_features"):
             raise ModelError(ROLE, f"{self.folder} is a {type(self.model).__name__}, not a CLIP model")
         self._pre = _preprocess_config(self.folder, self.model.config)
@@ -185,7 +185,7 @@ def _prepare(image, pre: dict) -> np.ndarray:
         s = pre["shortest"]
         w, h = image.size
         scale = s / min(w, h)
-        image = image.resize((max(s, round(w * scale)), max(s, round(h * scale))), resample)
+        image = image.resize((max(s, int(w * scale)), max(s, int(h * scale))), resample)  # as transformers
     if pre["do_center_crop"]:
         cw, ch = pre["crop"]
         w, h = image.size

@@ -116,10 +116,11 @@ class VisionLanguageModel:
     """A loaded GGUF + mmproj pair. Not thread-safe per call; a lock serialises calls. Call `close()`."""
 
     def __init__(self, model_path: Path, mmproj_path: Path, *, model_id: str = "", n_ctx: int = 4096,
-                 threads: int = 2, handler: str = "auto", max_tokens: int = 384, seed: int = 0):
+                 threads: int = 2, handler: str = "auto", max_tokens: int = 512, seed: int = 0):
         self.model_path, self.mmproj_path = Path(model_path), Path(mmproj_path)
         self.model_id = model_id or self.model_path.stem
         self.max_tokens = max_tokens
+        self.last_finish_reason = ""
         self.seed = seed
         self.convention = box_convention(self.model_id)
         self._lock = threading.Lock()
@@ -167,8 +168,13 @@ class VisionLanguageModel:
                 out = self.llm.create_chat_completion(messages=messages, max_tokens=max_tokens,
                                                       temperature=temperature, seed=self.seed, **kwargs)
             except (ValueError, RuntimeError) as e:
+                if "mtmd context" in str(e):
+                    raise ModelError(ROLE, f"the vision projector {self.mmproj_path.name} does not fit "
+                                           f"{self.model_path.name} (mismatched or damaged mmproj)") from e
                 raise ModelError(ROLE, f"the vision model failed on this image: {e}") from e
-        return out["choices"][0]["message"].get("content") or ""
+        choice = out["choices"][0]
+        self.last_finish_reason = choice.get("finish_reason") or ""
+        return choice["message"].get("content") or ""
 
     def caption(self, image) -> dict:
         """A validated structured caption of a PIL image (boxes as crop fractions).
@@ -185,6 +191,8 @@ class VisionLanguageModel:
                 return cs.validate_caption(cs.parse_json_object(raw), self.convention, img.size)
             except cs.CaptionInvalid as e:
                 error = str(e)
+                if self.last_finish_reason == "length":
+                    error += f" (the answer was cut off at {self.max_tokens} tokens)"
                 prompt = f"{CAPTION_PROMPT}\nYour previous answer was invalid ({error}). Answer with the JSON object only."
         raise ModelError(ROLE, f"no valid caption after a retry: {error}")
 
