@@ -178,9 +178,12 @@ class PdfDocument:
 
         regions: list[Block] = []
         drawings = page.get_drawings()
+        clusters: list[BBox] = []
+        if len(drawings) >= 2:
+            clusters = [(r.x0, r.y0, r.x1, r.y1) for r in page.cluster_drawings(drawings=drawings)]
         words: list[tuple] | None = None
         tables = []
-        if self.tables != "off" and drawings and has_ruling(drawings):
+        if self.tables != "off" and drawings and has_ruling(drawings) and not _only_code_frames(drawings, lines):
             words = ext.textpage.extractWORDS()
             tables = find_ruled_tables(page, words, lines, pno, self.tables)
             self.stats["table_pages_checked"] += 1
@@ -191,7 +194,7 @@ class PdfDocument:
             lines = [ln for ln in lines if id(ln) not in ids]
             regions.append(Block("table", table_lines(t, pno, inside), table=t))
 
-        figures = self._figure_boxes(page, ext, drawings, words, lines, [t.bbox for t in tables], has_images)
+        figures = self._figure_boxes(page, ext, clusters, words, lines, [t.bbox for t in tables], has_images)
         for box, source in figures:
             labels = [ln for ln in lines_inside(box, lines) if not caption_kind(ln.text)]
             ids = {id(ln) for ln in labels}
@@ -209,7 +212,7 @@ class PdfDocument:
         self,
         page: Any,
         ext: _Extracted,
-        drawings: list[dict[str, Any]],
+        clusters: list[BBox],
         words: list[tuple] | None,
         lines: list[Line],
         tables: list[BBox],
@@ -226,10 +229,10 @@ class PdfDocument:
                     continue
                 raster.append(b)
         vector: list[BBox] = []
-        if len(drawings) >= 2:
+        if clusters:
             if words is None:
                 words = ext.textpage.extractWORDS()
-            vector = [pad_with_labels(b, lines) for b in vector_regions(page, drawings, words, tables, width, height)]
+            vector = [pad_with_labels(b, lines) for b in vector_regions(clusters, words, tables, width, height)]
         if not raster and not vector:
             return []
         merged = merge_close(raster + vector, 0.0)
@@ -303,6 +306,16 @@ class PdfDocument:
             if b.kind == "heading":
                 b.kind, b.level = "text", 0  # OCR sizes are too rough for heading levels
         return blocks
+
+
+def _only_code_frames(drawings: list[dict[str, Any]], lines: list[Line]) -> bool:
+    """True when the ruled areas only frame monospaced text (code boxes), so no table search is needed."""
+    if len(drawings) > 200:
+        return False
+    rects = [(float(d["rect"].x0), float(d["rect"].y0), float(d["rect"].x1), float(d["rect"].y1)) for d in drawings]
+    frames = [r for r in merge_close(rects, 8.0) if r[2] - r[0] > 20 and r[3] - r[1] > 10]
+    inside = [ln for c in frames for ln in lines_inside(c, lines)]
+    return bool(inside) and sum(1 for ln in inside if ln.mono) >= 0.9 * len(inside)
 
 
 def _first_lines(lines: list[Line], heading_level: dict[int, int]) -> list[int]:

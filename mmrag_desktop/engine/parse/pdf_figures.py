@@ -42,19 +42,18 @@ def image_coverage(page: Any, width: float, height: float) -> float:
 
 
 def vector_regions(
-    page: Any,
-    drawings: list[dict[str, Any]],
+    clusters: list[BBox],
     words: list[tuple],
     exclude: list[BBox],
     width: float,
     height: float,
 ) -> list[BBox]:
-    """Boxes of vector figures: drawing clusters that are not tiny, not the page frame,
+    """Boxes of vector figures among drawing `clusters` (from `page.cluster_drawings`) that are not tiny, not the page frame,
     not inside an `exclude` region (tables), and not mostly text (grids, framed code)."""
     out: list[BBox] = []
     page_area = width * height
-    for r in page.cluster_drawings(drawings=drawings):
-        b = _clip((r.x0, r.y0, r.x1, r.y1), width, height)
+    for r in clusters:
+        b = _clip(r, width, height)
         if b is None:
             continue
         w, h = b[2] - b[0], b[3] - b[1]
