@@ -20,3 +20,37 @@ def isolated_dirs(tmp_path_factory, monkeypatch):
         d.mkdir()
         monkeypatch.setenv(f"MMRAG_{name}_DIR", str(d))
     yield base
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    """The real all-MiniLM-L6-v2 from its package, loaded once per test session."""
+    from mmrag_desktop.engine.text_embedder import TextEmbedder
+
+    emb = TextEmbedder(threads=2)
+    emb.encode(["warm up"])
+    return emb
+
+
+@pytest.fixture
+def library(tmp_path, embedder):
+    """A fresh real library (SQLite + hnswlib) in a temp folder, sharing the session's embedder."""
+    from mmrag_desktop.engine.library import Library
+
+    lib = Library.open(tmp_path / "lib", embedder=embedder)
+    yield lib
+    lib.close()
+
+
+def write_pdf(path, pages: list[list[tuple[float, float, str]]], *, fontsize: float = 11) -> "object":
+    """Write a PDF whose page i holds the (x, y, text) lines of pages[i] (y = baseline, top-left origin)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    for lines in pages:
+        page = doc.new_page(width=595, height=842)
+        for x, y, text in lines:
+            page.insert_text((x, y), text, fontsize=fontsize)
+    doc.save(str(path))
+    doc.close()
+    return path

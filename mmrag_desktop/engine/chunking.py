@@ -23,7 +23,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=[\"'(\[]?[A-Z0-9])")
 def group_key_for(label: str, number: str) -> str:
     """'Fig.', '4.12' -> 'figure:4-12'; 'Table', '3' -> 'table:3'."""
     kind = "table" if label.lower().startswith("tab") else "figure"
-    return f"{kind}:{re.sub(r'[.\u2013]', '-', number)}"
+    return kind + ":" + re.sub("[.\u2013]", "-", number)
 
 
 @dataclass
@@ -96,6 +96,7 @@ class Chunker:
         self._cur: list[tuple[Line, int]] = []  # current text lines with token counts
         self._cur_tokens = 0
         self._cur_section = ""
+        self._block_starts: set[int] = set()  # ids of lines that start a block (paragraph)
         self._ready: list[ChunkDraft] = []
         self._figures: list[ChunkDraft] = []  # held until the end for reference sentences
         self.references: dict[str, list[str]] = {}  # group key -> sentences referring to it
@@ -166,12 +167,16 @@ class Chunker:
     def _add_lines(self, lines: list[Line], token_of: dict[int, int]) -> None:
         if not self._cur:
             self._cur_section = self.section
+        first = True
         for ln in lines:
             if not ln.text.strip():
                 continue
             n = token_of.get(id(ln), 0) + 1
             if self._cur and self._cur_tokens + n > self.target:
                 self._flush(keep_overlap=True)
+            if first:
+                self._block_starts.add(id(ln))
+                first = False
             self._cur.append((ln, n))
             self._cur_tokens += n
             self._note_references(ln.text)
@@ -191,7 +196,7 @@ class Chunker:
         if not self._cur:
             return
         lines = [ln for ln, _ in self._cur]
-        self._ready.append(_text_chunk(lines, self._cur_section))
+        self._ready.append(_text_chunk(lines, self._cur_section, self._block_starts))
         if keep_overlap and self.overlap > 0:
             tail: list[tuple[Line, int]] = []
             t = 0
@@ -203,6 +208,7 @@ class Chunker:
             self._cur, self._cur_tokens = tail, t
         else:
             self._cur, self._cur_tokens = [], 0
+            self._block_starts.clear()
         self._cur_section = self.section
 
     # ---- tables -------------------------------------------------------------------------
@@ -294,21 +300,28 @@ def chunk_pages(pages: Iterable[PageContent], chunker: Chunker) -> Iterator[tupl
 
 
 # ---- helpers ----------------------------------------------------------------------------
-def _text_chunk(lines: list[Line], section: str) -> ChunkDraft:
-    """Join lines into text; segments are sentences (a line may hold several)."""
+def _text_chunk(lines: list[Line], section: str, block_starts: set[int] | None = None) -> ChunkDraft:
+    """Join lines into text; segments are sentences, never crossing a block (paragraph) boundary."""
     text_parts: list[str] = []
     clines: list[ChunkLine] = []
+    cuts = [0]
     pos = 0
     for ln in lines:
         t = ln.text.strip()
         if text_parts:
             text_parts.append("\n")
             pos += 1
+            if block_starts and id(ln) in block_starts:
+                cuts.append(pos)
         clines.append(ChunkLine(ln.page, ln.bbox, t, pos, pos + len(t)))
         text_parts.append(t)
         pos += len(t)
     text = "".join(text_parts)
-    return ChunkDraft(kind="text", text=text, section=section, lines=clines, segments=_sentences(text))
+    cuts.append(len(text))
+    segments = []
+    for a, b in zip(cuts, cuts[1:], strict=False):
+        segments.extend((a + x, a + y) for x, y in _sentences(text[a:b]) if text[a + x : a + y].strip())
+    return ChunkDraft(kind="text", text=text, section=section, lines=clines, segments=segments or [(0, len(text))])
 
 
 def _sentences(text: str, max_chars: int = 400) -> list[tuple[int, int]]:

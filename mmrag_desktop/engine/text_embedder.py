@@ -68,7 +68,9 @@ class TextEmbedder:
 
     @property
     def dim(self) -> int:
-        return int(self.model.get_sentence_embedding_dimension())
+        model = self.model
+        get = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        return int(get())
 
     @property
     def tokenizer(self):
@@ -98,6 +100,8 @@ class TextEmbedder:
     def _load(self):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         try:
             import torch
             from sentence_transformers import SentenceTransformer
@@ -105,6 +109,13 @@ class TextEmbedder:
             raise ModelError(
                 "text_embedder", f"sentence-transformers/torch is not installed ({e}); run scripts/bootstrap.sh"
             ) from e
+        try:
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()
+            hf_logging.set_verbosity_error()
+        except ImportError:
+            pass
         if self._threads:
             torch.set_num_threads(self._threads)
         if not self.model_dir.is_dir():

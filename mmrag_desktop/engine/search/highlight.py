@@ -14,6 +14,8 @@ import numpy as np
 from ..elements import BBox, union_bbox
 
 LEXICAL_WEIGHT = 0.25
+SHORT_WORDS = 5
+SHORT_PENALTY = 0.03
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -49,17 +51,17 @@ def lexical_overlap(terms: list[str], text: str) -> float:
 
 def choose_highlight(
     kind: str, lines: list[dict], region: dict | None, seg_vecs: np.ndarray | None, qvec: np.ndarray,
-    terms: list[str], fallback_page: int,
+    terms: list[str], fallback_page: int, pages: tuple[int, int] | None = None,
 ) -> Highlight:
     """The highlight of one chunk for one query (see module doc).
 
     Figures highlight their whole region; chunks without line boxes fall back to the region or
-    to no box.
+    to no box. With `pages`, only lines inside that inclusive page range are candidates.
     """
     if kind == "figure" and region:
         box = tuple(region["bbox"])
         return Highlight(region["page"], box, [(region["page"], box)], -1)
-    boxed = [ln for ln in lines if ln.get("b")]
+    boxed = [ln for ln in lines if ln.get("b") and (pages is None or pages[0] <= ln["p"] <= pages[1])]
     if not boxed:
         if region:
             box = tuple(region["bbox"])
@@ -70,6 +72,9 @@ def choose_highlight(
         scores = seg_vecs.astype(np.float32) @ qvec.astype(np.float32)
         texts = segment_texts(boxed, len(seg_vecs))
         scores = scores + LEXICAL_WEIGHT * np.array([lexical_overlap(terms, t) for t in texts], dtype=np.float32)
+        # heading-like fragments rarely hold the answer: a small penalty below SHORT_WORDS words
+        words = np.array([len(t.split()) for t in texts], dtype=np.float32)
+        scores = scores - SHORT_PENALTY * np.clip(SHORT_WORDS - words, 0, None)
         # a segment with no line boxes (e.g. figure labels) cannot be highlighted
         has_lines = np.array([bool(t) for t in texts])
         if has_lines.any():

@@ -118,7 +118,7 @@ def search(library: Library, query: str, k: int = 10, filters: Filters | None = 
         row = rows[cid]
         meta = json.loads(row["meta"] or "{}")
         hl = choose_highlight(row["kind"], json.loads(row["lines"]), meta.get("region"), segs.get(cid), qvec,
-                              plan.terms, row["page"])
+                              plan.terms, row["page"], filters.pages)
         if any(_same_region(row, hl, rows[o], highlights[o]) for o in kept):
             continue
         highlights[cid] = hl
@@ -185,7 +185,7 @@ def _enrich(library: Library, hits: list[Hit], plan: QueryPlan, qvec: np.ndarray
             seg = library._segment_vectors([cid]).get(cid)
             meta = json.loads(row["meta"] or "{}")
             hl = choose_highlight(row["kind"], json.loads(row["lines"]), meta.get("region"), seg, qvec,
-                                  plan.terms, row["page"])
+                                  plan.terms, row["page"], filters.pages)
             extra.append(_hit(library, row, hl, h.score, {}, None, library.doc_kind(row["doc_id"]), enriched=True))
             have.add(cid)
     return extra
