@@ -1,0 +1,80 @@
+"""The `ask` verb: `mmrag --library DIR ask "question" [--json] [--extractive] [-k N]`.
+
+Without --json the answer streams to stdout token by token, followed by the resolved citations;
+notices (fallbacks, truncation) go to stderr. With --json one object is printed (DESIGN.md's
+`ask --json` shape). Engine errors propagate to `cli.run`, which prints them as one line.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+
+
+def register(subparsers) -> None:
+    """Add the `ask` verb to the CLI's subparsers."""
+    a = subparsers.add_parser("ask", help="answer a question from the manuals, with checked citations")
+    a.add_argument("question", help="the question (quote it)")
+    a.add_argument("--json", action="store_true", help="print one JSON answer object")
+    a.add_argument("--extractive", action="store_true", help="no model: answer with the best cited sentences")
+    a.add_argument("--generative", action="store_true", help="use the answer model even if settings say extractive")
+    a.add_argument("-k", type=int, default=8, help="hits to retrieve as evidence (default 8)")
+    a.add_argument("--max-tokens", type=int, default=None, help="longest answer in tokens")
+    a.set_defaults(func=cmd_ask)
+
+
+def _format_citation(c) -> str:
+    box = ", box " + "/".join(f"{v:.0f}" for v in c.bbox) if c.bbox else ""
+    return f"[{c.id}] {c.doc}, page {c.page}{box}"
+
+
+def cmd_ask(args) -> int:
+    """Run the verb; returns the exit code (0 when an answer, even "not covered", was given)."""
+    from .cli import open_library
+    from .engine.answer import answer_events, close_models
+    from .engine.answer.events import ErrorEvent
+    from .engine.jobs import CancelToken
+
+    lib = open_library(args)
+    settings = lib.settings
+    if args.max_tokens:
+        settings.max_answer_tokens = int(args.max_tokens)
+    mode = "extractive" if args.extractive else ("generative" if args.generative else "auto")
+    cancel = CancelToken()
+    previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())  # Ctrl-C stops the answer cleanly
+    answer = None
+    try:
+        for ev in answer_events(lib, args.question, mode=mode, cancel=cancel, settings=settings, k=args.k):
+            if ev.kind == "token" and not args.json:
+                sys.stdout.write(ev.text)
+                sys.stdout.flush()
+            elif ev.kind == "notice":
+                print(f"note: {ev.message}", file=sys.stderr)
+            elif ev.kind == "done":
+                answer = ev.answer
+            elif isinstance(ev, ErrorEvent):
+                if ev.error is not None:
+                    raise ev.error
+                print(f"mmrag: error: {ev.message}", file=sys.stderr)
+                return 1
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        close_models()
+        lib.close()
+    if answer is None:
+        return 1
+    if args.json:
+        print(json.dumps(answer.to_json(), ensure_ascii=False))
+    else:
+        sys.stdout.write("\n")
+        if answer.stopped == "cancelled":
+            print("(stopped)")
+        shown = answer.nearest if answer.insufficient_evidence else answer.citations
+        if shown:
+            print()
+            for c in shown:
+                print(_format_citation(c))
+        if answer.removed_citations:
+            print(f"(removed invalid citations: {', '.join(str(r) for r in answer.removed_citations)})", file=sys.stderr)
+    return 0

@@ -1,0 +1,136 @@
+"""How far the evidence can be trusted to answer the question, from the evidence alone.
+
+Features (each in 0..1):
+- `similarity`: cosine between the question and the best hit text (the library's embedder),
+  rescaled so 0.15 -> 0 and 0.65 -> 1;
+- `coverage`: share of the question's content words found in the top hits;
+- `agreement`: share of the top hits that both the dense and the keyword retriever returned
+  (`Hit.sources`);
+- `gap`: how far the top fused score stands above the next one (relative).
+The score is a weighted sum; below `threshold` the answer becomes "the indexed manuals do not
+cover this". Weights and threshold were calibrated on bench/questions.jsonl
+(bench/bench_answer.py --calibrate prints the figures).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..hits import Hit
+
+WEIGHTS = {"similarity": 0.5, "coverage": 0.35, "agreement": 0.1, "gap": 0.05}
+DEFAULT_THRESHOLD = 0.40
+TOP_N = 3
+
+STOPWORDS = frozenset(
+    """a an the and or but if then else of to in on at by for with from into onto over under about
+    as is are was were be been being do does did done have has had having can could should would
+    may might must shall will i you he she it we they me him her us them my your his its our their
+    this that these those there here what which who whom whose when where why how all any both each
+    few more most other some such no nor not only own same so than too very just also use used using
+    get gets got make makes way ways tell show give find need needs want does doesn't don't isn't
+    please know one ones thing things something anything within without between per via""".split()
+)
+_TERM = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+#-]*")
+
+
+def stem(word: str) -> str:
+    """A crude suffix stripper: enough to match "plots"/"plotting"/"plotted"/"plot" and
+    "voltage"/"voltages"."""
+    w = word.lower().strip(".-")
+    if len(w) <= 3 or not w.isalpha():
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith("s") and not w.endswith("ss"):
+        w = w[:-1]
+    for suf in ("ation", "ing", "ed"):
+        if len(w) > len(suf) + 2 and w.endswith(suf):
+            w = w[: -len(suf)]
+            if len(w) > 2 and w[-1] == w[-2] and w[-1] not in "lsz":
+                w = w[:-1]
+            break
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]
+    return w
+
+
+def content_terms(text: str) -> list[str]:
+    """Stemmed content words of `text`, stopwords removed, unique, in order."""
+    out: dict[str, None] = {}
+    for t in _TERM.findall(text):
+        if t.lower() not in STOPWORDS and (len(t) > 1 or t.isdigit()):
+            out.setdefault(stem(t), None)
+    return list(out)
+
+
+@dataclass
+class ConfidenceReport:
+    """The confidence score, its features and the decision."""
+
+    score: float
+    insufficient: bool
+    threshold: float
+    features: dict[str, float] = field(default_factory=dict)
+
+
+def _similarity(question: str, hits: Sequence[Hit], embedder) -> float | None:
+    if embedder is None or not hits:
+        return None
+    texts = [question] + [h.text for h in hits[:TOP_N]]
+    vecs = embedder.encode(texts)
+    sims = vecs[1:] @ vecs[0]
+    return float(max(sims))
+
+
+def features(question: str, hits: Sequence[Hit], embedder=None) -> dict[str, float]:
+    """The raw features for `question` and its ranked `hits` (see module docstring)."""
+    top = [h for h in hits if not h.enriched][:TOP_N] or list(hits[:TOP_N])
+    if not top:
+        return {"similarity": 0.0, "cosine": 0.0, "coverage": 0.0, "agreement": 0.0, "gap": 0.0, "top_score": 0.0}
+    terms = content_terms(question)
+    hit_terms = set()
+    for h in top:
+        hit_terms.update(content_terms(h.text + " " + (h.section or "")))
+    coverage = sum(t in hit_terms for t in terms) / len(terms) if terms else 0.0
+    agreement = sum(1 for h in top if "dense" in h.sources and "keyword" in h.sources) / len(top)
+    s1 = float(top[0].score)
+    s2 = float(top[1].score) if len(top) > 1 else 0.0
+    gap = (s1 - s2) / s1 if s1 > 0 else 0.0
+    cos = _similarity(question, top, embedder)
+    sim = min(1.0, max(0.0, (cos - 0.15) / 0.5)) if cos is not None else coverage
+    return {
+        "similarity": sim,
+        "cosine": cos if cos is not None else -1.0,
+        "coverage": coverage,
+        "agreement": agreement,
+        "gap": max(0.0, min(1.0, gap)),
+        "top_score": s1,
+    }
+
+
+def score_features(f: dict[str, float], weights: dict[str, float] | None = None) -> float:
+    """Weighted sum of the features, in 0..1."""
+    w = weights or WEIGHTS
+    total = sum(w.values())
+    return sum(w[k] * f.get(k, 0.0) for k in w) / total
+
+
+def assess(
+    question: str,
+    hits: Sequence[Hit],
+    embedder=None,
+    threshold: float | None = None,
+) -> ConfidenceReport:
+    """Score the evidence for `question`; `insufficient` when below the threshold or no hits.
+
+    `embedder` is the library's text embedder (anything with `encode(list[str])` returning
+    L2-normalised rows); without it similarity falls back to term coverage. Never raises for
+    empty hits (returns score 0, insufficient).
+    """
+    thr = DEFAULT_THRESHOLD if threshold is None else float(threshold)
+    f = features(question, hits, embedder)
+    score = score_features(f) if hits else 0.0
+    return ConfidenceReport(score=score, insufficient=(not hits) or score < thr, threshold=thr, features=f)

@@ -1,0 +1,135 @@
+"""What answering yields: streaming events and the final `Answer` (the `ask --json` object)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..elements import BBox
+
+
+def _box(b: BBox | None) -> list[float] | None:
+    return [round(float(v), 2) for v in b] if b else None
+
+
+@dataclass
+class Citation:
+    """A citation id resolved to the chunk it points at (document, page, highlight box)."""
+
+    id: int
+    chunk_id: int
+    doc: str
+    doc_id: int
+    page: int
+    bbox: BBox | None
+    kind: str = "text"
+    boxes: list[tuple[int, BBox]] = field(default_factory=list)
+    doc_path: str = ""
+    text: str = ""
+
+    def to_json(self) -> dict:
+        """The `citations[]` object of `ask --json`."""
+        return {
+            "id": self.id,
+            "doc": self.doc,
+            "page": self.page,
+            "bbox": _box(self.bbox),
+            "chunk_id": self.chunk_id,
+            "kind": self.kind,
+            "boxes": [{"page": p, "bbox": _box(b)} for p, b in self.boxes],
+        }
+
+
+@dataclass
+class Answer:
+    """The final answer.
+
+    mode: "generative" | "extractive" | "insufficient"; `citations` are the evidence blocks the
+    text cites (valid ids only); `removed_citations` lists what the check took out (ints for ids
+    not among the evidence, raw strings for malformed markers); `unsupported_sentences` are
+    sentences left without a valid citation; `nearest` are the closest pages when the manuals do
+    not cover the question; `stopped` is "" or "cancelled" / "length".
+    """
+
+    question: str
+    text: str
+    mode: str
+    citations: list[Citation] = field(default_factory=list)
+    insufficient_evidence: bool = False
+    confidence: float = 0.0
+    removed_citations: list[int | str] = field(default_factory=list)
+    unsupported_sentences: list[str] = field(default_factory=list)
+    nearest: list[Citation] = field(default_factory=list)
+    evidence: list[Citation] = field(default_factory=list)
+    search_query: str = ""
+    notices: list[str] = field(default_factory=list)
+    model: str = ""
+    stopped: str = ""
+    raw_text: str = ""
+    stats: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        """The `ask --json` object of DESIGN.md's CLI contract, plus diagnostic fields."""
+        return {
+            "answer": self.text,
+            "citations": [c.to_json() for c in self.citations],
+            "insufficient_evidence": self.insufficient_evidence,
+            "confidence": round(float(self.confidence), 4),
+            "removed_citations": list(self.removed_citations),
+            "unsupported_sentences": list(self.unsupported_sentences),
+            "nearest": [c.to_json() for c in self.nearest],
+            "mode": self.mode,
+            "question": self.question,
+            "search_query": self.search_query,
+            "model": self.model,
+            "notices": list(self.notices),
+            "stopped": self.stopped,
+            "stats": dict(self.stats),
+        }
+
+
+@dataclass(kw_only=True)
+class AnswerEvent:
+    """Base class of everything `answer_events` yields; `kind` names the event."""
+
+    kind: str = ""
+
+
+@dataclass(kw_only=True)
+class TokenEvent(AnswerEvent):
+    """Cleaned answer text to append (citations already checked)."""
+
+    text: str = ""
+    kind: str = "token"
+
+
+@dataclass(kw_only=True)
+class CitationEvent(AnswerEvent):
+    """A valid citation id appeared in the answer for the first time."""
+
+    citation: Citation | None = None
+    kind: str = "citation"
+
+
+@dataclass(kw_only=True)
+class NoticeEvent(AnswerEvent):
+    """Something the user should know that is not an error (fallback to extractive, truncation)."""
+
+    message: str = ""
+    kind: str = "notice"
+
+
+@dataclass(kw_only=True)
+class DoneEvent(AnswerEvent):
+    """The last event of a successful run; carries the final answer."""
+
+    answer: Answer | None = None
+    kind: str = "done"
+
+
+@dataclass(kw_only=True)
+class ErrorEvent(AnswerEvent):
+    """The last event of a failed run: a plain-words message and the engine error behind it."""
+
+    message: str = ""
+    error: Exception | None = None
+    kind: str = "error"

@@ -1,0 +1,133 @@
+"""Evidence blocks: search hits numbered [1]..[n], neutralised, packed into a token budget."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ..hits import Hit
+from .events import Citation
+
+TokenCounter = Callable[[str], int]
+
+# Bracketed text holding a digit ("[3]", "[1, 2]", "[Evidence 7]"): in evidence it would look like
+# one of our citation markers, so it becomes "(3)" before the model sees it.
+_BRACKETED = re.compile(r"\[([^\[\]\n]{0,60}?\d[^\[\]\n]{0,60}?)\]")
+_KIND_LABEL = {"table": "table", "figure": "figure", "caption": "caption", "code": "code", "formula": "formula"}
+
+
+def neutralise(text: str) -> str:
+    """Evidence text safe to put in a prompt: bracketed numbers become parenthesised, so
+    evidence that itself contains "[3]" cannot be mistaken for (or smuggle in) a citation."""
+    prev = None
+    while prev != text:  # nested brackets: "[[7]]" -> "[(7)]" -> "((7))"
+        prev, text = text, _BRACKETED.sub(r"(\1)", text)
+    return text
+
+
+def default_token_counter(text: str) -> int:
+    """A rough count (1 token ~ 0.75 words) for when no tokenizer is at hand."""
+    return max(1, int(len(text.split()) * 1.35) + 1)
+
+
+@dataclass
+class EvidenceBlock:
+    """One numbered block of evidence as the model sees it."""
+
+    id: int
+    hit: Hit
+    text: str
+    tokens: int = 0
+    truncated: bool = False
+
+    def header(self) -> str:
+        h = self.hit
+        where = f"{h.doc}, page {h.page}" if h.page else h.doc
+        kind = _KIND_LABEL.get(h.kind)
+        if kind:
+            where += f", {kind}"
+        if h.section:
+            where += f", section: {neutralise(h.section)}"
+        return f"[{self.id}] ({where})"
+
+    def render(self) -> str:
+        """The block as it appears in the prompt: "[n] (doc, page p, section: ...) text"."""
+        return f"{self.header()}\n{self.text}"
+
+    def citation(self) -> Citation:
+        """This block resolved to a citation (document, page, highlight box)."""
+        h = self.hit
+        return Citation(
+            id=self.id,
+            chunk_id=h.chunk_id,
+            doc=h.doc,
+            doc_id=h.doc_id,
+            page=h.page,
+            bbox=h.bbox,
+            kind=h.kind,
+            boxes=list(h.boxes),
+            doc_path=h.doc_path,
+            text=h.text,
+        )
+
+
+def _truncate(text: str, max_tokens: int, count: TokenCounter) -> str:
+    """The longest word-prefix of `text` within `max_tokens` (ends with an ellipsis)."""
+    words = text.split()
+    lo, hi = 0, len(words)
+    while lo < hi:  # binary search on the number of words
+        mid = (lo + hi + 1) // 2
+        if count(" ".join(words[:mid]) + " ...") <= max_tokens:
+            lo = mid
+        else:
+            hi = mid - 1
+    return " ".join(words[:lo]) + " ..." if lo else ""
+
+
+def pack_evidence(
+    hits: Sequence[Hit],
+    budget_tokens: int,
+    count_tokens: TokenCounter = default_token_counter,
+    *,
+    max_blocks: int = 8,
+    min_block_tokens: int = 32,
+) -> list[EvidenceBlock]:
+    """Number hits (best first) into evidence blocks whose rendered size fits `budget_tokens`.
+
+    Duplicate chunks and empty texts are skipped; a block that does not fit is cut to the
+    remaining budget when at least `min_block_tokens` remain, otherwise packing stops. The first
+    block is always kept (cut if needed) so a non-empty hit list never gives empty evidence.
+    Returns the blocks; never raises.
+    """
+    blocks: list[EvidenceBlock] = []
+    seen: set[int] = set()
+    used = 0
+    for hit in hits:
+        if len(blocks) >= max_blocks or budget_tokens - used < min_block_tokens and blocks:
+            break
+        if hit.chunk_id in seen or not (hit.text or "").strip():
+            continue
+        seen.add(hit.chunk_id)
+        block = EvidenceBlock(id=len(blocks) + 1, hit=hit, text=neutralise(" ".join(hit.text.split())))
+        header_tokens = count_tokens(block.header()) + 1
+        tokens = header_tokens + count_tokens(block.text)
+        room = budget_tokens - used
+        if tokens > room:
+            room_for_text = max(room, min_block_tokens) - header_tokens
+            cut = _truncate(block.text, room_for_text, count_tokens) if room_for_text > 0 else ""
+            if not cut:
+                if blocks:
+                    break
+                continue
+            block.text, block.truncated = cut, True
+            tokens = header_tokens + count_tokens(cut)
+        block.tokens = tokens
+        used += tokens
+        blocks.append(block)
+    return blocks
+
+
+def render_evidence(blocks: Sequence[EvidenceBlock]) -> str:
+    """All blocks as one prompt section, separated by blank lines."""
+    return "\n\n".join(b.render() for b in blocks)

@@ -1,0 +1,356 @@
+"""The answer model: llama-cpp-python over a GGUF file, loaded once and kept in a small pool.
+
+- Native logging is silenced with a no-op llama.cpp log callback (its reference is kept here,
+  a collected ctypes callback would crash the process) and `verbose=False`.
+- `OMP_WAIT_POLICY=passive` is set before llama_cpp is first imported: on 2-vCPU machines
+  busy-waiting OpenMP threads made runs sporadically 100x slower (ENVIRONMENT.md).
+- A model file the user chose is verified in a subprocess first (llama.cpp aborts the whole
+  process on some damaged files); results are cached per path, size and mtime.
+- The prompt is rendered with the model's own chat template (GGUF `tokenizer.chat_template`);
+  a model without one gets a generic plain-text prompt and `has_chat_template` is False.
+- Between questions llama.cpp keeps the KV cache of the longest common token prefix, so the
+  fixed system prompt is processed once (`warm()` does it at load time).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import Cancelled, ModelError
+from ..jobs import CancelToken
+from . import prompt as prompt_mod
+
+ROLE = "answer_llm"
+_log_callback = None  # keeps the ctypes callback alive for the life of the process
+_import_lock = threading.Lock()
+
+
+def import_llama_cpp():
+    """Import llama_cpp with OpenMP set to passive waiting and native logs silenced.
+
+    Raises ModelError when llama-cpp-python is not installed.
+    """
+    global _log_callback
+    with _import_lock:
+        os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+        try:
+            import llama_cpp
+        except ImportError as e:  # pragma: no cover - depends on the install
+            raise ModelError(
+                ROLE,
+                "llama-cpp-python is not installed (pip install llama-cpp-python, built with "
+                "CMAKE_ARGS=-DGGML_NATIVE=OFF); answers fall back to extractive mode",
+            ) from e
+        if _log_callback is None:
+
+            @llama_cpp.llama_log_callback
+            def _silent(level, text, user_data):  # noqa: ARG001 - signature fixed by llama.cpp
+                return None
+
+            _log_callback = _silent
+            llama_cpp.llama_log_set(_log_callback, ctypes.c_void_p(0))
+        return llama_cpp
+
+
+def check_gguf_header(path: Path) -> None:
+    """Raise ModelError unless `path` is a readable file starting with the GGUF magic."""
+    if not path.is_file():
+        raise ModelError(ROLE, f"model file not found: {path}")
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(4)
+    except OSError as e:
+        raise ModelError(ROLE, f"cannot read model file {path}: {e}") from e
+    if magic != b"GGUF":
+        raise ModelError(ROLE, f"{path.name} is not a GGUF model file (llama.cpp needs .gguf files)")
+
+
+_VERIFY_SCRIPT = r"""
+import json, os, sys
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+from mmrag_desktop.engine.answer.runner import import_llama_cpp
+import_llama_cpp()
+from llama_cpp import Llama
+llm = Llama(model_path=sys.argv[1], n_ctx=64, n_threads=1, n_threads_batch=1, verbose=False)
+toks = llm.tokenize(b"Hello", add_bos=True)
+llm.eval(toks[:4])
+print(json.dumps({"ok": True, "chat_template": bool(llm.metadata.get("tokenizer.chat_template")),
+                  "n_ctx_train": llm.n_ctx_train(), "arch": llm.metadata.get("general.architecture", "")}))
+llm.close()
+"""
+
+
+def _verify_cache_file() -> Path:
+    from ..settings import cache_dir
+
+    return cache_dir() / "verified_models.json"
+
+
+def verify_model(path: Path, timeout: float = 120.0) -> dict:
+    """Load `path` in a separate process and run one decode; returns its facts
+    ({"ok", "chat_template", "n_ctx_train", "arch"}). A crash or error there becomes a
+    ModelError with a plain message, and this process survives it. Cached per file version."""
+    path = Path(path).resolve()
+    check_gguf_header(path)
+    st = path.stat()
+    key = f"{path}|{st.st_size}|{int(st.st_mtime)}"
+    cache_file = _verify_cache_file()
+    try:
+        cache = json.loads(cache_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        cache = {}
+    if key in cache:
+        return cache[key]
+    env = dict(os.environ, OMP_WAIT_POLICY="passive")
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", _VERIFY_SCRIPT, str(path)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+        )
+    except subprocess.TimeoutExpired as e:
+        raise ModelError(ROLE, f"{path.name} took more than {timeout:.0f} s to load; not used") from e
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or [""])[-1][:300]
+        if proc.returncode < 0:
+            why = f"llama.cpp crashed while loading it (signal {-proc.returncode})"
+        else:
+            why = f"llama.cpp cannot load it ({last})" if last else "llama.cpp cannot load it"
+        raise ModelError(ROLE, f"{path.name} is damaged or not a model llama.cpp supports: {why}")
+    facts = json.loads(proc.stdout.strip().splitlines()[-1])
+    cache[key] = facts
+    try:
+        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        cache_file.write_text(json.dumps(cache, indent=1), encoding="utf-8")
+    except OSError:
+        pass  # the cache only saves time
+    return facts
+
+
+@dataclass
+class GenerationStats:
+    """Timing of one generation. prompt_tokens: the whole prompt; cached_tokens: the part the
+    KV cache already held; llama_prompt_ms / llama_eval_ms: llama.cpp's own counters."""
+
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    generated_tokens: int = 0
+    ttft_s: float = 0.0
+    total_s: float = 0.0
+    llama_prompt_ms: float = 0.0
+    llama_prompt_n: int = 0
+    llama_eval_ms: float = 0.0
+    llama_eval_n: int = 0
+    finish_reason: str = ""
+    extra: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        d = dict(self.__dict__)
+        d.pop("extra")
+        return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in d.items()}
+
+
+class LlamaRunner:
+    """One loaded GGUF model. Not thread-safe: one generation at a time (a lock guards it)."""
+
+    def __init__(
+        self,
+        path: Path | str,
+        *,
+        n_ctx: int = 4096,
+        n_threads: int = 2,
+        model_id: str = "",
+        verify: bool = True,
+        seed: int = 1234,
+    ):
+        """Load the model. Raises ModelError (plain message) when the file is not a usable GGUF."""
+        self.path = Path(path)
+        self.model_id = model_id or self.path.name
+        check_gguf_header(self.path)
+        if verify:
+            verify_model(self.path)
+        llama_cpp = import_llama_cpp()
+        n_threads = max(1, int(n_threads))
+        try:
+            self.llm = llama_cpp.Llama(
+                model_path=str(self.path),
+                n_ctx=int(n_ctx),
+                n_threads=n_threads,
+                n_threads_batch=n_threads,
+                n_batch=512,
+                seed=seed,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError, OSError) as e:
+            raise ModelError(ROLE, f"{self.path.name} could not be loaded by llama.cpp: {e}") from e
+        self.n_ctx = self.llm.n_ctx()
+        self.lock = threading.Lock()
+        meta = self.llm.metadata or {}
+        self.chat_template = meta.get("tokenizer.chat_template") or ""
+        self.has_chat_template = bool(self.chat_template)
+        self._formatter = None
+        if self.has_chat_template:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            eos = self.llm.detokenize([self.llm.token_eos()], special=True).decode("utf-8", "ignore")
+            bos = self.llm.detokenize([self.llm.token_bos()], special=True).decode("utf-8", "ignore")
+            try:
+                self._formatter = Jinja2ChatFormatter(template=self.chat_template, eos_token=eos, bos_token=bos)
+            except Exception:  # a template jinja cannot compile: use the generic prompt
+                self.has_chat_template = False
+        self.closed = False
+
+    # -- tokens ---------------------------------------------------------------------------
+    def count_tokens(self, text: str) -> int:
+        """Number of tokens `text` takes in this model (no BOS)."""
+        return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def render(self, messages: Sequence[dict]) -> tuple[list[int], list[str]]:
+        """Prompt tokens for chat `messages` and the stop strings, using the model's own chat
+        template, or the generic template when the model has none."""
+        if self._formatter is not None:
+            res = self._formatter(messages=list(messages))
+            toks = self.llm.tokenize(res.prompt.encode("utf-8"), add_bos=not res.added_special, special=True)
+            stop = res.stop if isinstance(res.stop, list) else ([res.stop] if res.stop else [])
+            return toks, [s for s in stop if s]
+        text = prompt_mod.generic_prompt(messages)
+        return self.llm.tokenize(text.encode("utf-8"), add_bos=True, special=False), list(prompt_mod.GENERIC_STOP)
+
+    def warm(self, messages: Sequence[dict]) -> int:
+        """Process the prompt of `messages` into the KV cache (no sampling), so the next prompt
+        sharing its prefix (the system prompt) starts from there. Returns the tokens processed."""
+        toks, _ = self.render(messages)
+        with self.lock:
+            self.llm.reset()
+            self.llm.eval(toks)
+        return len(toks)
+
+    # -- generation -----------------------------------------------------------------------
+    def _perf(self) -> tuple[float, int, float, int]:
+        import llama_cpp
+
+        d = llama_cpp.llama_perf_context(self.llm._ctx.ctx)
+        return d.t_p_eval_ms, d.n_p_eval, d.t_eval_ms, d.n_eval
+
+    def _cached_prefix(self, toks: Sequence[int]) -> int:
+        n = 0
+        for a, b in zip(self.llm._input_ids[: self.llm.n_tokens], toks[:-1], strict=False):
+            if a != b:
+                break
+            n += 1
+        return n
+
+    def stream(
+        self,
+        tokens: Sequence[int],
+        *,
+        max_tokens: int = 384,
+        stop: Sequence[str] = (),
+        cancel: CancelToken | None = None,
+        stats: GenerationStats | None = None,
+        temperature: float = 0.0,
+    ) -> Iterator[str]:
+        """Generate from prompt `tokens`, yielding text pieces as they decode.
+
+        Checks `cancel` between tokens and raises `Cancelled`; fills `stats` as it goes.
+        Raises ModelError when the prompt does not fit the context.
+        """
+        if self.closed:
+            raise ModelError(ROLE, "the answer model was closed")
+        room = self.n_ctx - len(tokens)
+        if room < 8:
+            raise ModelError(ROLE, f"the prompt ({len(tokens)} tokens) does not fit the context ({self.n_ctx})")
+        st = stats if stats is not None else GenerationStats()
+        st.prompt_tokens = len(tokens)
+        import llama_cpp
+
+        with self.lock:
+            st.cached_tokens = self._cached_prefix(tokens)
+            llama_cpp.llama_perf_context_reset(self.llm._ctx.ctx)
+            t0 = time.perf_counter()
+            it = self.llm.create_completion(
+                list(tokens),
+                max_tokens=min(max_tokens, room),
+                temperature=temperature,
+                top_k=40,
+                top_p=0.95,
+                repeat_penalty=1.1,
+                stop=list(stop) or None,
+                stream=True,
+            )
+            try:
+                for chunk in it:
+                    choice = chunk["choices"][0]
+                    piece = choice.get("text") or ""
+                    if choice.get("finish_reason"):
+                        st.finish_reason = choice["finish_reason"]
+                    if piece:
+                        if not st.generated_tokens:
+                            st.ttft_s = time.perf_counter() - t0
+                        st.generated_tokens += 1
+                        yield piece
+                    if cancel is not None and cancel.cancelled:
+                        st.finish_reason = "cancelled"
+                        raise Cancelled("answer cancelled")
+            finally:
+                it.close()
+                st.total_s = time.perf_counter() - t0
+                st.llama_prompt_ms, st.llama_prompt_n, st.llama_eval_ms, st.llama_eval_n = self._perf()
+
+    def close(self) -> None:
+        """Free the model and its context (idempotent)."""
+        if not self.closed:
+            self.closed = True
+            with self.lock:
+                self.llm.close()
+
+
+class AnswerModelPool:
+    """Keeps one loaded answer model (the last one asked for), keyed by path and settings."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._key: tuple | None = None
+        self._runner: LlamaRunner | None = None
+
+    def get(self, path: Path, *, n_ctx: int, n_threads: int, model_id: str = "", verify: bool = True) -> LlamaRunner:
+        """The runner for this model and settings, loading it (and closing another) if needed.
+        Raises ModelError when it cannot be loaded."""
+        p = Path(path).resolve()
+        st = p.stat() if p.exists() else None
+        key = (str(p), st.st_mtime if st else 0, int(n_ctx), int(n_threads))
+        with self._lock:
+            if self._runner is not None and self._key == key and not self._runner.closed:
+                return self._runner
+            self.close()
+            runner = LlamaRunner(p, n_ctx=n_ctx, n_threads=n_threads, model_id=model_id, verify=verify)
+            from .prompt import SYSTEM_PROMPT
+
+            runner.warm([{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "?"}])
+            self._runner, self._key = runner, key
+            return runner
+
+    def close(self) -> None:
+        """Free the loaded model, if any."""
+        if self._runner is not None:
+            self._runner.close()
+        self._runner, self._key = None, None
+
+
+POOL = AnswerModelPool()
+
+
+def close_models() -> None:
+    """Free every answer model this process loaded (call at exit or when settings change)."""
+    POOL.close()
