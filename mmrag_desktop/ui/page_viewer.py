@@ -9,11 +9,11 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, QObject, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QImage, QKeySequence, QPainter, QPen, QShortcut
 from PySide6.QtWidgets import (
-    QHBoxLayout,
     QLabel,
     QScrollArea,
     QSizePolicy,
     QSpinBox,
+    QToolBar,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -133,8 +133,9 @@ class PageViewer(QWidget):
         return b
 
     def _build(self) -> None:
-        bar = QHBoxLayout()
-        bar.setContentsMargins(4, 2, 4, 2)
+        bar = QToolBar(self)  # overflows into an extension menu when the viewer is narrow
+        bar.setObjectName("viewerToolbar")
+        bar.setAccessibleName("Page viewer tools")
         self.title = QLabel("No document", self)
         self.title.setObjectName("viewerTitle")
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -155,15 +156,12 @@ class PageViewer(QWidget):
         self.prev_hit_btn = self._button("⤒ Hit", "Previous hit in this document", self.previous_hit, "Shift+F3")
         self.next_hit_btn = self._button("Hit ⤓", "Next hit in this document", self.next_hit, "F3")
         self.hit_label = QLabel("", self)
-        for w in (self.prev_page_btn, self.page_box, self.page_total, self.next_page_btn):
-            bar.addWidget(w)
-        bar.addSpacing(8)
-        for w in (self.zoom_out_btn, self.zoom_label, self.zoom_in_btn, self.fit_btn):
-            bar.addWidget(w)
-        bar.addSpacing(8)
-        for w in (self.prev_hit_btn, self.hit_label, self.next_hit_btn):
-            bar.addWidget(w)
-        bar.addStretch(1)
+        for group in ((self.prev_page_btn, self.page_box, self.page_total, self.next_page_btn),
+                      (self.zoom_out_btn, self.zoom_label, self.zoom_in_btn, self.fit_btn),
+                      (self.prev_hit_btn, self.hit_label, self.next_hit_btn)):
+            for w in group:
+                bar.addWidget(w)
+            bar.addSeparator()
         self.canvas = PageCanvas()
         self.scroll = QScrollArea(self)
         self.scroll.setObjectName("pageScroll")
@@ -175,7 +173,7 @@ class PageViewer(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
         lay.addWidget(self.title)
-        lay.addLayout(bar)
+        lay.addWidget(bar)
         lay.addWidget(self.scroll, 1)
         for seq, slot in (("Ctrl++", self.zoom_in), ("Ctrl+=", self.zoom_in), ("Ctrl+-", self.zoom_out),
                           ("Ctrl+0", self.fit_width), ("PgDown", self.next_page), ("PgUp", self.previous_page),

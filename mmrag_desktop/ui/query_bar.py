@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QPushButton, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp"}
 KINDS = ("all kinds", "text", "table", "figure", "caption", "code", "formula")
@@ -67,11 +67,13 @@ class QueryBar(QWidget):
         self.edit.setPlaceholderText("Ask a question about your manuals… (or drop an image here to search by image)")
         self.edit.setAccessibleName("Question")
         self.edit.setClearButtonEnabled(True)
+        self.edit.setMinimumWidth(120)
         self.edit.returnPressed.connect(self.submit)
         self.edit.imageDropped.connect(self.imageDropped)
         self.doc_filter = QComboBox(self)
         self.doc_filter.setAccessibleName("Filter by document")
-        self.doc_filter.setMinimumContentsLength(12)
+        self.doc_filter.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.doc_filter.setMinimumContentsLength(10)
         self.doc_filter.addItem("all documents", None)
         self.kind_filter = QComboBox(self)
         self.kind_filter.setAccessibleName("Filter by kind")
@@ -85,14 +87,21 @@ class QueryBar(QWidget):
         self.stop.setEnabled(False)
         self.stop.clicked.connect(self.cancelRequested)
         self.mode.currentTextChanged.connect(lambda t: self.go.setText("Ask" if t == "Answer" else "Search"))
-        lay = QHBoxLayout(self)
+        row = QHBoxLayout()
+        row.addWidget(self.mode)
+        row.addWidget(self.edit, 1)
+        row.addWidget(self.go)
+        row.addWidget(self.stop)
+        filters = QHBoxLayout()
+        filters.addWidget(QLabel("Only in:", self))
+        filters.addWidget(self.doc_filter, 1)
+        filters.addWidget(self.kind_filter)
+        filters.addStretch(1)
+        lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.mode)
-        lay.addWidget(self.edit, 1)
-        lay.addWidget(self.doc_filter)
-        lay.addWidget(self.kind_filter)
-        lay.addWidget(self.go)
-        lay.addWidget(self.stop)
+        lay.setSpacing(4)
+        lay.addLayout(row)
+        lay.addLayout(filters)
 
     def current_mode(self) -> str:
         return "answer" if self.mode.currentText() == "Answer" else "search"

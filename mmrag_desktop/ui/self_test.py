@@ -6,7 +6,6 @@ temporary library, searches it, and reports. Returns 0 on success, 1 otherwise.
 
 from __future__ import annotations
 
-import importlib
 import sys
 import tempfile
 import time
@@ -22,23 +21,31 @@ def _say(msg: str) -> None:
 
 
 def _check_models() -> bool:
-    """Load every role the models module can resolve; a missing optional role is not a failure."""
+    """Load every role the registry resolves (a missing optional role is only reported);
+    returns False when a resolved model fails to load."""
+    from ..engine.errors import ModelError
+    from ..engine.models import resolve_all
+    from ..engine.models.verify import verify_model
+    from ..engine.settings import Settings
+
     try:
-        models = importlib.import_module("mmrag_desktop.engine.models")
-    except ImportError:
-        _say("models: engine.models not present; the library's own model loading is tested below")
-        return True
+        settings = Settings.load()
+    except ValueError as e:
+        _say(f"settings: {e}; using defaults")
+        settings = Settings()
     ok = True
-    loader = getattr(models, "self_test", None) or getattr(models, "check_all", None)
-    if loader is None:
-        _say("models: no self-test entry point in engine.models; skipped")
-        return True
-    try:
-        for line in loader() or []:
-            _say(f"models: {line}")
-    except Exception as e:  # report and fail: a frozen build must load its models
-        _say(f"models: FAILED: {type(e).__name__}: {e}")
-        ok = False
+    for r in resolve_all(settings):
+        if not r.ok or r.path is None:
+            _say(f"model {r.role}: {r.status} ({r.message})")
+            continue
+        t = time.perf_counter()
+        try:
+            verify_model(r.role, r.path, mmproj=r.extra.get("mmproj"), settings=settings, compute_sha=False)
+        except ModelError as e:
+            _say(f"model {r.role}: FAILED to load: {e}")
+            ok = False
+            continue
+        _say(f"model {r.role}: loaded {r.path.name} ({r.source}) in {time.perf_counter() - t:.1f} s")
     return ok
 
 

@@ -1,0 +1,263 @@
+"""The real main window against a real library (real SQLite, real PyMuPDF, the real MiniLM
+embedder): drop → ingest → search → answer → citation → highlighted page; cancel, remove,
+corrupt file, persistence across a restart, responsiveness, clean thread shutdown."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+pytest.importorskip("PySide6")
+pymupdf = pytest.importorskip("pymupdf")
+
+from PySide6.QtCore import QMimeData, QPointF, Qt, QTimer, QUrl  # noqa: E402
+from PySide6.QtGui import QDragEnterEvent, QDropEvent  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from mmrag_desktop.engine.settings import Settings  # noqa: E402
+from mmrag_desktop.ui.main_window import MainWindow  # noqa: E402
+
+pytestmark = [pytest.mark.gui, pytest.mark.slow]
+
+QUESTION = "How do I calibrate the pressure sensor?"
+
+
+CALIBRATION = ("To calibrate the pressure sensor, vent both ports to atmosphere, hold the ZERO key "
+               "for three seconds and wait until the display shows 0.000 bar. Then apply the "
+               "reference pressure of 10 bar and press SPAN.")
+STROKE = ("To adjust the actuator stroke, loosen the two limit screws, move the spindle by hand to the "
+          "closed end stop and tighten the lower screw while the LED blinks green.")
+
+
+def make_manual(path, pages: int = 3, title: str = "PX-200 Pressure Transmitter", intro: str = CALIBRATION) -> None:
+    """A small real manual: headings, paragraphs, a ruled table, a vector figure with caption."""
+    doc = pymupdf.open()
+    for n in range(1, pages + 1):
+        p = doc.new_page(width=595, height=842)
+        p.insert_text((72, 72), f"{title} - chapter {n}", fontsize=15)
+        if n == 1:
+            p.insert_textbox(pymupdf.Rect(72, 100, 523, 200), intro, fontsize=11)
+        elif n == 2:
+            p.insert_text((72, 110), "Table 1: Output ranges of the transmitter models", fontsize=10)
+            rows = [("Model", "Range", "Output"), ("PX-200A", "0-10 bar", "4-20 mA"),
+                    ("PX-200B", "0-40 bar", "0-10 V")]
+            for r, row in enumerate(rows):
+                for c, cell in enumerate(row):
+                    rect = pymupdf.Rect(72 + c * 150, 122 + r * 20, 222 + c * 150, 142 + r * 20)
+                    p.draw_rect(rect, color=(0, 0, 0), width=0.8)
+                    p.insert_text((rect.x0 + 5, rect.y1 - 6), cell, fontsize=10)
+        else:
+            p.insert_textbox(pymupdf.Rect(72, 100, 523, 160),
+                             f"Wiring on page {n}: connect the loop supply of 12 to 30 V DC to terminals 1 and 2. "
+                             "Figure 1 shows the terminal block.", fontsize=11)
+            fig = pymupdf.Rect(150, 180, 445, 330)
+            p.draw_rect(fig, color=(0.1, 0.2, 0.5), width=1.5)
+            for i in range(4):
+                t = pymupdf.Rect(175 + i * 65, 220, 225 + i * 65, 280)
+                p.draw_rect(t, color=(0, 0, 0), fill=(0.85, 0.88, 0.95), width=1)
+            p.insert_text((150, 350), "Figure 1: Terminal block of the transmitter", fontsize=10)
+    doc.save(path)
+    doc.close()
+
+
+@pytest.fixture
+def manuals(tmp_path):
+    d = tmp_path / "manuals"
+    d.mkdir()
+    make_manual(d / "px200.pdf")
+    make_manual(d / "valve.pdf", pages=3, title="VX-10 Valve Actuator", intro=STROKE)
+    (tmp_path / "broken.pdf").write_bytes(b"this is not a pdf at all\n" * 20)
+    return d
+
+
+@pytest.fixture
+def lib_dir(tmp_path):
+    return tmp_path / "library"
+
+
+def open_window(qtbot, lib_dir, **settings_kw) -> MainWindow:
+    settings = Settings(library_dir=str(lib_dir), answer_mode="extractive", **settings_kw)
+    w = MainWindow(settings=settings, confirm_close=False)
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.libraryReady, timeout=60000):
+        w.show()
+    qtbot.waitUntil(lambda: w.models_loaded, timeout=180000)
+    return w
+
+
+def drop_files(target, paths) -> None:
+    """Simulate a drag-and-drop of local files onto `target`."""
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    pos = QPointF(target.rect().center())
+    enter = QDragEnterEvent(pos.toPoint(), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                            Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(target, enter)
+    assert enter.isAccepted()
+    drop = QDropEvent(pos, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(target, drop)
+
+
+class Heartbeat:
+    """A 10 ms GUI-thread timer recording the longest gap between ticks."""
+
+    def __init__(self) -> None:
+        self.timer = QTimer()
+        self.timer.setInterval(10)
+        self.timer.timeout.connect(self._tick)
+        self.last = None
+        self.max_gap = 0.0
+        self.ticks = 0
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        if self.last is not None:
+            self.max_gap = max(self.max_gap, now - self.last)
+        self.last = now
+        self.ticks += 1
+
+    def start(self) -> None:
+        self.last = time.perf_counter()
+        self.timer.start()
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+
+def ingest_done(w) -> bool:
+    return bool(w.library_model.rows) and not any(r.busy for r in w.library_model.rows) and not w.ingest_jobs
+
+
+def test_drop_ingest_search_answer_cite_highlight(qtbot, manuals, lib_dir, tmp_path):
+    w = open_window(qtbot, lib_dir)
+    assert w.drop_hint.isVisible()
+    engine = w.engine
+    beat = Heartbeat()
+    beat.start()
+    drop_files(w, [manuals, tmp_path / "broken.pdf"])
+    # every file is listed at once, before any work is done
+    names = {r.name for r in w.library_model.rows}
+    assert names == {"px200.pdf", "valve.pdf", "broken.pdf"}
+    qtbot.waitUntil(lambda: ingest_done(w), timeout=180000)
+    beat.stop()
+    rows = {r.name: r for r in w.library_model.rows}
+    assert rows["px200.pdf"].status == "ready" and rows["px200.pdf"].pages == 3
+    assert rows["valve.pdf"].status == "ready" and rows["valve.pdf"].pages == 3
+    assert rows["broken.pdf"].status == "failed"
+    assert "not a PDF" in rows["broken.pdf"].error
+    assert w.banner.isVisible() and "broken.pdf" in w.banner.label.text()
+    # the GUI thread kept ticking while the engine thread ingested
+    assert beat.ticks > 10
+    assert beat.max_gap < 0.25, f"GUI stalled {beat.max_gap * 1000:.0f} ms during ingest"
+
+    # search mode: ranked hits, no model
+    with qtbot.waitSignal(w.answerFinished, timeout=60000):
+        w.ask(QUESTION, "search")
+    items = w.answer_pane.sources.items
+    assert items and items[0].doc == "px200.pdf" and items[0].page == 1
+
+    # answer mode (extractive: no answer model in this test): text streams with citations
+    events = []
+    with qtbot.waitSignal(w.answerFinished, timeout=120000):
+        job = w.ask(QUESTION, "answer")
+        job.progress.connect(lambda ev: events.append(ev.kind))
+    turn = w.answer_pane.turns[-1]
+    assert "token" in events and "citation" in events
+    assert "[1]" in turn["answer"]
+    assert 'href="cite:1:1"' in w.answer_pane.text.toHtml() or "cite:1:1" in w.answer_pane.text.toHtml()
+    src = w.answer_pane.sources.items[0]
+    assert src.doc == "px200.pdf" and src.page == 1 and src.boxes
+
+    # click the chip [1]: the viewer opens the cited page with the box highlighted
+    w.answer_pane.text.anchorClicked.emit(QUrl("cite:1:1"))
+    v = w.viewer
+    assert v.doc_path == src.doc_path and v.page == src.page
+    rects = v.canvas.highlight_rects()
+    on_page = [b for p, b in src.boxes if p == src.page]
+    assert len(rects) == len(on_page) >= 1
+    geom = v.renderer.geometry(src.doc_path, src.page)
+    for r, b in zip(rects, on_page, strict=True):
+        x0, y0, x1, y1 = geom.to_pixels(b, v.zoom)
+        assert (r.left(), r.top(), r.right(), r.bottom()) == pytest.approx((x0, y0, x1, y1), abs=1e-6)
+    # the box sits on the calibration paragraph (y of the text we drew at 100..200 pt)
+    b0 = on_page[0]
+    assert 90 <= b0[1] <= 210 and b0[3] <= 215
+    # zoom in: the same box, scaled
+    v.zoom_in()
+    r2 = v.canvas.highlight_rects()[0]
+    assert r2.top() == pytest.approx(b0[1] * v.zoom, rel=1e-6)
+    assert v.canvas.image.width() == pytest.approx(595 * v.zoom * v.canvas.image.devicePixelRatio(), abs=1)
+
+    # filters: restrict to valve.pdf
+    w.query_bar.doc_filter.setCurrentIndex(w.query_bar.doc_filter.findText("valve.pdf"))
+    with qtbot.waitSignal(w.answerFinished, timeout=60000):
+        w.ask("terminals loop supply", "search")
+    assert w.answer_pane.sources.items and {i.doc for i in w.answer_pane.sources.items} == {"valve.pdf"}
+
+    # remove a document
+    i = w.library_model.row_for(name="valve.pdf")
+    with qtbot.waitSignal(w.documentsRefreshed, timeout=30000):
+        w.remove_row(i)
+    assert "valve.pdf" not in {r.name for r in w.library_model.rows}
+
+    w.close()
+    assert engine.isFinished() and w.engine is None
+
+
+def test_cancel_queued_ingest(qtbot, manuals, lib_dir, tmp_path):
+    w = open_window(qtbot, lib_dir)
+    big = tmp_path / "big.pdf"
+    make_manual(big, pages=40)
+    jobs = w.add_paths([big])
+    jobs[0].cancel()
+    qtbot.waitUntil(lambda: ingest_done(w), timeout=60000)
+    row = w.library_model.rows[w.library_model.row_for(name="big.pdf")]
+    assert row.status in ("cancelled", "pending") and row.status != "ready"
+    w.close()
+
+
+def test_state_persists_across_a_restart(qtbot, manuals, lib_dir):
+    w = open_window(qtbot, lib_dir)
+    drop_files(w, [manuals / "px200.pdf"])
+    qtbot.waitUntil(lambda: ingest_done(w), timeout=180000)
+    with qtbot.waitSignal(w.answerFinished, timeout=120000):
+        w.ask(QUESTION, "answer")
+    w.resize(760, 590)  # within the offscreen screen (800x800): restoreGeometry clamps to the screen
+    w.main_splitter.setSizes([300, 440])
+    w.query_bar.set_mode("search")
+    sizes = w.main_splitter.sizes()
+    w.close()
+
+    w2 = open_window(qtbot, lib_dir)
+    assert (w2.width(), w2.height()) == (760, 590)
+    assert w2.main_splitter.sizes() == sizes
+    assert w2.query_bar.current_mode() == "search"
+    assert [r.name for r in w2.library_model.rows] == ["px200.pdf"]
+    assert w2.answer_pane.turns and w2.answer_pane.turns[-1]["question"] == QUESTION
+    assert w2.answer_pane.activate_citation(0, 1)  # the restored citation still opens its page
+    assert w2.viewer.page == 1 and w2.viewer.canvas.highlight_rects()
+    w2.close()
+
+
+def test_settings_dialog_round_trip(qtbot, lib_dir, tmp_path):
+    from mmrag_desktop.ui.settings_dialog import SettingsDialog
+
+    w = open_window(qtbot, lib_dir)
+    dlg = SettingsDialog(w.settings, w)
+    qtbot.addWidget(dlg)
+    dlg.threads.setValue(3)
+    dlg.n_ctx.setValue(2048)
+    dlg.mode.setCurrentIndex(dlg.mode.findData("extractive"))
+    dlg.theme.setCurrentIndex(dlg.theme.findData("dark"))
+    new_lib = tmp_path / "other-library"
+    dlg.library.setText(str(new_lib))
+    old_engine = w.engine
+    with qtbot.waitSignal(w.libraryReady, timeout=60000):
+        w.apply_settings(dlg.result_settings())
+    assert old_engine.isFinished()
+    assert w.library_dir == new_lib and (new_lib / "library.sqlite").exists()
+    s = Settings.load()
+    assert (s.threads, s.n_ctx, s.answer_mode, s.theme, s.library_dir) == (3, 2048, "extractive", "dark", str(new_lib))
+    assert "#23262b" in QApplication.instance().styleSheet()
+    w.close()
