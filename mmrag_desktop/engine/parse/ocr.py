@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import io
 import logging
+import sys
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -49,6 +50,8 @@ class Ocr:
     @staticmethod
     def available() -> bool:
         """True when the rapidocr_onnxruntime package can be imported (checked without importing it)."""
+        if "rapidocr_onnxruntime" in sys.modules:
+            return sys.modules["rapidocr_onnxruntime"] is not None  # None = import blocked
         try:
             return importlib.util.find_spec("rapidocr_onnxruntime") is not None
         except (ImportError, ValueError):

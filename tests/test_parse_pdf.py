@@ -1,0 +1,210 @@
+"""The PDF parser on real PDFs generated with PyMuPDF (tests/pdf_factory.py)."""
+
+from __future__ import annotations
+
+import pytest
+from pdf_factory import (
+    make_corrupt_pdf,
+    make_encrypted_pdf,
+    make_headings_pdf,
+    make_page_break_pdf,
+    make_raster_figure_pdf,
+    make_ruled_table_pdf,
+    make_two_column_pdf,
+    make_vector_figure_pdf,
+    make_zero_page_pdf,
+)
+
+from mmrag_desktop.engine.errors import CorruptDocumentError, EncryptedDocumentError
+from mmrag_desktop.engine.parse.pdf import open_pdf
+
+
+def parse(path, **kw):
+    with open_pdf(path, **kw) as doc:
+        return list(doc.pages())
+
+
+def near(a, b, tol):
+    return all(abs(x - y) <= tol for x, y in zip(a, b, strict=True))
+
+
+def text_blocks(page):
+    return [b for b in page.blocks if b.kind in ("text", "list", "code", "heading", "caption")]
+
+
+@pytest.mark.parametrize("outline", [True, False])
+def test_headings_levels_and_running_furniture(tmp_path, outline):
+    sample = make_headings_pdf(tmp_path / "h.pdf", outline=outline)
+    pages = parse(sample.path)
+    assert [p.page for p in pages] == [1, 2, 3]
+    assert all(p.width == 612 and p.height == 792 and p.rotation == 0 for p in pages)
+    for page in pages:
+        expected = [(lvl, title) for lvl, title, pg in sample.info["headings"] if pg == page.page]
+        got = [(b.level, b.text) for b in page.blocks if b.kind == "heading"]
+        assert got == expected
+        texts = [b.text for b in page.blocks if b.kind == "text"]
+        markers = sample.info["body_markers"][page.page]
+        assert [t.split()[0] for t in texts] == markers
+        all_text = "\n".join(b.text for b in page.blocks)
+        # running header and page number are gone
+        assert sample.info["header"] not in all_text
+        assert not any(ln.text.strip() == str(page.page) for b in page.blocks for ln in b.lines)
+        # reading order: heading, paragraph, heading, paragraph ...
+        assert [b.kind for b in page.blocks] == ["heading", "text", "heading", "text", "heading", "text"]
+
+
+def test_two_columns_read_left_then_right(tmp_path):
+    sample = make_two_column_pdf(tmp_path / "c.pdf")
+    (page,) = parse(sample.path)
+    assert page.blocks[0].kind == "heading" and page.blocks[0].text == sample.info["title"]
+    paras = [b for b in page.blocks if b.kind == "text"]
+    assert [b.text.split()[0] for b in paras] == [m + "" for m in sample.info["order"]]
+    gutter = sample.info["gutter"]
+    for b in paras:
+        x0, _, x1, _ = b.bbox
+        assert x1 < gutter or x0 > gutter  # no paragraph spans both columns
+        assert "Left" not in b.text or "Right" not in b.text
+
+
+def test_paragraph_across_page_break_keeps_both_parts(tmp_path):
+    sample = make_page_break_pdf(tmp_path / "b.pdf")
+    p1, p2 = parse(sample.path)
+    last, first = p1.blocks[-1], p2.blocks[0]
+    assert last.kind == first.kind == "text"
+    assert last.lines[-1].text == sample.info["first_part"]
+    assert first.lines[0].text == sample.info["second_part"]
+    assert last.lines[-1].page == 1 and first.lines[0].page == 2
+    assert first.lines[0].bbox[1] < 120  # at the top of page 2, not dropped as a header
+
+
+def test_ruled_table_cells_caption_and_no_duplicate_text(tmp_path):
+    sample = make_ruled_table_pdf(tmp_path / "t.pdf")
+    (page,) = parse(sample.path)
+    tables = [i for i, b in enumerate(page.blocks) if b.kind == "table"]
+    assert len(tables) == 1
+    tb = page.blocks[tables[0]]
+    table = tb.table
+    assert (table.n_rows, table.n_cols) == (5, 3)
+    assert [[c.text for c in row] for row in table.rows()] == sample.info["cells"]
+    assert table.header_rows == 1
+    gx0, gy0, gx1, gy1 = sample.info["bbox"]
+    x0, y0, x1, y1 = table.bbox
+    assert gx0 - 2 <= x0 and gy0 - 2 <= y0 and x1 <= gx1 + 2 and y1 <= gy1 + 2
+    # each cell box contains the place where its text was drawn
+    for cell in table.cells:
+        drawn = sample.info["cell_boxes"][cell.row][cell.col]
+        cx, cy = drawn[0] + 8, drawn[1] + 10
+        assert cell.bbox[0] - 3 <= cx <= cell.bbox[2] + 3 and cell.bbox[1] - 3 <= cy <= cell.bbox[3] + 3
+    assert "0.998 V" in tb.text
+    # the caption goes with the table
+    caps = [b for b in page.blocks if b.kind == "caption"]
+    assert len(caps) == 1 and caps[0].text == sample.info["caption"]
+    assert caps[0].caption_of == tables[0]
+    # cell text is not repeated in text blocks
+    body = " ".join(b.text for b in page.blocks if b.kind == "text")
+    for word in ("VCC", "GND", "TXD", "RXD", "0.998"):
+        assert word not in body
+    assert body.startswith("Before the table.") and "After the table." in body
+
+
+def test_table_search_off_leaves_text(tmp_path):
+    sample = make_ruled_table_pdf(tmp_path / "t.pdf")
+    (page,) = parse(sample.path, tables="off")
+    assert not [b for b in page.blocks if b.kind == "table"]
+    assert "TXD" in " ".join(b.text for b in page.blocks)
+
+
+def test_vector_figure_with_labels_and_caption(tmp_path):
+    sample = make_vector_figure_pdf(tmp_path / "v.pdf")
+    (page,) = parse(sample.path)
+    figs = [i for i, b in enumerate(page.blocks) if b.kind == "figure"]
+    assert len(figs) == 1
+    fig = page.blocks[figs[0]].figure
+    assert fig.source == "vector"
+    px0, py0, px1, py1 = sample.info["plot_box"]
+    x0, y0, x1, y1 = fig.bbox
+    # covers the plot and its labels, but not the caption or the body text
+    assert x0 <= px0 - 15 and y0 <= py0 - 8 and x1 >= px1 - 1 and y1 >= py1 + 10
+    assert y1 < sample.info["caption_y"] - 10 and x1 - x0 < 300
+    assert sorted(ln.text for ln in fig.label_lines) == sorted(sample.info["labels"])
+    assert fig.image_png and fig.image_png.startswith(b"\x89PNG")
+    caps = [b for b in page.blocks if b.kind == "caption"]
+    assert [c.text for c in caps] == [sample.info["caption"]]
+    assert caps[0].caption_of == figs[0]
+    others = " ".join(b.text for b in page.blocks if b.kind in ("text", "caption"))
+    for label in ("Load percent", "50 ", "100"):
+        assert label not in others
+
+
+def test_raster_figure_with_caption_ignores_icons(tmp_path):
+    sample = make_raster_figure_pdf(tmp_path / "r.pdf")
+    (page,) = parse(sample.path)
+    figs = [i for i, b in enumerate(page.blocks) if b.kind == "figure"]
+    assert len(figs) == 1  # the 16 pt icon is not a figure
+    fig = page.blocks[figs[0]].figure
+    assert fig.source == "raster"
+    assert near(fig.bbox, sample.info["image_box"], 1.0)
+    from io import BytesIO
+
+    from PIL import Image
+
+    img = Image.open(BytesIO(fig.image_png))
+    assert 400 <= img.width <= 1000 and abs(img.width / img.height - 300 / 187.5) < 0.05
+    caps = [b for b in page.blocks if b.kind == "caption"]
+    assert [c.text for c in caps] == [sample.info["caption"]] and caps[0].caption_of == figs[0]
+
+
+def test_caption_without_region_is_unlinked(tmp_path):
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "Some text about the device and its modes of operation.", fontsize=10)
+    page.insert_text((72, 300), "Figure 7: Wiring diagram (see the appendix).", fontsize=10)
+    doc.save(tmp_path / "c.pdf")
+    (pc,) = parse(tmp_path / "c.pdf")
+    caps = [b for b in pc.blocks if b.kind == "caption"]
+    assert len(caps) == 1 and caps[0].caption_of is None
+    assert caps[0].text.startswith("Figure 7:")
+
+
+def test_ligatures_are_expanded(tmp_path):
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    # the HTML layout engine sets "fi", "fl", "ffi" as ligature glyphs
+    page.insert_htmlbox(pymupdf.Rect(72, 72, 500, 200), "<p>The firmware flushes the office file.</p>")
+    assert "\ufb01" in page.get_text("text", flags=pymupdf.TEXT_PRESERVE_LIGATURES)
+    doc.save(tmp_path / "l.pdf")
+    (pc,) = parse(tmp_path / "l.pdf")
+    assert "firmware flushes the office file." in pc.blocks[0].text
+
+
+def test_page_without_text_layer_and_no_ocr(tmp_path):
+    from pdf_factory import make_scanned_pdf
+
+    sample = make_scanned_pdf(tmp_path / "s.pdf")
+    (page,) = parse(sample.path)
+    assert page.has_text_layer is False and page.ocr_used is False and page.blocks == []
+
+
+def test_encrypted_pdf_needs_password(tmp_path):
+    sample = make_encrypted_pdf(tmp_path / "e.pdf")
+    with pytest.raises(EncryptedDocumentError) as ei:
+        open_pdf(sample.path)
+    assert "password" in str(ei.value)
+
+
+def test_corrupt_and_empty_files(tmp_path):
+    bad = make_corrupt_pdf(tmp_path / "bad.pdf")
+    with pytest.raises(CorruptDocumentError):
+        open_pdf(bad.path)
+    zero = make_zero_page_pdf(tmp_path / "zero.pdf")
+    with pytest.raises(CorruptDocumentError) as ei:
+        open_pdf(zero.path)
+    assert "no pages" in str(ei.value)
+    empty = tmp_path / "empty.pdf"
+    empty.write_bytes(b"")
+    with pytest.raises(CorruptDocumentError):
+        open_pdf(empty)
