@@ -37,7 +37,9 @@ class SamplePdf:
     info: dict[str, Any] = field(default_factory=dict)
 
 
-def write_lines(page: Any, x: float, y: float, lines: list[str], size: float = BODY_SIZE, font: str = "helv") -> float:
+def write_lines(
+    page: Any, x: float, y: float, lines: list[str], size: float = BODY_SIZE, font: str = "helv"
+) -> float:
     """Write `lines` with baselines starting at `y`; returns the baseline y after the last line."""
     for text in lines:
         page.insert_text((x, y), text, fontsize=size, fontname=font)
@@ -186,13 +188,17 @@ def make_ruled_table_pdf(path: Path, cells: list[list[str]] | None = None) -> Sa
         brow = []
         for c, text in enumerate(row):
             cx, cy = x0 + c * col_w, top + r * row_h
-            page.insert_text((cx + 5, cy + 14), text, fontsize=BODY_SIZE, fontname="hebo" if r == 0 else "helv")
+            page.insert_text(
+                (cx + 5, cy + 14), text, fontsize=BODY_SIZE, fontname="hebo" if r == 0 else "helv"
+            )
             brow.append((cx, cy, cx + col_w, cy + row_h))
         boxes.append(brow)
     paragraph(page, MARGIN, bottom + 30, "After the table. " + LOREM, PAGE_W - 2 * MARGIN)
     doc.save(path)
     doc.close()
-    return SamplePdf(path, {"cells": cells, "bbox": (x0, top, x1, bottom), "caption": caption, "cell_boxes": boxes})
+    return SamplePdf(
+        path, {"cells": cells, "bbox": (x0, top, x1, bottom), "caption": caption, "cell_boxes": boxes}
+    )
 
 
 def make_vector_figure_pdf(path: Path) -> SamplePdf:
@@ -214,7 +220,9 @@ def make_vector_figure_pdf(path: Path) -> SamplePdf:
     for k, h in enumerate(heights):
         bx = left + 15 + k * 45
         page.draw_rect((bx, bottom - h, bx + 30, bottom), color=(0, 0, 0), fill=(0.3, 0.5, 0.8))
-    page.draw_polyline([(left + 30 + k * 45, bottom - h - 8) for k, h in enumerate(heights)], color=(0.8, 0, 0), width=1.2)
+    page.draw_polyline(
+        [(left + 30 + k * 45, bottom - h - 8) for k, h in enumerate(heights)], color=(0.8, 0, 0), width=1.2
+    )
     labels = []
     for frac, text in ((0.0, "0"), (0.5, "50"), (1.0, "100")):
         ty = bottom - frac * (bottom - top)
@@ -231,7 +239,8 @@ def make_vector_figure_pdf(path: Path) -> SamplePdf:
     doc.save(path)
     doc.close()
     return SamplePdf(
-        path, {"plot_box": (left, top, right, bottom), "labels": labels, "caption": caption, "caption_y": cap_y}
+        path,
+        {"plot_box": (left, top, right, bottom), "labels": labels, "caption": caption, "caption_y": cap_y},
     )
 
 

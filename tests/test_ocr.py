@@ -75,7 +75,10 @@ def test_ocr_region_maps_crop_pixels_to_page_points(ocr):
     assert ln.page == 7 and _words(ln.text) == {"valve", "a3"}
     # text drawn at pixel (100, 80) -> point (100 + 50, 400 + 40)
     assert abs(ln.bbox[0] - 150) < 8 and abs(ln.bbox[1] - 440) < 10
-    assert region[0] <= ln.bbox[0] < ln.bbox[2] <= region[2] and region[1] <= ln.bbox[1] < ln.bbox[3] <= region[3]
+    assert (
+        region[0] <= ln.bbox[0] < ln.bbox[2] <= region[2]
+        and region[1] <= ln.bbox[1] < ln.bbox[3] <= region[3]
+    )
 
 
 def test_blank_image_gives_no_lines(ocr):

@@ -21,7 +21,9 @@ from ..errors import ModelError
 if TYPE_CHECKING:
     from PIL import Image
 
-INSTALL_HINT = "OCR is not available: install the rapidocr-onnxruntime package (pip install rapidocr-onnxruntime)"
+INSTALL_HINT = (
+    "OCR is not available: install the rapidocr-onnxruntime package (pip install rapidocr-onnxruntime)"
+)
 
 
 @dataclass

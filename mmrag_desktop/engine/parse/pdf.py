@@ -73,7 +73,9 @@ class PdfDocument:
         self.page_count: int = doc.page_count
         meta_title = (doc.metadata or {}).get("title") or ""
         self.title: str = meta_title.strip() or path.stem
-        heights = {i + 1: doc[i].rect.height for i in range(self.page_count)} if self.page_count < 5000 else {}
+        heights = (
+            {i + 1: doc[i].rect.height for i in range(self.page_count)} if self.page_count < 5000 else {}
+        )
         self._toc = toc_by_page(doc.get_toc(simple=False), heights)
         self._stats = self._font_stats()
         # Counters for diagnostics and benchmarks (filled while pages() runs).
@@ -169,12 +171,18 @@ class PdfDocument:
         lines = [ln for ln in ext.lines if id(ln) not in drop]
         has_images = bool(page.get_images(full=True))
 
-        if char_count(ext.lines) == 0 and has_images and image_coverage(page, width, height) > SCANNED_IMAGE_COVERAGE:
+        if (
+            char_count(ext.lines) == 0
+            and has_images
+            and image_coverage(page, width, height) > SCANNED_IMAGE_COVERAGE
+        ):
             if self.ocr is None:
                 return PageContent(pno, width, height, [], rotation=rotation, has_text_layer=False)
             blocks = self._ocr_blocks(page, pno, width, height)
             self.stats["ocr_pages"] += 1
-            return PageContent(pno, width, height, blocks, rotation=rotation, has_text_layer=False, ocr_used=True)
+            return PageContent(
+                pno, width, height, blocks, rotation=rotation, has_text_layer=False, ocr_used=True
+            )
 
         regions: list[Block] = []
         drawings = page.get_drawings()
@@ -183,7 +191,12 @@ class PdfDocument:
             clusters = [(r.x0, r.y0, r.x1, r.y1) for r in page.cluster_drawings(drawings=drawings)]
         words: list[tuple] | None = None
         tables = []
-        if self.tables != "off" and drawings and has_ruling(drawings) and not _only_code_frames(drawings, lines):
+        if (
+            self.tables != "off"
+            and drawings
+            and has_ruling(drawings)
+            and not _only_code_frames(drawings, lines)
+        ):
             words = ext.textpage.extractWORDS()
             tables = find_ruled_tables(page, words, lines, pno, self.tables)
             self.stats["table_pages_checked"] += 1
@@ -232,7 +245,9 @@ class PdfDocument:
         if clusters:
             if words is None:
                 words = ext.textpage.extractWORDS()
-            vector = [pad_with_labels(b, lines) for b in vector_regions(clusters, words, tables, width, height)]
+            vector = [
+                pad_with_labels(b, lines) for b in vector_regions(clusters, words, tables, width, height)
+            ]
         if not raster and not vector:
             return []
         merged = merge_close(raster + vector, 0.0)
@@ -312,7 +327,9 @@ def _only_code_frames(drawings: list[dict[str, Any]], lines: list[Line]) -> bool
     """True when the ruled areas only frame monospaced text (code boxes), so no table search is needed."""
     if len(drawings) > 200:
         return False
-    rects = [(float(d["rect"].x0), float(d["rect"].y0), float(d["rect"].x1), float(d["rect"].y1)) for d in drawings]
+    rects = [
+        (float(d["rect"].x0), float(d["rect"].y0), float(d["rect"].x1), float(d["rect"].y1)) for d in drawings
+    ]
     frames = [r for r in merge_close(rects, 8.0) if r[2] - r[0] > 20 and r[3] - r[1] > 10]
     inside = [ln for c in frames for ln in lines_inside(c, lines)]
     return bool(inside) and sum(1 for ln in inside if ln.mono) >= 0.9 * len(inside)
@@ -362,7 +379,9 @@ def open_pdf(
         raise CorruptDocumentError(str(path), f"the file cannot be opened as a PDF ({e})") from e
     try:
         if doc.needs_pass and not doc.authenticate(""):
-            raise EncryptedDocumentError(str(path), "the PDF is password-protected; a password is needed to open it")
+            raise EncryptedDocumentError(
+                str(path), "the PDF is password-protected; a password is needed to open it"
+            )
         if doc.page_count == 0:
             raise CorruptDocumentError(str(path), "the PDF has no pages")
         return PdfDocument(path, doc, ocr=ocr, tables=tables, figure_crops=figure_crops)

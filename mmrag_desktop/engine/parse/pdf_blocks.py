@@ -23,7 +23,7 @@ def is_list_start(text: str) -> bool:
 
 
 def caption_kind(text: str) -> str | None:
-    """"figure" / "table" when `text` starts like a caption ("Figure 3:", "Fig. 4-12", "Table 2"), else None."""
+    """Return "figure" / "table" when `text` starts like a caption ("Figure 3:", "Fig. 4-12", "Table 2"), else None."""
     if not CAPTION.match(text):
         return None
     return "table" if text.lower().startswith("tab") else "figure"

@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 
 from ..elements import Line
 
-_NUM_PREFIX = re.compile(r"^(?:(?:chapter|section|appendix|part)\s+)?(?:[0-9a-z]{1,3}(?:\.\d+)*\.?|[ivxlc]+\.)\s+", re.I)
+_NUM_PREFIX = re.compile(
+    r"^(?:(?:chapter|section|appendix|part)\s+)?(?:[0-9a-z]{1,3}(?:\.\d+)*\.?|[ivxlc]+\.)\s+", re.I
+)
 _NON_ALNUM = re.compile(r"[^0-9a-z]+")
 
 

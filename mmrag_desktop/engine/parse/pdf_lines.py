@@ -23,7 +23,9 @@ LIGATURES = {
     "\u00ad": "",  # soft hyphen: invisible, breaks search
 }
 _LIGATURE_TABLE = str.maketrans(LIGATURES)
-_MONO_FONT = re.compile(r"mono|courier|consol|cmtt|sfmt|typewriter|menlo|inconsolata|lucidaconsole|\btt", re.I)
+_MONO_FONT = re.compile(
+    r"mono|courier|consol|cmtt|sfmt|typewriter|menlo|inconsolata|lucidaconsole|\btt", re.I
+)
 _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|cmbx|\bbx", re.I)
 
 

@@ -104,7 +104,11 @@ def _build_table(t: Any, words: list[tuple], lines: list[Line], page_no: int) ->
         return None
     bbox: BBox = tuple(float(v) for v in t.bbox)  # type: ignore[assignment]
     return Table(
-        bbox=bbox, cells=cells, n_rows=n_rows, n_cols=n_cols, header_rows=_guess_header_rows(cells, lines, n_rows)
+        bbox=bbox,
+        cells=cells,
+        n_rows=n_rows,
+        n_cols=n_cols,
+        header_rows=_guess_header_rows(cells, lines, n_rows),
     )
 
 
