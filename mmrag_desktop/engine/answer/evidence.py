@@ -26,6 +26,23 @@ def neutralise(text: str) -> str:
     return text
 
 
+def unwrap_lines(text: str) -> str:
+    """Text with PDF line wraps joined: a long line not ending a sentence continues on the
+    next; short lines without final punctuation (headings, list labels) stay on their own."""
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    lines = [line for line in lines if line]
+    out: list[str] = []
+    for line in lines:
+        if out:
+            prev = out[-1]
+            wrapped = len(prev.split()) >= 6 and prev[-1] not in ".!?:;"
+            if wrapped:
+                out[-1] = prev + " " + line
+                continue
+        out.append(line)
+    return "\n".join(out)
+
+
 def default_token_counter(text: str) -> int:
     """A rough count (1 token ~ 0.75 words) for when no tokenizer is at hand."""
     return max(1, int(len(text.split()) * 1.35) + 1)
@@ -109,7 +126,7 @@ def pack_evidence(
         if hit.chunk_id in seen or not (hit.text or "").strip():
             continue
         seen.add(hit.chunk_id)
-        block = EvidenceBlock(id=len(blocks) + 1, hit=hit, text=neutralise(" ".join(hit.text.split())))
+        block = EvidenceBlock(id=len(blocks) + 1, hit=hit, text=neutralise(unwrap_lines(hit.text)))
         header_tokens = count_tokens(block.header()) + 1
         tokens = header_tokens + count_tokens(block.text)
         room = budget_tokens - used

@@ -83,8 +83,9 @@ from llama_cpp import Llama
 llm = Llama(model_path=sys.argv[1], n_ctx=64, n_threads=1, n_threads_batch=1, verbose=False)
 toks = llm.tokenize(b"Hello", add_bos=True)
 llm.eval(toks[:4])
+arch = llm.metadata.get("general.architecture", "")
 print(json.dumps({"ok": True, "chat_template": bool(llm.metadata.get("tokenizer.chat_template")),
-                  "n_ctx_train": llm.n_ctx_train(), "arch": llm.metadata.get("general.architecture", "")}))
+                  "n_ctx_train": int(llm.metadata.get(arch + ".context_length", 0) or 0), "arch": arch}))
 llm.close()
 """
 
