@@ -313,8 +313,12 @@ class PdfDocument:
         img = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
         sx, sy = width / pix.width, height / pix.height
         lines: list[Line] = []
+        derotate = page.derotation_matrix if page.rotation else None
         for ol in self.ocr.read(img):
             b = (ol.bbox[0] * sx, ol.bbox[1] * sy, ol.bbox[2] * sx, ol.bbox[3] * sy)
+            if derotate is not None:  # the render is rotated; text boxes live in unrotated page space
+                r = pymupdf.Rect(b) * derotate
+                b = (r.x0, r.y0, r.x1, r.y1)
             lines.append(Line(text=ol.text, page=pno, bbox=b, size=round((b[3] - b[1]) / 1.2, 1)))
         blocks = self._assemble(lines, [], pno)
         for b in blocks:
