@@ -148,7 +148,7 @@ class TextEmbedder:
         return np.asarray(vecs, dtype=np.float32)
 
     def encode_with_segments(
-        self, texts: list[str], segments: list[list[tuple[int, int]]], batch_size: int = 16
+        self, texts: list[str], segments: list[list[tuple[int, int]]], batch_size: int = 32
     ) -> Encoded:
         """Encode texts; also pool a vector for each (char_start, char_end) segment of each text.
 
