@@ -55,6 +55,8 @@ class AnswerPane(QWidget):
         self.sources_view.setUniformItemSizes(False)
         self.sources_view.setIconSize(HitsModel.THUMB)
         self.sources_view.setAlternatingRowColors(True)
+        self.sources_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.sources_view.setVerticalScrollMode(QListView.ScrollMode.ScrollPerPixel)
         self.sources_view.activated.connect(self._on_source)
         self.sources_view.clicked.connect(self._on_source)
         lower = QWidget(self)
@@ -161,7 +163,7 @@ class AnswerPane(QWidget):
         for i, t in enumerate(self.turns):
             q = html.escape(t["question"])
             label = "Search" if t.get("mode") == "search" else "Q"
-            parts.append(f'<p style="margin-top:10px"><b>{label}:</b> {q}</p>')
+            parts.append(f'<p style="margin-top:10px"><a name="turn{i}"></a><b>{label}:</b> {q}</p>')
             valid = {s.number for s in t.get("sources", [])}
             body = render_answer_html(t.get("answer", ""), i, valid) if t.get("mode") != "search" else \
                 html.escape(t.get("answer", ""))
@@ -181,8 +183,12 @@ class AnswerPane(QWidget):
             if t.get("error"):
                 parts.append(f'<p style="color:#c62828">{html.escape(t["error"])}</p>')
         self.text.setHtml("".join(parts))
-        sb = self.text.verticalScrollBar()
-        sb.setValue(sb.maximum())
+        busy = bool(self.turns and self.turns[-1].get("status"))
+        if self.turns and not busy:  # a finished turn: show it from its question on
+            self.text.scrollToAnchor(f"turn{len(self.turns) - 1}")
+        else:  # streaming: follow the text
+            sb = self.text.verticalScrollBar()
+            sb.setValue(sb.maximum())
 
     # ---- clicks -------------------------------------------------------------------
     def _on_anchor(self, url: QUrl) -> None:

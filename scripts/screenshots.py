@@ -1,0 +1,148 @@
+"""Drive the real app through its main flow and save screenshots (run by screenshots.sh under Xvfb).
+
+    python scripts/screenshots.py OUT_DIR [MANUAL.pdf ...]
+
+Without manuals it cuts a few chapters out of /tmp/manuals (ngspice: raster figures and
+tables; R-intro: prose) into a temp folder. Saves:
+  01-empty.png, 02-ingest.png, 03-answer.png, 04-table-highlight.png, 05-figure-highlight.png
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CUTS = [("/tmp/manuals/ngspice.pdf", 120, 175, "ngspice-devices.pdf"),
+        ("/tmp/manuals/R-intro.pdf", 0, 30, "R-intro-start.pdf")]
+QUESTION = "How do I model a lossy transmission line?"
+TABLE_QUERY = "table of model parameters default value units"
+FIGURE_QUERY = "figure schematic"
+
+
+def cut_manuals(out: Path) -> list[Path]:
+    import pymupdf
+
+    paths = []
+    for src, a, b, name in CUTS:
+        if not Path(src).exists():
+            continue
+        with pymupdf.open(src) as doc, pymupdf.open() as part:
+            part.insert_pdf(doc, from_page=a, to_page=min(b, doc.page_count - 1))
+            part.save(out / name)
+        paths.append(out / name)
+    return paths
+
+
+def main() -> int:
+    out_dir = Path(sys.argv[1]).resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="mmrag-shots-"))
+    for k in ("CONFIG", "DATA", "CACHE", "LOG"):
+        os.environ[f"MMRAG_{k}_DIR"] = str(tmp / k.lower())
+    manuals = [Path(p) for p in sys.argv[2:]]
+    if not manuals:
+        (tmp / "manuals").mkdir()
+        manuals = cut_manuals(tmp / "manuals")
+
+    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from mmrag_desktop.engine.settings import Settings
+    from mmrag_desktop.ui.app_resources import app_icon, apply_theme
+    from mmrag_desktop.ui.main_window import MainWindow
+
+    app = QApplication(sys.argv[:1])
+    app.setWindowIcon(app_icon())
+    theme = os.environ.get("MMRAG_THEME", "light")
+    apply_theme(app, theme)
+    settings = Settings(library_dir=str(tmp / "library"), theme=theme,
+                        answer_mode=os.environ.get("MMRAG_ANSWER_MODE", "auto"))
+    w = MainWindow(settings=settings, confirm_close=False)
+    w.resize(1366, 820)
+    w.main_splitter.setSizes([600, 766])
+    w.left_splitter.setSizes([190, 580])
+    w.show()
+
+    def pump(seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+            time.sleep(0.01)
+
+    def wait(cond, timeout: float, what: str) -> None:
+        end = time.monotonic() + timeout
+        while not cond():
+            if time.monotonic() > end:
+                raise SystemExit(f"timed out waiting for {what}")
+            pump(0.05)
+
+    def shot(name: str) -> None:
+        pump(0.3)
+        img = w.grab().toImage()
+        path = out_dir / name
+        img.save(str(path), "PNG")
+        _shrink(path)
+        print(f"saved {path} ({path.stat().st_size // 1024} KB)", flush=True)
+
+    wait(lambda: w.engine is not None and w.library_model is not None and w.status_label.text() != "Opening library…",
+         60, "the library")
+    shot("01-empty.png")
+    wait(lambda: w.models_loaded, 300, "the models")
+    w.add_paths(manuals)
+    wait(lambda: any((r.progress or 0) > 0.15 for r in w.library_model.rows), 300, "ingest progress")
+    shot("02-ingest.png")
+    wait(lambda: not w.ingest_jobs, 1800, "the ingest")
+    w.refresh_documents()
+    pump(1)
+
+    done = []
+    w.answerFinished.connect(lambda: done.append(1))
+
+    def ask(q: str, mode: str) -> None:
+        done.clear()
+        w.query_bar.set_mode(mode)
+        w.query_bar.edit.setText(q)
+        w.ask(q, mode)
+        wait(lambda: done, 600, f"the {mode} of {q!r}")
+
+    ask(QUESTION, "answer")
+    if w.answer_pane.sources.items:
+        w.answer_pane.activate_citation(len(w.answer_pane.turns) - 1, w.answer_pane.sources.items[0].number)
+    shot("03-answer.png")
+
+    for query, kind, name in ((TABLE_QUERY, "table", "04-table-highlight.png"),
+                              (FIGURE_QUERY, "figure", "05-figure-highlight.png")):
+        w.query_bar.kind_filter.setCurrentText(kind)
+        ask(query, "search")
+        items = w.answer_pane.sources.items
+        if not items:
+            w.query_bar.kind_filter.setCurrentIndex(0)
+            ask(query, "search")
+            items = w.answer_pane.sources.items
+        if items:
+            w.answer_pane.sources_view.setCurrentIndex(w.answer_pane.sources.index(0))
+            w.show_citation(items[0], items)
+            w.viewer.fit_width()
+        shot(name)
+        w.query_bar.kind_filter.setCurrentIndex(0)
+    w.close()
+    QTimer.singleShot(0, app.quit)
+    return 0
+
+
+def _shrink(path: Path, limit: int = 300_000) -> None:
+    """Re-encode a screenshot with a 256-colour palette when it is over `limit` bytes."""
+    if path.stat().st_size <= limit:
+        return
+    from PIL import Image
+
+    with Image.open(path) as im:
+        q = im.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT)
+    q.save(path, optimize=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
