@@ -73,10 +73,11 @@ class PdfDocument:
         self.page_count: int = doc.page_count
         meta_title = (doc.metadata or {}).get("title") or ""
         self.title: str = meta_title.strip() or path.stem
-        heights = (
-            {i + 1: doc[i].rect.height for i in range(self.page_count)} if self.page_count < 5000 else {}
-        )
-        self._toc = toc_by_page(doc.get_toc(simple=False), heights)
+        toc = doc.get_toc(simple=False)
+        heights = {
+            e[2]: float(doc.page_cropbox(e[2] - 1).height) for e in toc if 1 <= e[2] <= self.page_count
+        }
+        self._toc = toc_by_page(toc, heights)
         self._stats = self._font_stats()
         # Counters for diagnostics and benchmarks (filled while pages() runs).
         self.stats: dict[str, int] = {

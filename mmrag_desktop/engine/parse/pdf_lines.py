@@ -7,6 +7,7 @@ is searchable as "file".
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -65,10 +66,10 @@ def lines_from_dict(page_dict: dict[str, Any], page_no: int) -> list[Line]:
                     continue
                 chars += n
                 flags = s.get("flags", 0)
-                font = s.get("font", "")
-                if flags & 16 or _BOLD_FONT.search(font):
+                font_bold, font_mono = _font_style(s.get("font", ""))
+                if flags & 16 or font_bold:
                     bold += n
-                if flags & 8 or _MONO_FONT.search(font):
+                if flags & 8 or font_mono:
                     mono += n
                 size = round(float(s.get("size", 0.0)), 1)
                 size_weight[size] = size_weight.get(size, 0) + n
@@ -85,6 +86,12 @@ def lines_from_dict(page_dict: dict[str, Any], page_no: int) -> list[Line]:
                 )
             )
     return out
+
+
+@functools.lru_cache(maxsize=512)
+def _font_style(font: str) -> tuple[bool, bool]:
+    """(bold, mono) judged from a font name; cached because a document uses few fonts."""
+    return bool(_BOLD_FONT.search(font)), bool(_MONO_FONT.search(font))
 
 
 def char_count(lines: list[Line]) -> int:
