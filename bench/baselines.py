@@ -69,7 +69,7 @@ class DensePages:
     """Dense-only page retrieval: max similarity over <=256-word-piece windows of each page."""
 
     def __init__(self, pages: list[tuple[str, int, str]], cache: Path | None = None,
-                 window: int = 254, stride: int = 192):
+                 window: int = 254, stride: int = 224):
         from sentence_transformers import SentenceTransformer
 
         self.model = SentenceTransformer(str(minilm_dir()), device="cpu")
