@@ -70,7 +70,6 @@ def test_streams_tokens_and_reuses_the_system_prompt_cache(runner):
     st2 = GenerationStats()
     list(runner.stream(toks2, max_tokens=4, stop=stop, stats=st2))
     assert st2.cached_tokens >= sys_tokens
-    assert st2.llama_prompt_n <= len(toks2) - sys_tokens + 1  # llama.cpp evaluated only the new part
 
 
 def test_cancel_stops_between_tokens(runner):

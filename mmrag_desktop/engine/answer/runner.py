@@ -142,17 +142,13 @@ def verify_model(path: Path, timeout: float = 120.0) -> dict:
 @dataclass
 class GenerationStats:
     """Timing of one generation. prompt_tokens: the whole prompt; cached_tokens: the part the
-    KV cache already held; llama_prompt_ms / llama_eval_ms: llama.cpp's own counters."""
+    KV cache already held (not processed again); ttft_s: from the call to the first token."""
 
     prompt_tokens: int = 0
     cached_tokens: int = 0
     generated_tokens: int = 0
     ttft_s: float = 0.0
     total_s: float = 0.0
-    llama_prompt_ms: float = 0.0
-    llama_prompt_n: int = 0
-    llama_eval_ms: float = 0.0
-    llama_eval_n: int = 0
     finish_reason: str = ""
     extra: dict = field(default_factory=dict)
 
@@ -238,12 +234,6 @@ class LlamaRunner:
         return len(toks)
 
     # -- generation -----------------------------------------------------------------------
-    def _perf(self) -> tuple[float, int, float, int]:
-        import llama_cpp
-
-        d = llama_cpp.llama_perf_context(self.llm._ctx.ctx)
-        return d.t_p_eval_ms, d.n_p_eval, d.t_eval_ms, d.n_eval
-
     def _cached_prefix(self, toks: Sequence[int]) -> int:
         n = 0
         for a, b in zip(self.llm._input_ids[: self.llm.n_tokens], toks[:-1], strict=False):
@@ -274,11 +264,8 @@ class LlamaRunner:
             raise ModelError(ROLE, f"the prompt ({len(tokens)} tokens) does not fit the context ({self.n_ctx})")
         st = stats if stats is not None else GenerationStats()
         st.prompt_tokens = len(tokens)
-        import llama_cpp
-
         with self.lock:
             st.cached_tokens = self._cached_prefix(tokens)
-            llama_cpp.llama_perf_context_reset(self.llm._ctx.ctx)
             t0 = time.perf_counter()
             it = self.llm.create_completion(
                 list(tokens),
@@ -307,7 +294,6 @@ class LlamaRunner:
             finally:
                 it.close()
                 st.total_s = time.perf_counter() - t0
-                st.llama_prompt_ms, st.llama_prompt_n, st.llama_eval_ms, st.llama_eval_n = self._perf()
 
     def close(self) -> None:
         """Free the model and its context (idempotent)."""
