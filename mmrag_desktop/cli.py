@@ -36,7 +36,12 @@ def build_parser() -> argparse.ArgumentParser:
     a = sub.add_parser("add", help="add files or folders (PDF, images, Markdown, Docling JSON)")
     a.add_argument("paths", nargs="+", metavar="PATH")
     a.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    a.add_argument("--no-enrich", action="store_true",
+                   help="skip the figure work that follows (OCR of raster figures, image vectors, captions)")
     a.set_defaults(func=cmd_add)
+
+    e = sub.add_parser("enrich", help="run pending figure work (OCR of raster figures, image vectors, captions)")
+    e.set_defaults(func=cmd_enrich)
 
     s = sub.add_parser("search", help="ranked hits with page and highlight box")
     s.add_argument("query", nargs="?", help="the query text")
@@ -111,6 +116,8 @@ def cmd_add(args) -> int:
                 bar.line(ev.message)
             else:
                 bar.update(ev)
+        if not args.no_enrich:
+            _run_enrich(lib, bar)
     except KeyboardInterrupt:
         bar.line("interrupted: documents finished so far are kept; run add again to resume")
         return 130
@@ -118,6 +125,28 @@ def cmd_add(args) -> int:
         bar.close()
         lib.close()
     return EXIT_FILES_FAILED if failed else 0
+
+
+def _run_enrich(lib, bar: ProgressBar) -> None:
+    for ev in lib.enrich():
+        if ev.stage == "finished" or ev.extra.get("errors"):
+            bar.line(f"figures: {ev.message}")
+        else:
+            bar.update(ev)
+
+
+def cmd_enrich(args) -> int:
+    lib = open_library(args)
+    bar = ProgressBar()
+    try:
+        _run_enrich(lib, bar)
+    except KeyboardInterrupt:
+        bar.line("interrupted: finished figures are kept; run enrich again to resume")
+        return 130
+    finally:
+        bar.close()
+        lib.close()
+    return 0
 
 
 def _filters_from(args) -> dict:

@@ -46,6 +46,7 @@ class Library:
         self._indices: dict[str, VectorIndex] = {}
         self._ocr = None
         self._ocr_checked = False
+        self._clip = None  # None = not tried, False = unavailable, else an ImageEmbedder
         self._names: dict[int, tuple[str, str]] | None = None
         self._kinds: dict[int, str] = {}
         self._closed = False
@@ -115,6 +116,8 @@ class Library:
         with self.lock:
             for idx in self._indices.values():
                 idx.save()
+            if self._clip:
+                self._clip.close()
             self.conn.close()
             self._closed = True
 
@@ -135,6 +138,24 @@ class Library:
             with self.lock:
                 for idx in self._indices.values():
                     idx.save()
+
+    def enrich(self, cancel: CancelToken | None = None, *, doc_ids: list[int] | None = None) -> Iterator[Progress]:
+        """Background figure work after ingest (OCR of raster figures, CLIP vectors, VLM captions);
+        resumable and cancellable; search keeps working meanwhile. See enrich.py."""
+        from .enrich import enrich_events
+
+        try:
+            yield from enrich_events(self, cancel, doc_ids=doc_ids)
+        finally:
+            with self.lock:
+                for idx in self._indices.values():
+                    idx.save()
+
+    def ask(self, question: str, **kwargs) -> Iterator:
+        """Answer a question as a generator of answer events (see answer/__init__.py)."""
+        from .answer import answer_events
+
+        return answer_events(self, question, **kwargs)
 
     def documents(self) -> list[DocumentInfo]:
         """Every document, oldest first, with its chunk count."""
@@ -219,6 +240,32 @@ class Library:
         from .search.image_query import search_image
 
         return search_image(self, image, k, self._filters(docs, None, None))
+
+    def image_list(self, query: str, n: int, filters) -> list[int]:
+        """Figure chunk ids ranked by CLIP text->image similarity, or [] when no image vectors
+        or no image embedder are available (the model is loaded once, on first need)."""
+        with self.lock:
+            row = self.conn.execute("SELECT model, dim FROM vectors WHERE space = 'image' LIMIT 1").fetchone()
+        if row is None:
+            return []
+        if self._clip is None:
+            from .models.clip import load_image_embedder
+            from .models.registry import resolve
+
+            if not resolve("image_embedder", self.settings).ok:
+                self._clip = False
+                return []
+            try:
+                self._clip = load_image_embedder(settings=self.settings, threads=self.settings.threads)
+            except ModelError:
+                self._clip = False
+                raise
+        if self._clip is False:
+            return []
+        vec = self._clip.encode_text([query])[0]
+        index = self._index("image", row[0], int(row[1]))
+        allowed = self._allowed_ids(filters) if filters.active else None
+        return [cid for cid, _ in index.query(vec, n, filter_ids=allowed)]
 
     def _filters(self, docs, pages, kinds):
         from .search.searcher import Filters

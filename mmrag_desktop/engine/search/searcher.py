@@ -100,9 +100,15 @@ def search(library: Library, query: str, k: int = 10, filters: Filters | None = 
             exact = [r[0] for r in rows] + [c for c in exact if c not in {r[0] for r in rows}]
     if exact:
         lists["exact"] = exact
+    image = library.image_list(plan.text, n_cand, filters) if not filters.kinds or "figure" in filters.kinds else []
+    if image:
+        lists["image"] = image
     if extra_lists:
         lists.update(extra_lists)
-    fused = weighted_rrf(lists, LIST_WEIGHTS)
+    weights = dict(LIST_WEIGHTS)
+    if plan.intent == "visual":
+        weights["image"] = 1.0
+    fused = weighted_rrf(lists, weights)
     if not fused:
         return []
     ranks = {name: {cid: r for r, cid in enumerate(ids, start=1)} for name, ids in lists.items()}
