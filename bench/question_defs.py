@@ -60,7 +60,7 @@ QUESTIONS: list[dict] = [
     q("t15", "text", "read a CSV file of numbers into a matrix in octave",
       (OC, 301, {"snippet": "Read the comma-separated-value (CSV) file filename into the matrix x."})),
     q("t16", "text", "what interpolation does interp1 do if I don't pass a method",
-      (OC, 397, {"snippet": "The default method is \"linear\"."})),
+      (OC, 831, {"snippets": ["\"linear\" (default)", "The default method is \"linear\"."]})),
     q("t17", "text", "which startup file holds my personal octave settings",
       (OC, 35, {"snippet": "This file is used to make personal changes to the default Octave environment.",
                 "nth": 0})),
