@@ -222,3 +222,15 @@ def test_components_become_highlightable_lines_in_page_coordinates(library):
     assert data["components"][0]["bbox_page"] == [120.0, 250.0, 300.0, 360.0]
     hits = library.search("where is the reset button", k=3)
     assert any(h.chunk_id == fig["chunk_id"] for h in hits)
+
+
+def test_missing_crops_are_rendered_again_from_the_pdf(library):
+    import shutil
+
+    shutil.rmtree(library.cache_dir / "figures")
+    library.conn.execute("UPDATE figures SET crop = NULL, phash = NULL, ocr_done = 1")
+    events = list(enrich_events(library, image_embedder=None, vlm=None))
+    assert events[0].total == 3 and all("crop" in ev.extra["steps"] for ev in events[1:-1])
+    for f in figures(library):
+        assert (library.cache_dir / f["crop"]).is_file() and len(f["phash"]) == 16
+    assert len(duplicate_groups(library.conn)) == 1

@@ -61,8 +61,24 @@ class Enrichers:
     image_embedder: object | None = None
     vlm: object | None = None
     notes: list[str] = field(default_factory=list)
+    pdfs: dict = field(default_factory=dict)  # the PDF open for cropping (opening costs ~0.1 s)
+
+    def open_pdf(self, path: str):
+        """The PyMuPDF document for `path`, kept open while consecutive figures come from it."""
+        from .figures.crops import open_pdf_for_crops
+
+        if path not in self.pdfs:
+            self.close_pdfs()
+            self.pdfs[path] = open_pdf_for_crops(Path(path))
+        return self.pdfs[path]
+
+    def close_pdfs(self) -> None:
+        for doc in self.pdfs.values():
+            doc.close()
+        self.pdfs.clear()
 
     def close(self) -> None:
+        self.close_pdfs()
         for m in (self.image_embedder, self.vlm):
             if m is not None and hasattr(m, "close"):
                 m.close()
@@ -181,7 +197,7 @@ def enrich_figure(library: Library, w: FigureWork, enrichers: Enrichers) -> list
     image = None
     if "crop" in w.steps:
         try:
-            image = _make_crop(library, w)
+            image = _make_crop(library, w, enrichers)
         except (DocumentError, OSError) as e:
             errors.append(f"crop: {e}")
     if image is None and w.crop:
@@ -189,7 +205,7 @@ def enrich_figure(library: Library, w: FigureWork, enrichers: Enrichers) -> list
             image = load_crop(library.folder, w.crop)
         except OSError:
             try:
-                image = _make_crop(library, w)
+                image = _make_crop(library, w, enrichers)
             except (DocumentError, OSError) as e:
                 errors.append(f"crop: {e}")
     if image is None:
@@ -220,12 +236,12 @@ def enrich_figure(library: Library, w: FigureWork, enrichers: Enrichers) -> list
     return errors
 
 
-def _make_crop(library: Library, w: FigureWork):
+def _make_crop(library: Library, w: FigureWork, enrichers: Enrichers):
     from .figures.crops import crop_image_file, render_pdf_region, save_crop
     from .figures.phash import dhash, phash
 
     if w.doc_kind == "pdf":
-        image = render_pdf_region(Path(w.doc_path), w.page, w.bbox)
+        image = render_pdf_region(Path(w.doc_path), w.page, w.bbox, doc=enrichers.open_pdf(w.doc_path))
     elif w.doc_kind == "image":
         with library.lock:
             row = library.conn.execute("SELECT width, height FROM pages WHERE doc_id = ? AND page = ?",

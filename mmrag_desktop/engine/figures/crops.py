@@ -41,18 +41,33 @@ def _bounded(image, max_side: int):
     return image
 
 
-def render_pdf_region(pdf_path: Path, page: int, bbox, dpi: int = CROP_DPI, max_side: int = CROP_MAX_SIDE):
+def open_pdf_for_crops(pdf_path: Path):
+    """Open a PDF with PyMuPDF for repeated `render_pdf_region(..., doc=...)` calls (close it after).
+
+    Raises DocumentError when the file cannot be opened.
+    """
+    import pymupdf
+
+    try:
+        return pymupdf.open(str(pdf_path))
+    except Exception as e:  # pymupdf raises several types for damaged files
+        raise DocumentError(str(pdf_path), f"cannot open the PDF to crop a figure ({e})") from e
+
+
+def render_pdf_region(pdf_path: Path, page: int, bbox, dpi: int = CROP_DPI, max_side: int = CROP_MAX_SIDE,
+                      *, doc=None):
     """Render `bbox` (PDF points, top-left origin) of 1-based `page` to an RGB PIL image.
 
+    `doc` is an already open PyMuPDF document (opening a large PDF costs ~0.1 s; reuse it for
+    several figures); without it the file is opened and closed here.
     Raises DocumentError when the file cannot be opened or the page/region is invalid.
     """
     import pymupdf
     from PIL import Image
 
-    try:
-        doc = pymupdf.open(str(pdf_path))
-    except Exception as e:  # pymupdf raises several types for damaged files
-        raise DocumentError(str(pdf_path), f"cannot open the PDF to crop a figure ({e})") from e
+    owned = doc is None
+    if owned:
+        doc = open_pdf_for_crops(pdf_path)
     try:
         if not 1 <= page <= doc.page_count:
             raise DocumentError(str(pdf_path), f"page {page} does not exist (the PDF has {doc.page_count})")
@@ -67,7 +82,8 @@ def render_pdf_region(pdf_path: Path, page: int, bbox, dpi: int = CROP_DPI, max_
         pix = pg.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), clip=rect, alpha=False)
         return Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
     finally:
-        doc.close()
+        if owned:
+            doc.close()
 
 
 def crop_image_file(image_path: Path, bbox, page_size: tuple[float, float] | None = None,
