@@ -49,7 +49,8 @@ def cmd_models(args) -> int:
         return 0
     for r in resolved:
         where = str(r.path) if r.path else "-"
-        print(f"{r.role:15} {r.status:8} {r.source:12} {human_size(r.size):>9}  {r.model_id or '-'}")
+        size = human_size(r.size) if r.size else "-"
+        print(f"{r.role:15} {r.status:8} {r.source:12} {size:>9}  {r.model_id or '-'}")
         print(f"{'':15} {where}")
         if r.extra.get("mmproj"):
             print(f"{'':15} mmproj: {r.extra['mmproj']}")
