@@ -17,6 +17,8 @@ from .elements import BBox, Block, Figure, Line, PageContent, union_bbox
 
 CAPTION_RE = re.compile(r"^\s*(fig(?:ure)?\.?|table|tab\.)\s*([0-9]+(?:[.\-\u2013][0-9]+)*)", re.I)
 REFERENCE_RE = re.compile(r"\b(fig(?:ure)?s?\.?|tables?|tab\.)\s+([0-9]+(?:[.\-\u2013][0-9]+)*)", re.I)
+# a table-of-contents or index line: dot leaders then a page number, or a term followed by page lists
+_NAV_LINE = re.compile(r"(?:(?:\.\s?){4,}|\s{3,}|\u2026)\s*[0-9ivxlc]+\s*$|,\s*\d+(?:\s*,\s*\d+)+\s*$", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=[\"'(\[]?[A-Z0-9])")
 
 
@@ -265,7 +267,8 @@ class Chunker:
         parts: list[tuple[str, list[ChunkLine], bool]] = []
         if cap_text:
             parts.append((cap_text, [ChunkLine(ln.page, ln.bbox, ln.text) for ln in caption.lines], True))
-        context = " ".join(ln.text.strip() for ln in block.lines if ln.text.strip())
+        label_texts = {ln.text.strip() for ln in fig.label_lines}
+        context = " ".join(ln.text.strip() for ln in block.lines if ln.text.strip() and ln.text.strip() not in label_texts)
         if context:
             parts.append((context, [], True))
         labels = fig.label_text
@@ -321,7 +324,11 @@ def _text_chunk(lines: list[Line], section: str, block_starts: set[int] | None =
     segments = []
     for a, b in zip(cuts, cuts[1:], strict=False):
         segments.extend((a + x, a + y) for x, y in _sentences(text[a:b]) if text[a + x : a + y].strip())
-    return ChunkDraft(kind="text", text=text, section=section, lines=clines, segments=segments or [(0, len(text))])
+    draft = ChunkDraft(kind="text", text=text, section=section, lines=clines, segments=segments or [(0, len(text))])
+    nav = sum(1 for ln in clines if _NAV_LINE.search(ln.text))
+    if clines and nav / len(clines) >= 0.4:
+        draft.meta["nav"] = True  # table of contents / index: ranked lower
+    return draft
 
 
 def _sentences(text: str, max_chars: int = 400) -> list[tuple[int, int]]:

@@ -22,13 +22,13 @@ def weighted_rrf(lists: dict[str, list[int]], weights: dict[str, float], k: int 
 def mmr(ids: list[int], relevance: np.ndarray, vectors: np.ndarray, k: int, lam: float = 0.7) -> list[int]:
     """Select up to k ids greedily maximising lam*relevance - (1-lam)*max similarity to the chosen.
 
-    `relevance` is scaled to [0, 1] first; `vectors` are L2-normalised rows aligned with `ids`.
+    `relevance` is divided by its maximum first (differences keep their proportion); `vectors` are L2-normalised rows aligned with `ids`.
     """
     if not ids:
         return []
     rel = np.asarray(relevance, dtype=np.float32)
-    span = float(rel.max() - rel.min())
-    rel = (rel - rel.min()) / span if span > 0 else np.ones_like(rel)
+    top = float(rel.max())
+    rel = rel / top if top > 0 else np.ones_like(rel)
     sims = vectors @ vectors.T
     chosen: list[int] = []
     remaining = list(range(len(ids)))

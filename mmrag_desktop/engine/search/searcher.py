@@ -29,6 +29,7 @@ KIND_BOOST = {
 }
 LIST_WEIGHTS = {"dense": 1.0, "keyword": 0.9, "exact": 1.2, "image": 0.6}
 MMR_LAMBDA = 0.7
+NAV_PENALTY = 0.6  # tables of contents and indexes point at the answer but are not it
 
 
 @dataclass
@@ -115,7 +116,10 @@ def search(library: Library, query: str, k: int = 10, filters: Filters | None = 
     pool = sorted(fused, key=fused.get, reverse=True)[: max(k * 3, 30)]
     rows = library._chunk_rows(pool)
     boost = KIND_BOOST.get(plan.intent, {})
-    scored = {cid: fused[cid] * boost.get(rows[cid]["kind"], 1.0) for cid in pool if cid in rows}
+    scored = {
+        cid: fused[cid] * boost.get(rows[cid]["kind"], 1.0) * (NAV_PENALTY if '"nav": true' in rows[cid]["meta"] else 1.0)
+        for cid in pool if cid in rows
+    }
     order = sorted(scored, key=scored.get, reverse=True)
     segs = library._segment_vectors(order)
     highlights: dict[int, Highlight] = {}

@@ -1,0 +1,131 @@
+"""Units of retrieval and chunking: query planning, fusion, MMR, highlight choice, chunk rules."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mmrag_desktop.engine.chunking import Chunker, group_key_for
+from mmrag_desktop.engine.elements import Block, Figure, Line, PageContent, Table, TableCell
+from mmrag_desktop.engine.errors import QueryError
+from mmrag_desktop.engine.search.fusion import mmr, weighted_rrf
+from mmrag_desktop.engine.search.highlight import choose_highlight, iou, lexical_overlap
+from mmrag_desktop.engine.search.query import plan_query
+
+
+def test_plan_query_quotes_everything_and_finds_identifiers():
+    p = plan_query('What does ADCSRA do in "Fig. 4-12" of the ATmega328P? NEAR(x)')
+    assert "ADCSRA" in p.identifiers and "ATmega328P" in p.identifiers
+    assert "figure:4-12" in p.ref_keys
+    # every FTS term is a quoted string literal: no bare operators
+    for part in p.fts.split(" OR "):
+        assert part.startswith('"') and part.endswith('"'), part
+    assert '"near"' in p.fts.lower()
+
+
+@pytest.mark.parametrize("q,intent", [("show me the block diagram of the PLL", "visual"),
+                                      ("maximum ratings table for the regulator", "table"),
+                                      ("how do I reset the device", "text")])
+def test_intent(q, intent):
+    assert plan_query(q).intent == intent
+
+
+def test_plan_query_rejects_bad_input():
+    for q in ("", "   ", "?!?!", "a" * 3000):
+        with pytest.raises(QueryError):
+            plan_query(q)
+
+
+def test_weighted_rrf_and_weights():
+    fused = weighted_rrf({"dense": [1, 2, 3], "keyword": [3, 1]}, {"dense": 1.0, "keyword": 0.5}, k=60)
+    assert fused[1] == pytest.approx(1 / 61 + 0.5 / 62)
+    assert fused[3] == pytest.approx(1 / 63 + 0.5 / 61)
+    assert max(fused, key=fused.get) == 1
+    assert weighted_rrf({"dense": [1]}, {"dense": 0.0}) == {}
+
+
+def test_mmr_prefers_diverse_items():
+    v = np.array([[1, 0], [0.999, 0.04], [0, 1]], dtype=np.float32)
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    assert mmr([10, 11, 12], np.array([1.0, 0.95, 0.9]), v, k=2, lam=0.7) == [10, 12]
+    assert mmr([10, 11, 12], np.array([1.0, 0.95, 0.9]), v, k=2, lam=1.0) == [10, 11]
+
+
+def test_highlight_picks_best_segment_lines_and_spans_pages():
+    lines = [
+        {"p": 3, "b": [72, 700, 500, 712], "t": "The reset pin must be held low", "s": [0]},
+        {"p": 4, "b": [72, 72, 500, 84], "t": "for at least 10 microseconds.", "s": [0]},
+        {"p": 4, "b": [72, 90, 500, 102], "t": "The LED blinks twice on start-up.", "s": [1]},
+    ]
+    seg = np.array([[1, 0], [0, 1]], dtype=np.float16)
+    hl = choose_highlight("text", lines, None, seg, np.array([1.0, 0.0]), ["reset", "pin"], 3)
+    assert [p for p, _ in hl.boxes] == [3, 4]
+    assert hl.segment == 0
+    hl2 = choose_highlight("text", lines, None, seg, np.array([0.0, 1.0]), ["led"], 3)
+    assert hl2.page == 4 and hl2.bbox == (72, 90, 500, 102)
+    fig = choose_highlight("figure", lines, {"page": 5, "bbox": [10, 20, 300, 400]}, seg, np.array([1.0, 0]), [], 5)
+    assert fig.page == 5 and fig.bbox == (10, 20, 300, 400)
+    only_p4 = choose_highlight("text", lines, None, seg, np.array([1.0, 0.0]), [], 3, pages=(4, 4))
+    assert only_p4.page == 4
+
+
+def test_iou_and_lexical_overlap():
+    assert iou((0, 0, 10, 10), (0, 0, 10, 10)) == 1.0
+    assert iou((0, 0, 10, 10), (20, 20, 30, 30)) == 0.0
+    assert lexical_overlap(["voltages", "supply"], "Supply voltage is 5 V") == 1.0
+
+
+def _line(text, page=1, y=100.0):
+    return Line(text=text, page=page, bbox=(72, y, 500, y + 10))
+
+
+@pytest.fixture
+def chunker(embedder):
+    return Chunker(embedder.count_tokens_batch, max_tokens=238, target_tokens=200)
+
+
+def test_chunker_sections_tables_figures_and_references(chunker):
+    page1 = PageContent(1, 612, 792, [
+        Block("heading", [_line("3 Power", y=50)], level=1),
+        Block("text", [_line("The board takes 5 V, see Figure 2 for the layout.", y=80)]),
+        Block("heading", [_line("3.1 Pins", y=120)], level=2),
+        Block("caption", [_line("Table 4: Pin map", y=140)], caption_of=4),
+        Block("table", [], table=Table((72, 150, 500, 200), [
+            TableCell(0, 0, "Pin", (72, 150, 200, 160)), TableCell(0, 1, "Name", (200, 150, 500, 160)),
+            TableCell(1, 0, "1", (72, 160, 200, 170)), TableCell(1, 1, "VCC", (200, 160, 500, 170)),
+            TableCell(2, 0, "2", (72, 170, 200, 180)), TableCell(2, 1, "GND", (200, 170, 500, 180)),
+        ], n_rows=3, n_cols=2)),
+        Block("figure", [_line("42", y=260)], figure=Figure((72, 250, 400, 400), "vector", [_line("42", y=260)])),
+        Block("caption", [_line("Figure 2: Board layout", y=410)], caption_of=5),
+    ])
+    chunks = chunker.add_page(page1) + chunker.finish()
+    kinds = [c.kind for c in chunks]
+    assert kinds.count("table") == 1 and kinds.count("figure") == 1
+    text = next(c for c in chunks if c.kind == "text")
+    assert text.section == "3 Power"
+    table = next(c for c in chunks if c.kind == "table")
+    assert table.section == "3 Power > 3.1 Pins" and table.group_key == "table:4"
+    assert "Pin: 1 | Name: VCC" in table.text and table.text.startswith("Table 4: Pin map")
+    fig = next(c for c in chunks if c.kind == "figure")
+    assert fig.group_key == group_key_for("Figure", "2") == "figure:2"
+    assert "Referenced as: The board takes 5 V, see Figure 2" in fig.text
+    assert fig.text.count("42") == 1, "label text must not be duplicated"
+    assert fig.region == (1, (72, 250, 400, 400))
+
+
+def test_chunker_marks_table_of_contents(chunker):
+    toc = PageContent(2, 612, 792, [Block("text", [
+        _line(f"{i} Chapter title number {i} . . . . . . . . . . {i * 7}", y=60 + 12 * i) for i in range(1, 12)])])
+    chunks = chunker.add_page(toc) + chunker.finish()
+    assert chunks and all(c.meta.get("nav") for c in chunks)
+
+
+def test_chunker_splits_long_text_within_budget(chunker, embedder):
+    sentence = "The watchdog timer resets the controller when the firmware stops responding in time. "
+    page = PageContent(1, 612, 792, [Block("text", [_line(sentence, y=50 + i) for i in range(60)])])
+    chunks = chunker.add_page(page) + chunker.finish()
+    assert len(chunks) > 3
+    for c in chunks:
+        assert embedder.count_tokens(c.text) <= 238
+    # consecutive chunks overlap by a little (the last line of one starts the next)
+    assert chunks[1].lines[0].bbox == chunks[0].lines[-1].bbox
