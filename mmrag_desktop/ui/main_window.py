@@ -29,7 +29,7 @@ from ..engine.settings import Settings, config_dir
 from . import results
 from .answer_pane import AnswerPane
 from .conversation_store import load_conversation, save_conversation
-from .engine_thread import EngineJob, EngineThread, default_library_factory
+from .engine_thread import EngineJob, EngineThread, default_library_factory, freeze_gc
 from .error_report import Banner, ErrorDialog, describe
 from .library_model import NAME, PROGRESS, LibraryModel
 from .page_render import PageRenderer
@@ -225,6 +225,7 @@ class MainWindow(QMainWindow):
             f"Models could not be loaded: {describe(e)}", job.details, level="error")))
 
     def _models_ready(self) -> None:
+        freeze_gc()
         self.models_loaded = True
         self.set_status("Ready")
 
