@@ -70,10 +70,13 @@ def cmd_ask(args) -> int:
         sys.stdout.write("\n")
         if answer.stopped == "cancelled":
             print("(stopped)")
-        shown = answer.nearest if answer.insufficient_evidence else answer.citations
-        if shown:
+        if answer.citations:
             print()
-            for c in shown:
+            for c in answer.citations:
+                print(_format_citation(c))
+        elif answer.nearest:
+            print("\nnearest pages:")
+            for c in answer.nearest:
                 print(_format_citation(c))
         if answer.removed_citations:
             print(f"(removed invalid citations: {', '.join(str(r) for r in answer.removed_citations)})", file=sys.stderr)

