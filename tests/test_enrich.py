@@ -221,7 +221,24 @@ def test_components_become_highlightable_lines_in_page_coordinates(library):
     data = json.loads(library.conn.execute("SELECT data FROM captions WHERE chunk_id = ?", (fig["chunk_id"],)).fetchone()[0])
     assert data["components"][0]["bbox_page"] == [120.0, 250.0, 300.0, 360.0]
     hits = library.search("where is the reset button", k=3)
-    assert any(h.chunk_id == fig["chunk_id"] for h in hits)
+    grounded = [h for h in hits if h.chunk_id == fig["chunk_id"]]
+    assert grounded
+    # visual grounding: the component inside the figure is highlighted, not the whole figure
+    assert grounded[0].bbox == (120.0, 250.0, 300.0, 360.0)
+
+
+def test_clip_lists_join_text_search_and_image_search(library, tmp_path):
+    """With image vectors and an image embedder configured, CLIP text->image and image->image
+    lists are fused into search (plumbing check with a random tiny CLIP)."""
+    folder = build_tiny_clip(tmp_path / "tiny-clip")
+    library.settings.models["image_embedder"] = str(folder)
+    list(enrich_events(library, vlm=None))
+    hits = library.search("picture of the board", k=10)
+    assert any("image" in h.sources for h in hits if h.kind == "figure"), [(h.kind, h.sources) for h in hits]
+    img = Image.open(io.BytesIO(label_png("SOMETHING ELSE"))).rotate(90, expand=True)
+    by_image = library.search_image(img, k=5)
+    assert any(h.sources.get("image") for h in by_image), [h.sources for h in by_image]
+    assert all(h.kind == "figure" and h.bbox for h in by_image if "image" in h.sources)
 
 
 def test_missing_crops_are_rendered_again_from_the_pdf(library):

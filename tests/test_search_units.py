@@ -65,6 +65,10 @@ def test_highlight_picks_best_segment_lines_and_spans_pages():
     assert hl2.page == 4 and hl2.bbox == (72, 90, 500, 102)
     fig = choose_highlight("figure", lines, {"page": 5, "bbox": [10, 20, 300, 400]}, seg, np.array([1.0, 0]), [], 5)
     assert fig.page == 5 and fig.bbox == (10, 20, 300, 400)
+    comp = {"p": 5, "b": [50, 60, 70, 80], "t": "reset button", "c": 1, "s": [2]}
+    grounded = choose_highlight("figure", lines + [comp], {"page": 5, "bbox": [10, 20, 300, 400]}, seg,
+                                np.array([1.0, 0]), ["where", "reset", "button"], 5)
+    assert grounded.bbox == (50, 60, 70, 80), "the named component inside the figure is highlighted"
     only_p4 = choose_highlight("text", lines, None, seg, np.array([1.0, 0.0]), [], 3, pages=(4, 4))
     assert only_p4.page == 4
 

@@ -241,31 +241,35 @@ class Library:
 
         return search_image(self, image, k, self._filters(docs, None, None))
 
-    def image_list(self, query: str, n: int, filters) -> list[int]:
-        """Figure chunk ids ranked by CLIP text->image similarity, or [] when no image vectors
-        or no image embedder are available (the model is loaded once, on first need)."""
+    def image_list(self, query, n: int, filters) -> list[int]:
+        """Figure chunk ids ranked by CLIP similarity to `query` (text, or a PIL image for search by
+        image), or [] when there are no image vectors or no image embedder (loaded once, on need)."""
         with self.lock:
             row = self.conn.execute("SELECT model, dim FROM vectors WHERE space = 'image' LIMIT 1").fetchone()
         if row is None:
             return []
+        clip = self._image_embedder()
+        if clip is None:
+            return []
+        vec = (clip.encode_text([query]) if isinstance(query, str) else clip.encode_images([query]))[0]
+        index = self._index("image", row[0], int(row[1]))
+        allowed = self._allowed_ids(filters) if filters.active else None
+        return [cid for cid, _ in index.query(vec, n, filter_ids=allowed)]
+
+    def _image_embedder(self):
         if self._clip is None:
             from .models.clip import load_image_embedder
             from .models.registry import resolve
 
             if not resolve("image_embedder", self.settings).ok:
                 self._clip = False
-                return []
-            try:
-                self._clip = load_image_embedder(settings=self.settings, threads=self.settings.threads)
-            except ModelError:
-                self._clip = False
-                raise
-        if self._clip is False:
-            return []
-        vec = self._clip.encode_text([query])[0]
-        index = self._index("image", row[0], int(row[1]))
-        allowed = self._allowed_ids(filters) if filters.active else None
-        return [cid for cid, _ in index.query(vec, n, filter_ids=allowed)]
+            else:
+                try:
+                    self._clip = load_image_embedder(settings=self.settings, threads=self.settings.threads)
+                except ModelError:
+                    self._clip = False
+                    raise
+        return self._clip or None
 
     def _filters(self, docs, pages, kinds):
         from .search.searcher import Filters

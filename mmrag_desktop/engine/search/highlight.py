@@ -55,10 +55,18 @@ def choose_highlight(
 ) -> Highlight:
     """The highlight of one chunk for one query (see module doc).
 
-    Figures highlight their whole region; chunks without line boxes fall back to the region or
+    Figures highlight their whole region, or the component (VLM caption box, line flag "c") whose
+    name matches the query; chunks without line boxes fall back to the region or
     to no box. With `pages`, only lines inside that inclusive page range are candidates.
     """
     if kind == "figure" and region:
+        # a component named by the query (from a VLM caption with boxes) beats the whole figure
+        comps = [ln for ln in lines if ln.get("c") and ln.get("b")]
+        if comps and terms:
+            score, best_line = max(((lexical_overlap(terms, ln["t"]), ln) for ln in comps), key=lambda x: x[0])
+            if score > 0:
+                box = tuple(best_line["b"])
+                return Highlight(best_line["p"], box, [(best_line["p"], box)], -1)
         box = tuple(region["bbox"])
         return Highlight(region["page"], box, [(region["page"], box)], -1)
     boxed = [ln for ln in lines if ln.get("b") and (pages is None or pages[0] <= ln["p"] <= pages[1])]

@@ -1,6 +1,5 @@
-"""Search by image: perceptual-hash matches over stored figures, then the image's OCR text.
-
-A CLIP image list joins in when an image embedder is configured (engine/models/clip.py).
+"""Search by image: perceptual-hash matches over stored figures, then CLIP image-to-image
+neighbours (when an image embedder is configured), then a search with the image's OCR text.
 """
 
 from __future__ import annotations
@@ -58,6 +57,20 @@ def search_image(library: Library, image, k: int, filters: Filters) -> list[Hit]
         hit = _hit(library, row, hl, 1.0 - m.distance / 64.0, {"phash": m.distance}, None,
                    library.doc_kind(row["doc_id"]))
         hits.append(hit)
+    seen = {h.chunk_id for h in hits}
+    clip_ids = [c for c in library.image_list(img, k, filters) if c not in seen]
+    clip_rows = library._chunk_rows(clip_ids)
+    for rank, cid in enumerate(clip_ids, start=1):
+        row = clip_rows.get(cid)
+        if row is None:
+            continue
+        region = json.loads(row["meta"] or "{}").get("region")
+        if region:
+            box = tuple(region["bbox"])
+            hl = Highlight(region["page"], box, [(region["page"], box)], -1)
+        else:
+            hl = Highlight(row["page"], None, [], -1)
+        hits.append(_hit(library, row, hl, 0.5 / (60 + rank), {"image": rank}, None, library.doc_kind(row["doc_id"])))
     text = _ocr_text(library, img)
     if text:
         seen = {h.chunk_id for h in hits}
