@@ -223,3 +223,13 @@ def test_cli_ask_streams_text_then_citations(library):
     assert code == 0
     out = buf.getvalue()
     assert out.strip() and "programmer.pdf, page" in out or "do not cover" in out
+
+
+@pytest.mark.llm
+def test_question_too_long_for_a_small_context_is_an_error_event(library):
+    question = "Which supply voltage " + "and which exact tolerance band " * 30 + "does the programmer need?"
+    s = settings(n_ctx=512, extra={"answer_confidence_threshold": 0.0})  # reach the model whatever the score
+    events = list(answer_events(library, question, settings=s, mode="generative"))
+    last = events[-1]
+    assert last.kind == "error" and "too long" in last.message and isinstance(last.error, QueryError)
+    close_models()
