@@ -357,6 +357,9 @@ def _commit_figure(library: Library, w: FigureWork, enrichers: Enrichers, additi
                 c.execute("UPDATE chunks SET text = ?, lines = ?, meta = ? WHERE id = ?",
                           (text, json.dumps(lines), json.dumps(meta), w.chunk_id))
                 model = library.embedder.model_id
+                # vectors of another model (a re-embed in progress) are stale now: recomputed later
+                c.execute("DELETE FROM vectors WHERE chunk_id = ? AND space = 'text' AND model != ?", (w.chunk_id, model))
+                c.execute("DELETE FROM segment_vectors WHERE chunk_id = ? AND model != ?", (w.chunk_id, model))
                 c.execute("INSERT OR REPLACE INTO vectors (chunk_id, space, model, dim, vec) VALUES (?, 'text', ?, ?, ?)",
                           (w.chunk_id, model, int(new_vec.shape[0]), new_vec.astype(np.float32).tobytes()))
                 c.execute("INSERT OR REPLACE INTO segment_vectors (chunk_id, model, n, dim, vecs) VALUES (?, ?, ?, ?, ?)",

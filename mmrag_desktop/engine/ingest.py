@@ -234,6 +234,7 @@ def chunk_rows(doc_id: int, job: _DocJob) -> list[dict]:
             for i, ln in enumerate(d.lines)
         ]
         meta = dict(d.meta)
+        meta["segments"] = [list(x) for x in d.segments]  # char spans, to re-embed with another model
         if d.region:
             meta["region"] = {"page": d.region[0], "bbox": [round(v, 2) for v in d.region[1]]}
         rows.append({

@@ -47,6 +47,8 @@ class Library:
         self._ocr = None
         self._ocr_checked = False
         self._clip = None  # None = not tried, False = unavailable, else an ImageEmbedder
+        self._pending_embedder = None  # the newly chosen text embedder while re-embedding
+        self._active_recorded = False if embedder is not None else None
         self._names: dict[int, tuple[str, str]] | None = None
         self._kinds: dict[int, str] = {}
         self._closed = False
@@ -78,13 +80,71 @@ class Library:
 
     @property
     def embedder(self):
-        """The text embedder (loaded lazily on first use). Raises ModelError when none is available."""
-        if self._embedder is None:
-            from .text_embedder import TextEmbedder
+        """The *active* text embedder: the model whose vectors the index holds (loaded lazily).
 
-            choice = self.settings.models.get("text_embedder") or None
-            self._embedder = TextEmbedder(choice, threads=self.settings.threads)
+        When the user chose another model, the active one stays until `reembed()` has computed
+        every vector with the new one, so search keeps working meanwhile. Raises ModelError when
+        no text embedder is available.
+        """
+        if self._embedder is None:
+            self._embedder = self._choose_active_embedder()
+        elif self._active_recorded is False:
+            self._record_active(self._embedder)
         return self._embedder
+
+    def _target_embedder(self):
+        """The text embedder the settings ask for (user choice, else the registry's default)."""
+        from .text_embedder import TextEmbedder
+
+        choice = self.settings.models.get("text_embedder") or None
+        return TextEmbedder(choice, threads=self.settings.threads)
+
+    def _choose_active_embedder(self):
+        from .text_embedder import TextEmbedder
+
+        target = self._target_embedder()
+        active_id, active_path = self._kv_get("text_model"), self._kv_get("text_model_path")
+        if (active_id and active_id != target.model_id and active_path and Path(active_path).is_dir()
+                and self._count_vectors(active_id)):
+            self._pending_embedder = target  # reembed() switches when the new vectors are complete
+            return TextEmbedder(active_path, threads=self.settings.threads)
+        self._record_active(target)
+        return target
+
+    def _record_active(self, embedder) -> None:
+        with self.lock:
+            if self._kv_get("text_model") != embedder.model_id:
+                self._kv_set("text_model", embedder.model_id)
+                self._kv_set("text_model_path", str(embedder.model_dir))
+        self._active_recorded = True
+
+    def _kv_get(self, key: str) -> str | None:
+        with self.lock:
+            row = self.conn.execute("SELECT value FROM settings_kv WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def _kv_set(self, key: str, value: str) -> None:
+        with self.lock:
+            self.conn.execute("INSERT OR REPLACE INTO settings_kv (key, value) VALUES (?, ?)", (key, value))
+
+    def _count_vectors(self, model: str, space: str = "text") -> int:
+        with self.lock:
+            return self.conn.execute("SELECT COUNT(*) FROM vectors WHERE space = ? AND model = ?",
+                                     (space, model)).fetchone()[0]
+
+    @property
+    def reembed_pending(self) -> bool:
+        """True when the settings name a text embedder whose vectors are not complete yet."""
+        self.embedder  # noqa: B018 - resolves active and pending models
+        return self._pending_embedder is not None
+
+    def reembed(self, cancel: CancelToken | None = None) -> Iterator[Progress]:
+        """Compute text vectors with the newly chosen embedder for every chunk, in committed
+        batches (resumable, cancellable), then switch the active model and rebuild the index.
+        Search uses the previous model until the switch. Yields Progress(stage="reembed")."""
+        from .reembed import reembed_events
+
+        yield from reembed_events(self, cancel or CancelToken())
 
     def ocr(self):
         """The OCR engine, or None when OCR is disabled or not installed."""
@@ -245,14 +305,18 @@ class Library:
         """Figure chunk ids ranked by CLIP similarity to `query` (text, or a PIL image for search by
         image), or [] when there are no image vectors or no image embedder (loaded once, on need)."""
         with self.lock:
-            row = self.conn.execute("SELECT model, dim FROM vectors WHERE space = 'image' LIMIT 1").fetchone()
-        if row is None:
-            return []
+            if self.conn.execute("SELECT 1 FROM vectors WHERE space = 'image' LIMIT 1").fetchone() is None:
+                return []
         clip = self._image_embedder()
         if clip is None:
             return []
+        with self.lock:  # only vectors of the loaded model are comparable with its queries
+            row = self.conn.execute("SELECT dim FROM vectors WHERE space = 'image' AND model = ? LIMIT 1",
+                                    (clip.model_id,)).fetchone()
+        if row is None:
+            return []
         vec = (clip.encode_text([query]) if isinstance(query, str) else clip.encode_images([query]))[0]
-        index = self._index("image", row[0], int(row[1]))
+        index = self._index("image", clip.model_id, int(row[0]))
         allowed = self._allowed_ids(filters) if filters.active else None
         return [cid for cid, _ in index.query(vec, n, filter_ids=allowed)]
 

@@ -129,6 +129,33 @@ MIGRATIONS: list[str] = [
 
     CREATE TABLE settings_kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     """,
+    # 2: vectors of two models can coexist (re-embedding after a model change keeps the old ones
+    #    searchable until the new ones are complete)
+    """
+    CREATE TABLE vectors_v2 (
+        chunk_id INTEGER NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+        space TEXT NOT NULL,
+        model TEXT NOT NULL,
+        dim INTEGER NOT NULL,
+        vec BLOB NOT NULL,
+        PRIMARY KEY (chunk_id, space, model)
+    );
+    INSERT INTO vectors_v2 (chunk_id, space, model, dim, vec) SELECT chunk_id, space, model, dim, vec FROM vectors;
+    DROP TABLE vectors;
+    ALTER TABLE vectors_v2 RENAME TO vectors;
+    CREATE INDEX vectors_space ON vectors(space, model);
+    CREATE TABLE segment_vectors_v2 (
+        chunk_id INTEGER NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+        model TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        dim INTEGER NOT NULL,
+        vecs BLOB NOT NULL,
+        PRIMARY KEY (chunk_id, model)
+    );
+    INSERT INTO segment_vectors_v2 SELECT chunk_id, model, n, dim, vecs FROM segment_vectors;
+    DROP TABLE segment_vectors;
+    ALTER TABLE segment_vectors_v2 RENAME TO segment_vectors;
+    """,
 ]
 
 
