@@ -138,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rebuild", action="store_true", help="delete the library first")
     ap.add_argument("--skip-engine", action="store_true")
     ap.add_argument("--skip-baselines", action="store_true")
+    ap.add_argument("--details", action="store_true", help="print one line per question")
     ap.add_argument("--out", type=Path, default=None, help="JSON output (default results/search.json)")
     args = ap.parse_args(argv)
 
@@ -149,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_baselines:
         runs.update(run_baselines(questions))
     scores = {name: score_run(questions, hits, has_boxes=(name == "engine")) for name, hits in runs.items()}
+    for name, sc in scores.items():  # keep the top 3 of every question for diagnosis
+        for row in sc["questions"]:
+            row["top3"] = [f"{h['doc']}:{h['page']}:{h.get('kind', 'page')}" for h in runs[name].get(row["id"], [])[:3]]
 
     kinds = ["overall", *KINDS]
     print(markdown_table(scores, kinds))
@@ -164,6 +168,12 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(checks))
         misses = [r["id"] for r in scores["engine"]["questions"] if r["kind"] != "none" and not r["rank"]]
         print(f"engine misses (no gold page in top 10): {', '.join(misses) or 'none'}")
+        if args.details:
+            gold = {q["id"]: q["gold"] for q in questions}
+            for r in scores["engine"]["questions"]:
+                want = ",".join(f"{g['doc']}:{g['page']}" for g in gold[r["id"]]) or "-"
+                print(f"  {r['id']:4} {r['kind']:6} rank={r['rank']} box={r['box_overlap_hits@5']}/"
+                      f"{r['gold_page_hits@5']} gold={want} top3={' '.join(r['top3'])}")
 
     out = args.out or RESULTS / ("search.json" if not args.kinds else f"search_{'_'.join(args.kinds)}.json")
     out.parent.mkdir(parents=True, exist_ok=True)

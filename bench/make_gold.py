@@ -5,7 +5,8 @@ A locator says where the answer sits on the page, and this script turns it into 
 PyMuPDF, so the set is reproducible from the pinned manuals and checkable by eye:
 
 - ``{"snippet": "text"}`` or ``{"snippets": [...]}``: ``page.search_for`` each snippet (it may
-  cross a line break); the gold box is the union of the matched quads.
+  cross a line break); the gold box is the union of the matched quads, grown for text
+  questions to the whole sentence(s) the snippet lies in (within its text block).
   ``{"snippet": "text", "nth": i}``: the i-th match of a one-line snippet that occurs repeatedly.
 - ``{"between": ["first", "last"]}``: every word from the line holding ``first`` down to the
   line holding ``last`` (borderless tables, lists).
@@ -125,6 +126,27 @@ def _between(page, first: str, last: str) -> Box:
     return _union(inside)
 
 
+def _sentence(page, box: Box) -> Box:
+    """Grow ``box`` to the whole sentence(s) it lies in, within its text block.
+
+    The gold of a text question is the answering sentence, not just the distinctive snippet
+    used to find it: a hit that highlights the sentence's first line is a correct highlight.
+    """
+    words = sorted(page.get_text("words"), key=lambda w: (w[5], w[6], w[7]))
+    inside = [i for i, w in enumerate(words)
+              if w[0] < box[2] and w[2] > box[0] and w[1] < box[3] - 2 and w[3] > box[1] + 2]
+    if not inside:
+        return box
+    first, last = inside[0], inside[-1]
+    block = words[first][5]
+    while first > 0 and words[first - 1][5] == block and not words[first - 1][4].endswith((".", ":", "?")):
+        first -= 1
+    while (last + 1 < len(words) and words[last + 1][5] == block
+           and not words[last][4].endswith((".", "?")) and last - inside[-1] < 40):
+        last += 1
+    return _union([box] + [w[:4] for w in words[first:last + 1]])
+
+
 def resolve(page, locator: dict) -> Box:
     """Return the gold box (PDF points, top-left origin) that ``locator`` names on ``page``.
 
@@ -182,6 +204,8 @@ def build() -> list[dict]:
             page = doc[g["page"] - 1]
             try:
                 box = resolve(page, g["at"])
+                if q["kind"] == "text" and ("snippet" in g["at"] or "snippets" in g["at"]):
+                    box = _sentence(page, box)
             except GoldError as e:
                 errors.append(f"{q['id']}: {e}")
                 continue
