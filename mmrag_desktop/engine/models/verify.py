@@ -65,7 +65,9 @@ def _check_llm_child(path: str) -> dict:  # runs in a child process
     try:
         out = llm.create_completion("Hello", max_tokens=2, temperature=0.0)
         has_template = bool(llm.metadata.get("tokenizer.chat_template"))
-        return {"n_ctx_train": int(llm.n_ctx_train()), "chat_template": has_template,
+        arch = llm.metadata.get("general.architecture", "")
+        n_ctx_train = int(llm.metadata.get(f"{arch}.context_length", 0) or 0)
+        return {"n_ctx_train": n_ctx_train, "chat_template": has_template,
                 "generated": len(out["choices"][0]["text"])}
     finally:
         llm.close()
