@@ -48,6 +48,7 @@ class Library:
         self._ocr_checked = False
         self._clip = None  # None = not tried, False = unavailable, else an ImageEmbedder
         self._pending_embedder = None  # the newly chosen text embedder while re-embedding
+        self._worker_proc = None  # child process for isolated add/enrich
         self._active_recorded = False if embedder is not None else None
         self._names: dict[int, tuple[str, str]] | None = None
         self._kinds: dict[int, str] = {}
@@ -173,6 +174,8 @@ class Library:
         """Save indices and close the database. Safe to call twice."""
         if self._closed:
             return
+        if self._worker_proc is not None:
+            self._worker_proc.close()
         with self.lock:
             for idx in self._indices.values():
                 idx.save()
@@ -188,8 +191,17 @@ class Library:
         self.close()
 
     # ---- documents ----------------------------------------------------------------------
-    def add(self, paths: Iterable[Path | str], cancel: CancelToken | None = None) -> Iterator[Progress]:
-        """Ingest files and folders; a generator of Progress events (see ingest.py)."""
+    def add(self, paths: Iterable[Path | str], cancel: CancelToken | None = None, *,
+            isolated: bool = False) -> Iterator[Progress]:
+        """Ingest files and folders; a generator of Progress events (see ingest.py).
+
+        isolated=True runs the work in a child process (worker_process.py) so native parsing
+        code cannot stall the caller's process (the GUI uses this); this library's index is
+        refreshed from SQLite after each committed document.
+        """
+        if isolated:
+            yield from self._worker().run(("add", [str(p) for p in paths]), cancel or CancelToken(), self.refresh)
+            return
         from .ingest import ingest_events
 
         try:
@@ -199,9 +211,13 @@ class Library:
                 for idx in self._indices.values():
                     idx.save()
 
-    def enrich(self, cancel: CancelToken | None = None, *, doc_ids: list[int] | None = None) -> Iterator[Progress]:
+    def enrich(self, cancel: CancelToken | None = None, *, doc_ids: list[int] | None = None,
+               isolated: bool = False) -> Iterator[Progress]:
         """Background figure work after ingest (OCR of raster figures, CLIP vectors, VLM captions);
-        resumable and cancellable; search keeps working meanwhile. See enrich.py."""
+        resumable and cancellable; search keeps working meanwhile. See enrich.py. `isolated` as in add."""
+        if isolated:
+            yield from self._worker().run(("enrich", doc_ids), cancel or CancelToken(), self.refresh)
+            return
         from .enrich import enrich_events
 
         try:
@@ -216,6 +232,22 @@ class Library:
         from .answer import answer_events
 
         return answer_events(self, question, **kwargs)
+
+    def _worker(self):
+        if self._worker_proc is None:
+            from .worker_process import WorkerProcess
+
+            self._worker_proc = WorkerProcess(self.folder, self.settings)
+        return self._worker_proc
+
+    def refresh(self) -> None:
+        """Catch up with changes another process committed: indices reconciled with SQLite
+        (new vectors added, removed ones marked deleted), cached names dropped."""
+        with self.lock:
+            self._names = None
+            self._kinds.clear()
+            for idx in self._indices.values():
+                idx.reconcile(self.conn)
 
     def documents(self) -> list[DocumentInfo]:
         """Every document, oldest first, with its chunk count."""
@@ -290,7 +322,7 @@ class Library:
                pages: tuple[int, int] | None = None, kinds: list[str] | None = None) -> list[Hit]:
         """Ranked hits (best first). Raises QueryError for empty/absurd queries, ModelError when
         no text embedder is available."""
-        from .search.searcher import Filters, search
+        from .search.searcher import search
 
         return search(self, query, k, self._filters(docs, pages, kinds))
 

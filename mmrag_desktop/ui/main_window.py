@@ -83,6 +83,7 @@ class MainWindow(QMainWindow):
         self.engine: EngineThread | None = None
         self.answer_job: EngineJob | None = None
         self.ingest_jobs: list[EngineJob] = []
+        self.enrich_job: EngineJob | None = None
         self.models_loaded = False
         self.renderer = PageRenderer()
         self.setWindowTitle("mmrag-desktop")
@@ -214,7 +215,7 @@ class MainWindow(QMainWindow):
         if not self.engine.stop(60000):
             log.error("engine thread did not stop within 60 s")
         self.engine = None
-        self.ingest_jobs, self.answer_job = [], None
+        self.ingest_jobs, self.answer_job, self.enrich_job = [], None, None
 
     def _on_opened(self, _lib) -> None:
         self.set_status("Loading models…")
@@ -305,6 +306,33 @@ class MainWindow(QMainWindow):
             self.ingest_jobs.remove(job)
         self._update_ingest_status()
         self.refresh_documents()
+        if status in ("ready", "skipped") and not any(j.state in ("queued", "running") for j in self.ingest_jobs):
+            self.start_enrichment()
+
+    def start_enrichment(self) -> EngineJob | None:
+        """Figure work after ingest (OCR of raster figures, image vectors, captions) in the background;
+        documents are searchable meanwhile. Progress shows in the status bar."""
+        if self.enrich_job is not None and self.enrich_job.state in ("queued", "running"):
+            return self.enrich_job
+        job = self.submit("figures", results.enrich_job())
+        if job is None:
+            return None
+        self.enrich_job = job
+
+        def progress(ev) -> None:
+            if ev.stage == "enrich" and ev.total:
+                self.set_status(f"Figures: {ev.done}/{ev.total} enriched (search works meanwhile)")
+
+        def ended(*_args) -> None:
+            self.enrich_job = None
+            if self.status_label.text().startswith("Figures"):
+                self.set_status("Ready")
+
+        job.progress.connect(progress)
+        job.finished.connect(ended)
+        job.cancelled.connect(ended)
+        job.failed.connect(lambda e: (self._job_failed(job)(e), ended()))
+        return job
 
     def _update_ingest_status(self) -> None:
         busy = [r for r in self.library_model.rows if r.busy]

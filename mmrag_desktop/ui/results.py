@@ -261,9 +261,23 @@ def answer_job(question: str, history: list[dict] | None = None, mode: str = "au
 
 
 def ingest_job(paths: list[str]):
-    """Return a job function that ingests `paths` (files or folders), yielding Progress."""
+    """Return a job function that ingests `paths` (files or folders), yielding Progress.
+
+    The work runs in the engine's child process (`isolated=True`) so PyMuPDF's long native calls
+    cannot hold the GIL of the window's process; searches run between the progress events.
+    """
 
     def run(lib, cancel: CancelToken):
-        return (yield from lib.add([Path(p) for p in paths], cancel=cancel))
+        return (yield from lib.add([Path(p) for p in paths], cancel=cancel, isolated=True))
+
+    return run
+
+
+def enrich_job():
+    """Return a job function that runs pending figure work (OCR, image vectors, captions) in the
+    engine's child process, yielding Progress."""
+
+    def run(lib, cancel: CancelToken):
+        return (yield from lib.enrich(cancel, isolated=True))
 
     return run

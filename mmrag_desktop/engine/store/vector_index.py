@@ -58,6 +58,7 @@ class VectorIndex:
                     index = hnswlib.Index(space="ip", dim=self.dim)
                     index.load_index(str(self.path), allow_replace_deleted=False)
                     self._index = index
+                    self._live = set(index.get_ids_list()) - self._deleted_labels()
                 except (RuntimeError, OSError, ValueError) as e:
                     reason = f"index file unreadable ({e})"
             if reason is not None:
@@ -84,11 +85,17 @@ class VectorIndex:
         ).fetchall()
         return {r[0] for r in rows}
 
+    def reconcile(self, conn: sqlite3.Connection) -> None:
+        """Bring the in-memory index in line with SQLite (after another process wrote to it)."""
+        with self._lock:
+            if self._index is None:
+                self.rebuild(conn, reason="no index in memory")
+            else:
+                self._reconcile(conn)
+
     def _reconcile(self, conn: sqlite3.Connection) -> None:
         assert self._index is not None
-        in_index = set(self._index.get_ids_list())
-        deleted = self._deleted_labels()
-        live_index = in_index - deleted
+        live_index = set(self._live)
         wanted = self._sqlite_ids(conn)
         missing = wanted - live_index
         extra = live_index - wanted
