@@ -24,6 +24,7 @@ from typing import Any
 from ..errors import Cancelled, EngineError, LibraryError, ModelError, QueryError
 from ..jobs import CancelToken
 from ..settings import Settings
+from .attribution import attribute_uncited
 from .citations import StreamingCitationFilter, check_citations
 from .confidence import assess
 from .events import (
@@ -203,7 +204,7 @@ def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: 
         if runner is None:
             yield from _extractive(answer, search_q, hits, embedder, settings, t0)
         else:
-            yield from _generative(answer, runner, search_q, hits, settings, cancel, t0)
+            yield from _generative(answer, runner, search_q, hits, settings, cancel, t0, embedder)
     except Cancelled:
         answer.stopped = "cancelled"
         stats["total_s"] = round(time.perf_counter() - t0, 4)
@@ -254,7 +255,9 @@ def _extractive(answer: Answer, question: str, hits, embedder, settings: Setting
     yield DoneEvent(answer=answer)
 
 
-def _generative(answer: Answer, runner, question: str, hits, settings: Settings, cancel, t0: float) -> Iterator[AnswerEvent]:
+def _generative(
+    answer: Answer, runner, question: str, hits, settings: Settings, cancel, t0: float, embedder=None
+) -> Iterator[AnswerEvent]:
     from .runner import GenerationStats
 
     answer.mode = "generative"
@@ -327,9 +330,24 @@ def _generative(answer: Answer, runner, question: str, hits, settings: Settings,
         yield TokenEvent(text=held + tail if shown else (held + tail).lstrip())
     for i in tail_ids:
         yield CitationEvent(citation=by_id[i].citation())
+    model_cited = list(check.cited)
+    answer.stats["model_cited"] = model_cited
+    if not stopped and check.unsupported and embedder is not None:
+        text2, attributed = attribute_uncited(check.text, blocks, embedder)
+        if attributed:
+            check = check_citations(text2, by_id)
+            answer.stats["attributed"] = [{"sentence": s_, "id": i} for s_, i in attributed]
+            for i in check.cited:
+                if i not in model_cited:
+                    yield CitationEvent(citation=by_id[i].citation())
     answer.text = check.text.strip()
     answer.citations = [by_id[i].citation() for i in check.cited]
     answer.unsupported_sentences = check.unsupported
+    if answer.stats.get("attributed"):
+        msg = (f"{len(answer.stats['attributed'])} sentence(s) had no citation from the model; "
+               "citations were added where the evidence says the same.")
+        answer.notices.append(msg)
+        yield NoticeEvent(message=msg)
     if not check.cited and not stopped:
         msg = "The model cited no evidence; treat this answer with care (see the nearest pages)."
         answer.notices.append(msg)
