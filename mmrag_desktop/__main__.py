@@ -23,6 +23,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the GUI (or the self-test); returns the exit code."""
+    import multiprocessing
+
+    multiprocessing.freeze_support()  # the ingest worker is a spawned child, also in a frozen build
     args = parse_args(sys.argv[1:] if argv is None else argv)
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")  # llama.cpp thread trap (ENVIRONMENT.md)
     if args.self_test:
