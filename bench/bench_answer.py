@@ -134,7 +134,8 @@ def bench_answers(lib, questions: list[dict], mode: str, settings, k: int) -> di
         per.append({
             "id": q["id"], "none": q["kind"] == "none", "mode": ans.mode,
             "insufficient": ans.insufficient_evidence, "confidence": round(ans.confidence, 3),
-            "cited": bool(ans.citations), "refs_total": ans.stats.get("refs_total", 0),
+            "cited": bool(ans.citations), "model_cited": bool(ans.stats.get("model_cited")),
+            "attributed": len(ans.stats.get("attributed", [])), "refs_total": ans.stats.get("refs_total", 0),
             "refs_valid": ans.stats.get("refs_valid", 0), "refs_after": len(after),
             "refs_after_valid": sum(i in valid for i in after),
             "gold": cites_gold(ans.citations, gold_pages(q)), "seconds": round(time.perf_counter() - t0, 2),
@@ -150,6 +151,9 @@ def bench_answers(lib, questions: list[dict], mode: str, settings, k: int) -> di
     return {
         "mode": mode, "n": len(per),
         "answers_with_citation": sum(p["cited"] for p in answered) / max(1, len(answered)),
+        "answers_with_model_citation": (sum(p["model_cited"] for p in answered) / max(1, len(answered))
+                                        if mode == "generative" else None),
+        "attributed_sentences": sum(p["attributed"] for p in per),
         "citation_validity_before": sum(p["refs_valid"] for p in per) / tot if tot else None,
         "citation_validity_after": sum(p["refs_after_valid"] for p in per) / after if after else None,
         "cites_gold_page": sum(p["gold"] for p in ans_q) / max(1, len(ans_q)),
@@ -310,7 +314,9 @@ def main(argv: list[str] | None = None) -> int:
     for key in ("answers", "extractive"):
         if key in out:
             a = out[key]
-            print(f"- {a['mode']} (n={a['n']}): answers with >=1 citation {_f(a['answers_with_citation'])}; "
+            print(f"- {a['mode']} (n={a['n']}): answers with >=1 citation {_f(a['answers_with_citation'])} "
+                  f"(from the model itself {_f(a.get('answers_with_model_citation'))}, sentences credited by "
+                  f"attribution {a.get('attributed_sentences', '-')}); "
                   f"citation validity before {_f(a['citation_validity_before'])} / after "
                   f"{_f(a['citation_validity_after'])}; cites gold page {_f(a['cites_gold_page'])} "
                   f"(when answered {_f(a['cites_gold_page_when_answered'])}); insufficient precision "
