@@ -25,6 +25,7 @@ class Highlight:
     bbox: BBox | None
     boxes: list[tuple[int, BBox]]
     segment: int
+    score: float = float("-inf")  # how well the chosen segment matches the query
 
 
 def _stem(word: str) -> str:
@@ -66,28 +67,21 @@ def choose_highlight(
             score, best_line = max(((lexical_overlap(terms, ln["t"]), ln) for ln in comps), key=lambda x: x[0])
             if score > 0:
                 box = tuple(best_line["b"])
-                return Highlight(best_line["p"], box, [(best_line["p"], box)], -1)
+                return Highlight(best_line["p"], box, [(best_line["p"], box)], -1, 1.0 + score)
         box = tuple(region["bbox"])
-        return Highlight(region["page"], box, [(region["page"], box)], -1)
+        best_score = float(_segment_scores(seg_vecs, qvec, lines, terms).max(initial=0.0))
+        return Highlight(region["page"], box, [(region["page"], box)], -1, best_score)
     boxed = [ln for ln in lines if ln.get("b") and (pages is None or pages[0] <= ln["p"] <= pages[1])]
     if not boxed:
         if region:
             box = tuple(region["bbox"])
             return Highlight(region["page"], box, [(region["page"], box)], -1)
         return Highlight(fallback_page, None, [], -1)
-    best = -1
-    if seg_vecs is not None and len(seg_vecs):
-        scores = seg_vecs.astype(np.float32) @ qvec.astype(np.float32)
-        texts = segment_texts(boxed, len(seg_vecs))
-        scores = scores + LEXICAL_WEIGHT * np.array([lexical_overlap(terms, t) for t in texts], dtype=np.float32)
-        # heading-like fragments rarely hold the answer: a small penalty below SHORT_WORDS words
-        words = np.array([len(t.split()) for t in texts], dtype=np.float32)
-        scores = scores - SHORT_PENALTY * np.clip(SHORT_WORDS - words, 0, None)
-        # a segment with no line boxes (e.g. figure labels) cannot be highlighted
-        has_lines = np.array([bool(t) for t in texts])
-        if has_lines.any():
-            scores[~has_lines] = -np.inf
-            best = int(np.argmax(scores))
+    best, best_score = -1, float("-inf")
+    scores = _segment_scores(seg_vecs, qvec, boxed, terms)
+    if len(scores) and np.isfinite(scores).any():
+        best = int(np.argmax(scores))
+        best_score = float(scores[best])
     chosen = [ln for ln in boxed if best in (ln.get("s") or [])] if best >= 0 else []
     if not chosen:
         chosen = boxed
@@ -96,7 +90,22 @@ def choose_highlight(
         by_page.setdefault(ln["p"], []).append(tuple(ln["b"]))
     boxes = [(p, union_bbox(bs)) for p, bs in sorted(by_page.items())]
     page, bbox = max(boxes, key=lambda pb: len(by_page[pb[0]]))
-    return Highlight(page, bbox, boxes, best)
+    return Highlight(page, bbox, boxes, best, best_score)
+
+
+def _segment_scores(seg_vecs: np.ndarray | None, qvec: np.ndarray, lines: list[dict], terms: list[str]) -> np.ndarray:
+    """Per segment: pooled-vector similarity + term overlap − a penalty for heading-like fragments;
+    -inf for segments without lines (they cannot be highlighted)."""
+    if seg_vecs is None or not len(seg_vecs):
+        return np.zeros(0, dtype=np.float32)
+    scores = seg_vecs.astype(np.float32) @ qvec.astype(np.float32)
+    texts = segment_texts(lines, len(seg_vecs))
+    scores = scores + LEXICAL_WEIGHT * np.array([lexical_overlap(terms, t) for t in texts], dtype=np.float32)
+    # heading-like fragments rarely hold the answer: a small penalty below SHORT_WORDS words
+    words = np.array([len(t.split()) for t in texts], dtype=np.float32)
+    scores = scores - SHORT_PENALTY * np.clip(SHORT_WORDS - words, 0, None)
+    scores[np.array([not t for t in texts])] = -np.inf
+    return scores
 
 
 def iou(a: BBox, b: BBox) -> float:

@@ -2,7 +2,7 @@
 
 query -> dense (hnswlib) + keyword (FTS5 BM25) + exact identifiers / "Figure N" references
 (+ CLIP image list when available) -> weighted RRF with intent weights -> highlight boxes ->
-dedupe by (doc, page, region) -> MMR -> group enrichment -> hits.
+one hit per (doc, page) -> MMR -> group enrichment -> hits.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 
 from ..hits import Hit
 from .fusion import mmr, weighted_rrf
-from .highlight import Highlight, choose_highlight, iou
+from .highlight import Highlight, choose_highlight
 from .query import QueryPlan, plan_query
 
 if TYPE_CHECKING:
@@ -29,7 +29,8 @@ KIND_BOOST = {
 }
 LIST_WEIGHTS = {"dense": 1.0, "keyword": 0.9, "exact": 1.2, "image": 0.6}
 MMR_LAMBDA = 0.7
-NAV_PENALTY = 0.6  # tables of contents and indexes point at the answer but are not it
+NAV_PENALTY = 0.6
+PAGE_HIGHLIGHT_RATIO = 0.7  # a same-page chunk this close in score may supply the page's highlight  # tables of contents and indexes point at the answer but are not it
 
 
 @dataclass
@@ -129,7 +130,12 @@ def search(library: Library, query: str, k: int = 10, filters: Filters | None = 
         meta = json.loads(row["meta"] or "{}")
         hl = choose_highlight(row["kind"], json.loads(row["lines"]), meta.get("region"), segs.get(cid), qvec,
                               plan.terms, row["page"], filters.pages)
-        if any(_same_region(row, hl, rows[o], highlights[o]) for o in kept):
+        same = next((o for o in kept if _same_region(row, hl, rows[o], highlights[o])), None)
+        if same is not None:
+            # the page is already a hit: keep its rank, but show the best-matching sentence of the page
+            if (row["kind"] == rows[same]["kind"] and hl.score > highlights[same].score
+                    and scored[cid] >= PAGE_HIGHLIGHT_RATIO * scored[same]):
+                highlights[same] = hl
             continue
         highlights[cid] = hl
         kept.append(cid)
@@ -153,11 +159,13 @@ def search(library: Library, query: str, k: int = 10, filters: Filters | None = 
 
 
 def _same_region(row_a, hl_a: Highlight, row_b, hl_b: Highlight) -> bool:
+    """One hit per page: a lower-ranked chunk whose highlight is on a page already shown adds
+    nothing a user would not see there (and would push other pages out of the top k)."""
     if row_a["doc_id"] != row_b["doc_id"] or hl_a.page != hl_b.page:
         return False
     if hl_a.bbox is None or hl_b.bbox is None:
-        return row_a["id"] == row_b["id"]
-    return iou(hl_a.bbox, hl_b.bbox) > 0.6
+        return row_a["id"] == row_b["id"] or row_a["page"] == row_b["page"]
+    return True
 
 
 def _hit(library: Library, row, hl: Highlight, score: float, sources: dict, sim, doc_kind: str,
