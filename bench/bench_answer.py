@@ -135,7 +135,8 @@ def bench_answers(lib, questions: list[dict], mode: str, settings, k: int) -> di
             "id": q["id"], "none": q["kind"] == "none", "mode": ans.mode,
             "insufficient": ans.insufficient_evidence, "confidence": round(ans.confidence, 3),
             "cited": bool(ans.citations), "model_cited": bool(ans.stats.get("model_cited")),
-            "attributed": len(ans.stats.get("attributed", [])), "refs_total": ans.stats.get("refs_total", 0),
+            "attributed": len(ans.stats.get("attributed", [])),
+            "fallback": bool(ans.stats.get("fallback_from")), "refs_total": ans.stats.get("refs_total", 0),
             "refs_valid": ans.stats.get("refs_valid", 0), "refs_after": len(after),
             "refs_after_valid": sum(i in valid for i in after),
             "gold": cites_gold(ans.citations, gold_pages(q)), "seconds": round(time.perf_counter() - t0, 2),
@@ -154,6 +155,9 @@ def bench_answers(lib, questions: list[dict], mode: str, settings, k: int) -> di
         "answers_with_model_citation": (sum(p["model_cited"] for p in answered) / max(1, len(answered))
                                         if mode == "generative" else None),
         "attributed_sentences": sum(p["attributed"] for p in per),
+        "uncited_fallbacks": sum(p["fallback"] for p in per),
+        "cites_gold_page_model_answers": (sum(p["gold"] for p in ans_q if not p["insufficient"] and not p["fallback"])
+                                          / max(1, sum(1 for p in ans_q if not p["insufficient"] and not p["fallback"]))),
         "citation_validity_before": sum(p["refs_valid"] for p in per) / tot if tot else None,
         "citation_validity_after": sum(p["refs_after_valid"] for p in per) / after if after else None,
         "cites_gold_page": sum(p["gold"] for p in ans_q) / max(1, len(ans_q)),
@@ -316,10 +320,12 @@ def main(argv: list[str] | None = None) -> int:
             a = out[key]
             print(f"- {a['mode']} (n={a['n']}): answers with >=1 citation {_f(a['answers_with_citation'])} "
                   f"(from the model itself {_f(a.get('answers_with_model_citation'))}, sentences credited by "
-                  f"attribution {a.get('attributed_sentences', '-')}); "
+                  f"attribution {a.get('attributed_sentences', '-')}, extractive fallbacks "
+                  f"{a.get('uncited_fallbacks', '-')}); "
                   f"citation validity before {_f(a['citation_validity_before'])} / after "
                   f"{_f(a['citation_validity_after'])}; cites gold page {_f(a['cites_gold_page'])} "
-                  f"(when answered {_f(a['cites_gold_page_when_answered'])}); insufficient precision "
+                  f"(when answered {_f(a['cites_gold_page_when_answered'])}, model answers kept "
+                  f"{_f(a.get('cites_gold_page_model_answers'))}); insufficient precision "
                   f"{_f(a['insufficient_precision'])} recall {_f(a['insufficient_recall'])}; "
                   f"{_f(a['mean_seconds'])} s/answer")
     for sp in out.get("speed", []):

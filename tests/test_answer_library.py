@@ -111,16 +111,32 @@ def test_generative_answer_streams_with_checked_citations(library):
     events, ans = _run(library, QUESTION, settings=settings())
     tokens = [e.text for e in events if e.kind == "token"]
     assert len(tokens) >= 3, "the answer must stream token by token"
-    assert ans.mode == "generative" and ans.model.startswith("SmolLM2")
-    assert "".join(tokens).strip() == ans.text
+    assert ans.model.startswith("SmolLM2")
     valid = {c.id for c in ans.evidence}
     # every marker left in the text is a valid evidence id; everything else was reported
     assert {i for m in find_marks(ans.text) for i in m.ids} <= valid
     assert not (set(r for r in ans.removed_citations if isinstance(r, int)) & valid)
-    assert [c.id for c in ans.citations] == [c.id for c in ans.citations if c.id in valid]
-    assert ans.stats["generation"]["generated_tokens"] >= 3
+    assert ans.citations and {c.id for c in ans.citations} <= valid
+    assert ans.stats["generation"]["generated_tokens"] >= 1
     assert ans.stats["generation"]["cached_tokens"] > 0  # the system prompt came from the KV cache
+    if ans.stats.get("fallback_from"):  # the model cited nothing usable: cited sentences instead
+        assert ans.mode == "extractive" and "".join(tokens).endswith(ans.text)
+        assert ans.stats["model_answer"] and any("cites no evidence" in n for n in ans.notices)
+    else:
+        assert ans.mode == "generative" and "".join(tokens).strip() == ans.text
     assert set(ans.to_json()) >= {"answer", "citations", "insufficient_evidence", "confidence", "removed_citations"}
+
+
+@pytest.mark.llm
+def test_uncited_model_answer_falls_back_to_cited_sentences(library):
+    # one token cannot hold a citation, so the model's answer is uncited by construction
+    events, ans = _run(library, QUESTION, settings=settings(max_answer_tokens=1))
+    assert ans.stats["model_cited"] == [] and ans.stats["fallback_from"] == "generative"
+    assert ans.mode == "extractive" and ans.citations and "5 V" in ans.text
+    assert [e.kind for e in events].count("notice") >= 1
+    off = settings(max_answer_tokens=1, extra={"uncited_fallback": False})
+    _, raw = _run(library, QUESTION, settings=off)
+    assert raw.mode == "generative" and not raw.citations
 
 
 def test_unanswerable_question_says_not_covered_with_nearest_pages(library):
@@ -161,7 +177,7 @@ def test_non_gguf_choice_is_reported_and_the_default_model_used(library, tmp_pat
     events, ans = _run(library, QUESTION, settings=settings(models={"answer_llm": str(bad)}, max_answer_tokens=8))
     notices = [e.message for e in events if e.kind == "notice"]
     assert any("unusable" in n for n in notices), notices
-    assert ans.mode in ("generative", "insufficient") and ans.model.startswith("SmolLM2")
+    assert ans.model.startswith("SmolLM2")  # generative, or its cited fallback when the model cites nothing
 
 
 @pytest.mark.llm

@@ -349,6 +349,17 @@ def _generative(
         answer.notices.append(msg)
         yield NoticeEvent(message=msg)
     if not check.cited and not stopped:
+        if settings.extra.get("uncited_fallback", True):
+            # Nothing in the model's answer is backed by the evidence: show cited sentences instead.
+            msg = ("The model's answer cites no evidence and matches none of it; "
+                   "showing the best matching sentences from the manuals instead.")
+            answer.notices.append(msg)
+            answer.stats["model_answer"] = answer.text
+            answer.stats["fallback_from"] = "generative"
+            yield NoticeEvent(message=msg)
+            yield TokenEvent(text="\n\nBest matching sentences from the manuals:\n")
+            yield from _extractive(answer, question, hits, embedder, settings, t0)
+            return
         msg = "The model cited no evidence; treat this answer with care (see the nearest pages)."
         answer.notices.append(msg)
         yield NoticeEvent(message=msg)
