@@ -155,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|---|---|---|")
     print(f"| {ing['manual']} | {ing['pages']} | {ing['chunks']} | {ing['ingest_wall_s']:.1f} | "
           f"{ing['pages_per_s']:.1f} | {ing['embedder_alone_s']:.1f} | {ing['ratio']:.2f} |")
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "speed_ingest.json").write_text(json.dumps(out, indent=1))  # part 1 kept if part 2 dies
     if not args.skip_rss:
         out["rss"] = rss = peak_rss([MANUALS / m for m in args.big])
         print()
