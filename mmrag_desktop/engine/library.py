@@ -13,6 +13,7 @@ thread while another searches; writes are serialised by `lock`.
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -49,6 +50,8 @@ class Library:
         self._clip = None  # None = not tried, False = unavailable, else an ImageEmbedder
         self._pending_embedder = None  # the newly chosen text embedder while re-embedding
         self._worker_proc = None  # child process for isolated add/enrich
+        self._idf_cache: dict[tuple[str, int], float] = {}
+        self._n_chunks: int | None = None
         self._active_recorded = False if embedder is not None else None
         self._names: dict[int, tuple[str, str]] | None = None
         self._kinds: dict[int, str] = {}
@@ -245,6 +248,7 @@ class Library:
         (new vectors added, removed ones marked deleted), cached names dropped."""
         with self.lock:
             self._names = None
+            self._n_chunks = None
             self._kinds.clear()
             for idx in self._indices.values():
                 idx.reconcile(self.conn)
@@ -290,6 +294,7 @@ class Library:
                 idx.remove(ids)
                 idx.save()
             self._names = None
+            self._n_chunks = None
         crops = self.cache_dir / "figures" / str(info.id)
         if crops.is_dir():
             import shutil
@@ -366,6 +371,33 @@ class Library:
                     self._clip = False
                     raise
         return self._clip or None
+
+    def term_idf(self, terms: list[str]) -> dict[str, float]:
+        """Inverse document frequency of each term over the chunks (FTS5 counts, cached until the
+        library changes): log((N + 1) / (df + 0.5))."""
+        import math
+
+        with self.lock:
+            n = self._chunk_count()
+            out = {}
+            for t in terms:
+                key = (t, n)
+                if key not in self._idf_cache:
+                    try:
+                        df = self.conn.execute("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
+                                               ('"' + t.replace('"', '""') + '"',)).fetchone()[0]
+                    except sqlite3.OperationalError:
+                        df = 0
+                    if len(self._idf_cache) > 20000:
+                        self._idf_cache.clear()
+                    self._idf_cache[key] = math.log((n + 1) / (df + 0.5))
+                out[t] = max(self._idf_cache[key], 0.1)
+            return out
+
+    def _chunk_count(self) -> int:
+        if self._n_chunks is None:
+            self._n_chunks = self.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+        return self._n_chunks
 
     def _filters(self, docs, pages, kinds):
         from .search.searcher import Filters
@@ -462,6 +494,7 @@ class Library:
             index.add(np.asarray(ids, dtype=np.int64), np.stack(job.vectors))
             self._kinds[doc_id] = meta["kind"]
             self._names = None
+            self._n_chunks = None
 
     def _doc_names(self) -> dict[int, tuple[str, str]]:
         with self.lock:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-RRF_K = 60
+RRF_K = 10
 
 
 def weighted_rrf(lists: dict[str, list[int]], weights: dict[str, float], k: int = RRF_K) -> dict[int, float]:

@@ -41,18 +41,23 @@ def segment_texts(lines: list[dict], n_segments: int) -> list[str]:
     return out
 
 
-def lexical_overlap(terms: list[str], text: str) -> float:
-    """Share of query terms (6-letter prefixes) present in `text`."""
+def lexical_overlap(terms: list[str], text: str, idf: dict[str, float] | None = None) -> float:
+    """Share of query terms (6-letter prefixes) present in `text`, weighted by `idf` when given
+    (rare words count more than words found everywhere)."""
     if not terms:
         return 0.0
     have = {_stem(w) for w in _WORD.findall(text.lower())}
-    wanted = {_stem(t) for t in terms}
-    return len(wanted & have) / len(wanted)
+    weights: dict[str, float] = {}
+    for t in terms:
+        weights[_stem(t)] = max(weights.get(_stem(t), 0.0), idf.get(t, 1.0) if idf else 1.0)
+    total = sum(weights.values())
+    return sum(w for st, w in weights.items() if st in have) / total if total else 0.0
 
 
 def choose_highlight(
     kind: str, lines: list[dict], region: dict | None, seg_vecs: np.ndarray | None, qvec: np.ndarray,
     terms: list[str], fallback_page: int, pages: tuple[int, int] | None = None,
+    idf: dict[str, float] | None = None,
 ) -> Highlight:
     """The highlight of one chunk for one query (see module doc).
 
@@ -64,12 +69,12 @@ def choose_highlight(
         # a component named by the query (from a VLM caption with boxes) beats the whole figure
         comps = [ln for ln in lines if ln.get("c") and ln.get("b")]
         if comps and terms:
-            score, best_line = max(((lexical_overlap(terms, ln["t"]), ln) for ln in comps), key=lambda x: x[0])
+            score, best_line = max(((lexical_overlap(terms, ln["t"], idf), ln) for ln in comps), key=lambda x: x[0])
             if score > 0:
                 box = tuple(best_line["b"])
                 return Highlight(best_line["p"], box, [(best_line["p"], box)], -1, 1.0 + score)
         box = tuple(region["bbox"])
-        best_score = float(_segment_scores(seg_vecs, qvec, lines, terms).max(initial=0.0))
+        best_score = float(_segment_scores(seg_vecs, qvec, lines, terms, idf).max(initial=0.0))
         return Highlight(region["page"], box, [(region["page"], box)], -1, best_score)
     boxed = [ln for ln in lines if ln.get("b") and (pages is None or pages[0] <= ln["p"] <= pages[1])]
     if not boxed:
@@ -78,7 +83,7 @@ def choose_highlight(
             return Highlight(region["page"], box, [(region["page"], box)], -1)
         return Highlight(fallback_page, None, [], -1)
     best, best_score = -1, float("-inf")
-    scores = _segment_scores(seg_vecs, qvec, boxed, terms)
+    scores = _segment_scores(seg_vecs, qvec, boxed, terms, idf)
     if len(scores) and np.isfinite(scores).any():
         best = int(np.argmax(scores))
         best_score = float(scores[best])
@@ -93,14 +98,15 @@ def choose_highlight(
     return Highlight(page, bbox, boxes, best, best_score)
 
 
-def _segment_scores(seg_vecs: np.ndarray | None, qvec: np.ndarray, lines: list[dict], terms: list[str]) -> np.ndarray:
+def _segment_scores(seg_vecs: np.ndarray | None, qvec: np.ndarray, lines: list[dict], terms: list[str],
+                    idf: dict[str, float] | None = None) -> np.ndarray:
     """Per segment: pooled-vector similarity + term overlap − a penalty for heading-like fragments;
     -inf for segments without lines (they cannot be highlighted)."""
     if seg_vecs is None or not len(seg_vecs):
         return np.zeros(0, dtype=np.float32)
     scores = seg_vecs.astype(np.float32) @ qvec.astype(np.float32)
     texts = segment_texts(lines, len(seg_vecs))
-    scores = scores + LEXICAL_WEIGHT * np.array([lexical_overlap(terms, t) for t in texts], dtype=np.float32)
+    scores = scores + LEXICAL_WEIGHT * np.array([lexical_overlap(terms, t, idf) for t in texts], dtype=np.float32)
     # heading-like fragments rarely hold the answer: a small penalty below SHORT_WORDS words
     words = np.array([len(t.split()) for t in texts], dtype=np.float32)
     scores = scores - SHORT_PENALTY * np.clip(SHORT_WORDS - words, 0, None)

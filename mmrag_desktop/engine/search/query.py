@@ -22,7 +22,7 @@ STOPWORDS = frozenset(
 VISUAL_WORDS = frozenset(
     """figure figures fig diagram diagrams schematic schematics plot plots graph graphs chart charts image
     images picture pictures illustration drawing drawings pinout pin-out photo screenshot shown shows look
-    looks depicted depict layout curve curves waveform sketch""".split()
+    looks depicted depict layout curve curves waveform sketch gui window dialog icon symbol""".split()
 )
 TABLE_WORDS = frozenset(
     """table tables list values value parameters parameter specification specifications spec specs
@@ -70,8 +70,9 @@ def plan_query(query: str) -> QueryPlan:
         ref_keys.append(f"{kind}:{number}")
         phrases.append(_quote(f"{kind} {m.group(2)}"))
     exact = " OR ".join(dict.fromkeys(phrases))
-    vis = sum(1 for w in lowered if w in VISUAL_WORDS)
-    tab = sum(1 for w in lowered if w in TABLE_WORDS)
+    singular = [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in lowered]
+    vis = sum(1 for w, s in zip(lowered, singular, strict=True) if w in VISUAL_WORDS or s in VISUAL_WORDS)
+    tab = sum(1 for w, s in zip(lowered, singular, strict=True) if w in TABLE_WORDS or s in TABLE_WORDS)
     intent = "visual" if vis > tab and vis > 0 else "table" if tab > 0 else "text"
     return QueryPlan(text=text, terms=terms, fts=fts, identifiers=identifiers, exact_fts=exact,
                      intent=intent, ref_keys=ref_keys)

@@ -30,7 +30,8 @@ KIND_BOOST = {
 LIST_WEIGHTS = {"dense": 1.0, "keyword": 0.9, "exact": 1.2, "image": 0.6}
 MMR_LAMBDA = 0.7
 NAV_PENALTY = 0.6
-PAGE_HIGHLIGHT_RATIO = 0.7  # a same-page chunk this close in score may supply the page's highlight  # tables of contents and indexes point at the answer but are not it
+PAGE_HIGHLIGHT_RATIO = 0.7
+SEGMENT_WEIGHT = 0.5  # weight of the best sentence's match in the final score
 
 
 @dataclass
@@ -123,13 +124,24 @@ def search(library: Library, query: str, k: int = 10, filters: Filters | None = 
     }
     order = sorted(scored, key=scored.get, reverse=True)
     segs = library._segment_vectors(order)
+    idf = library.term_idf(plan.terms)
+    candidate_hl: dict[int, Highlight] = {}
+    for cid in order:
+        row = rows[cid]
+        meta = json.loads(row["meta"] or "{}")
+        candidate_hl[cid] = choose_highlight(row["kind"], json.loads(row["lines"]), meta.get("region"), segs.get(cid),
+                                             qvec, plan.terms, row["page"], filters.pages, idf)
+    # rerank: fused rank evidence plus how well the best sentence of the chunk matches (max-sim)
+    top = max(scored.values())
+    for cid in order:
+        best = candidate_hl[cid].score
+        scored[cid] = scored[cid] / top + SEGMENT_WEIGHT * (best if np.isfinite(best) else 0.0)
+    order.sort(key=scored.get, reverse=True)
     highlights: dict[int, Highlight] = {}
     kept: list[int] = []
     for cid in order:
         row = rows[cid]
-        meta = json.loads(row["meta"] or "{}")
-        hl = choose_highlight(row["kind"], json.loads(row["lines"]), meta.get("region"), segs.get(cid), qvec,
-                              plan.terms, row["page"], filters.pages)
+        hl = candidate_hl[cid]
         same = next((o for o in kept if _same_region(row, hl, rows[o], highlights[o])), None)
         if same is not None:
             # the page is already a hit: keep its rank, but show the best-matching sentence of the page
@@ -139,6 +151,8 @@ def search(library: Library, query: str, k: int = 10, filters: Filters | None = 
             continue
         highlights[cid] = hl
         kept.append(cid)
+    if plan.intent in ("visual", "table"):
+        _prefer_page_regions(library, plan, qvec, kept, rows, highlights, scored, filters)
     vecs = library._chunk_vectors(kept)
     missing = [c for c in kept if c not in vecs]
     if missing:  # vectors of another model during a re-embed: rank those by fusion only
@@ -156,6 +170,44 @@ def search(library: Library, query: str, k: int = 10, filters: Filters | None = 
     ]
     hits.extend(_enrich(library, hits, plan, qvec, filters))
     return hits
+
+
+def _prefer_page_regions(library: Library, plan: QueryPlan, qvec: np.ndarray, kept: list[int], rows: dict,
+                         highlights: dict, scored: dict, filters: Filters) -> None:
+    """For a visual (table) question, a text hit on a page that holds a figure (table) becomes that
+    figure (table): the page was found by its words, the region is what the user asked to see."""
+    want = {"visual": ("figure",), "table": ("table",)}[plan.intent]
+    if filters.kinds and not set(want) & set(filters.kinds):
+        return
+    for i, cid in enumerate(kept):
+        row = rows[cid]
+        if row["kind"] in want:
+            continue
+        page = highlights[cid].page
+        with library.lock:
+            cands = library.conn.execute(
+                f"SELECT id FROM chunks WHERE doc_id = ? AND kind IN ({','.join('?' * len(want))}) "
+                "AND page <= ? AND page_end >= ?", (row["doc_id"], *want, page, page)).fetchall()
+        cands = [c[0] for c in cands if c[0] not in kept]
+        if not cands:
+            continue
+        new_rows = library._chunk_rows(cands)
+        segs = library._segment_vectors(cands)
+        best = None
+        for c in cands:
+            r = new_rows[c]
+            meta = json.loads(r["meta"] or "{}")
+            hl = choose_highlight(r["kind"], json.loads(r["lines"]), meta.get("region"), segs.get(c),
+                                  qvec, plan.terms, r["page"], filters.pages)
+            if hl.page == page and (best is None or hl.score > best[1].score):
+                best = (c, hl)
+        if best is None:
+            continue
+        c, hl = best
+        rows[c] = new_rows[c]
+        highlights[c] = hl
+        scored[c] = scored[cid]
+        kept[i] = c
 
 
 def _same_region(row_a, hl_a: Highlight, row_b, hl_b: Highlight) -> bool:
@@ -203,7 +255,7 @@ def _enrich(library: Library, hits: list[Hit], plan: QueryPlan, qvec: np.ndarray
             seg = library._segment_vectors([cid]).get(cid)
             meta = json.loads(row["meta"] or "{}")
             hl = choose_highlight(row["kind"], json.loads(row["lines"]), meta.get("region"), seg, qvec,
-                                  plan.terms, row["page"], filters.pages)
+                                  plan.terms, row["page"], filters.pages, library.term_idf(plan.terms))
             extra.append(_hit(library, row, hl, h.score, {}, None, library.doc_kind(row["doc_id"]), enriched=True))
             have.add(cid)
     return extra
