@@ -156,6 +156,10 @@ MIGRATIONS: list[str] = [
     DROP TABLE segment_vectors;
     ALTER TABLE segment_vectors_v2 RENAME TO segment_vectors;
     """,
+    # 3: find the figures/tables of a page quickly (search shows them for visual/table questions)
+    """
+    CREATE INDEX chunks_doc_kind_page ON chunks(doc_id, kind, page);
+    """,
 ]
 
 
