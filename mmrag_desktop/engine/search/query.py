@@ -60,15 +60,15 @@ def plan_query(query: str) -> QueryPlan:
     lowered = [w.lower() for w in words]
     terms = [w for w in lowered if w not in STOPWORDS and len(w) > 1] or lowered
     # FTS5 tokenises '4-12' as '4' '12': split compound words the same way inside a phrase
-    fts = " OR ".join(_quote(t) for t in dict.fromkeys(terms))
+    fts = " OR ".join(quote_term(t) for t in dict.fromkeys(terms))
     identifiers = [w for w in words if _is_identifier(w)]
-    phrases = [_quote(w) for w in dict.fromkeys(identifiers)]
+    phrases = [quote_term(w) for w in dict.fromkeys(identifiers)]
     ref_keys = []
     for m in _FIG_REF_RE.finditer(text):
         kind = "table" if m.group(1).lower().startswith("tab") else "figure"
         number = re.sub(r"[.\u2013]", "-", m.group(2))
         ref_keys.append(f"{kind}:{number}")
-        phrases.append(_quote(f"{kind} {m.group(2)}"))
+        phrases.append(quote_term(f"{kind} {m.group(2)}"))
     exact = " OR ".join(dict.fromkeys(phrases))
     singular = [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in lowered]
     vis = sum(1 for w, s in zip(lowered, singular, strict=True) if w in VISUAL_WORDS or s in VISUAL_WORDS)
@@ -78,7 +78,7 @@ def plan_query(query: str) -> QueryPlan:
                      intent=intent, ref_keys=ref_keys)
 
 
-def _quote(term: str) -> str:
+def quote_term(term: str) -> str:
     """An FTS5 string literal: the tokenizer splits it into a phrase; quotes are doubled."""
     return '"' + term.replace('"', '""') + '"'
 

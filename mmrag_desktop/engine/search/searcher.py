@@ -8,6 +8,7 @@ one hit per (doc, page) -> MMR -> group enrichment -> hits.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -17,7 +18,7 @@ import numpy as np
 from ..hits import Hit
 from .fusion import mmr, weighted_rrf
 from .highlight import Highlight, choose_highlight
-from .query import QueryPlan, plan_query
+from .query import QueryPlan, plan_query, quote_term
 
 if TYPE_CHECKING:
     from ..library import Library
@@ -32,6 +33,8 @@ MMR_LAMBDA = 0.7
 NAV_PENALTY = 0.6
 PAGE_HIGHLIGHT_RATIO = 0.7
 SEGMENT_WEIGHT = 0.5  # weight of the best sentence's match in the final score
+COMMON_DF = 0.05  # a keyword in more than this share of chunks is left out of a large library's query
+PRUNE_MIN_CHUNKS = 50_000
 
 
 @dataclass
@@ -75,6 +78,25 @@ def keyword_ids(conn: sqlite3.Connection, fts: str, limit: int, filters: Filters
     return [r[0] for r in conn.execute(sql, params)]
 
 
+def _keyword_query(plan: QueryPlan, idf: dict[str, float], n_chunks: int) -> str:
+    """The FTS5 expression for the keyword list.
+
+    In a large library a term found in more than COMMON_DF of all chunks adds almost nothing to
+    BM25 but makes FTS5 score most of the table; such terms are left out (all of them common: they
+    must all appear, AND). Small libraries use every term.
+    """
+    if n_chunks < PRUNE_MIN_CHUNKS or not plan.terms:
+        return plan.fts
+    limit = math.log((n_chunks + 1) / (COMMON_DF * n_chunks + 0.5))
+    terms = list(dict.fromkeys(plan.terms))
+    rare = [t for t in terms if idf.get(t, limit + 1) > limit]
+    if len(rare) == len(terms):
+        return plan.fts
+    if rare:
+        return " OR ".join(quote_term(t) for t in rare)
+    return " AND ".join(quote_term(t) for t in terms)
+
+
 def search(library: Library, query: str, k: int = 10, filters: Filters | None = None,
            qvec: np.ndarray | None = None, extra_lists: dict[str, list[int]] | None = None) -> list[Hit]:
     """Ranked hits for `query` (see module doc). Raises QueryError for unusable queries."""
@@ -90,8 +112,9 @@ def search(library: Library, query: str, k: int = 10, filters: Filters | None = 
     dense = library.text_index().query(qvec, n_cand, filter_ids=allowed)
     lists["dense"] = [cid for cid, _ in dense]
     similarity = dict(dense)
+    idf = library.term_idf(plan.terms)
     with library.lock:
-        lists["keyword"] = keyword_ids(conn, plan.fts, n_cand, filters)
+        lists["keyword"] = keyword_ids(conn, _keyword_query(plan, idf, library._chunk_count()), n_cand, filters)
         exact = keyword_ids(conn, plan.exact_fts, 20, filters) if plan.exact_fts else []
         if plan.ref_keys:
             where, args = filters.sql("c")
@@ -124,7 +147,6 @@ def search(library: Library, query: str, k: int = 10, filters: Filters | None = 
     }
     order = sorted(scored, key=scored.get, reverse=True)
     segs = library._segment_vectors(order)
-    idf = library.term_idf(plan.terms)
     candidate_hl: dict[int, Highlight] = {}
     for cid in order:
         row = rows[cid]
