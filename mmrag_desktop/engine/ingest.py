@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .chunking import Chunker, ChunkDraft
+from .chunking import ChunkDraft, Chunker
 from .errors import Cancelled, CorruptDocumentError, DocumentError, EngineError
 from .jobs import CancelToken, Progress
 from .parse import is_supported, open_document
@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 MAX_FILE_BYTES = 2 * 1024**3
 EMBED_BATCH = 64
+TARGET_TOKENS = 200  # chunk size aimed at (word pieces); the hard limit is the model window
+OVERLAP_TOKENS = 32
 
 
 def scan_paths(paths: Iterable[Path | str]) -> list[Path]:
@@ -168,7 +170,7 @@ def _build(library: Library, path: Path, doc_id: int, cancel: CancelToken, base:
         pages_total = doc.page_count
         content_budget = embedder.max_tokens - 2 - 16  # specials and the section prefix
         chunker = Chunker(embedder.count_tokens_batch, max_tokens=content_budget,
-                          target_tokens=min(200, content_budget))
+                          target_tokens=min(TARGET_TOKENS, content_budget), overlap_tokens=OVERLAP_TOKENS)
         t0 = time.monotonic()
         n_pages = 0
         for page in doc.pages():

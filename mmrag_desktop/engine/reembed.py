@@ -41,8 +41,8 @@ def _segments(text_len: int, meta: dict) -> list[tuple[int, int]]:
 
 def reembed_events(library: Library, cancel: CancelToken) -> Iterator[Progress]:
     """See module doc. Yields Progress(stage="reembed", unit="chunks"), then "finished"."""
-    from .ingest import embed_text_of
     from .chunking import ChunkDraft
+    from .ingest import embed_text_of
 
     library.embedder  # noqa: B018 - resolve active/pending
     target = library._pending_embedder
