@@ -208,3 +208,32 @@ def test_corrupt_and_empty_files(tmp_path):
     empty.write_bytes(b"")
     with pytest.raises(CorruptDocumentError):
         open_pdf(empty)
+
+
+def test_caption_between_two_figures_goes_to_the_figure_above(tmp_path):
+    """Figure captions sit below their figure: a caption slightly closer to the next figure
+    still belongs to the one above it (octave manual, Figure 29.1)."""
+    import pymupdf
+
+    from mmrag_desktop.engine.parse.pdf import open_pdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.draw_rect((150, 80, 450, 300), color=(0, 0, 0), fill=(0.2, 0.4, 0.8))  # upper figure
+    page.draw_line((160, 290), (440, 100), color=(1, 0, 0), width=2)
+    page.insert_text((160, 330), "Figure 7.1: Upper chart of the comparison.", fontsize=10)
+    page.draw_rect((150, 340, 450, 560), color=(0, 0, 0), fill=(0.8, 0.4, 0.2))  # lower figure
+    page.draw_line((160, 550), (440, 350), color=(0, 1, 0), width=2)
+    path = tmp_path / "two-figures.pdf"
+    doc.save(str(path))
+    doc.close()
+    pdf = open_pdf(path)
+    try:
+        blocks = next(iter(pdf.pages())).blocks
+    finally:
+        pdf.close()
+    caps = [b for b in blocks if b.kind == "caption"]
+    figs = [i for i, b in enumerate(blocks) if b.kind == "figure"]
+    assert len(caps) == 1 and len(figs) == 2, [(b.kind, b.bbox) for b in blocks]
+    target = blocks[caps[0].caption_of]
+    assert target.bbox[3] < 320, f"caption linked to the lower figure {target.bbox}"

@@ -6,13 +6,15 @@ from ..elements import Block
 from .pdf_blocks import caption_kind
 
 CAPTION_DISTANCE = 40.0  # pt above or below the region
+UNCONVENTIONAL_PT = 20.0  # distance handicap of a region on the unconventional side of its caption
 MIN_H_OVERLAP = 0.3  # of the narrower of caption and region
 
 
 def link_captions(blocks: list[Block]) -> None:
     """Set `caption_of` on caption blocks (in place): index of the nearest figure/table block
     within 40 pt above or below with >= 30% horizontal overlap; a kind match ("Table" with
-    a table) wins over distance. Each region gets at most one caption; unmatched captions
+    a table) wins over distance, and a region on the conventional side (figure above its
+    caption, table below it) gets a 20 pt advantage. Each region gets at most one caption; unmatched captions
     keep `caption_of=None`."""
     pairs: list[tuple[int, float, int, int]] = []  # (kind mismatch, distance, caption idx, region idx)
     for ci, cap in enumerate(blocks):
@@ -34,7 +36,10 @@ def link_captions(blocks: list[Block]) -> None:
             ov = min(cb[2], rb[2]) - max(cb[0], rb[0])
             if ov < MIN_H_OVERLAP * min(cb[2] - cb[0], rb[2] - rb[0]):
                 continue
-            pairs.append((0 if reg.kind == want else 1, dist, ci, ri))
+            # convention: a figure's caption sits below it, a table's above it; a caption between
+            # two regions goes to the conventional one unless the other is much closer
+            conventional = rb[3] <= cb[1] + 2 if want == "figure" else rb[1] >= cb[3] - 2
+            pairs.append((0 if reg.kind == want else 1, dist + (0.0 if conventional else UNCONVENTIONAL_PT), ci, ri))
     used_c: set[int] = set()
     used_r: set[int] = set()
     for _, _, ci, ri in sorted(pairs):
