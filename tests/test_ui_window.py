@@ -261,3 +261,27 @@ def test_settings_dialog_round_trip(qtbot, lib_dir, tmp_path):
     assert (s.threads, s.n_ctx, s.answer_mode, s.theme, s.library_dir) == (3, 2048, "extractive", "dark", str(new_lib))
     assert "#23262b" in QApplication.instance().styleSheet()
     w.close()
+
+
+def test_image_dropped_on_the_question_box_finds_the_figure(qtbot, lib_dir, tmp_path):
+    """Drop a picture on the question box: the manual's figure that shows it comes back
+    (perceptual hash; no CLIP model here), with a thumbnail, and a click shows its region."""
+    from pdf_factory import make_raster_figure_pdf, sample_image_png
+
+    sample = make_raster_figure_pdf(tmp_path / "panel.pdf")
+    w = open_window(qtbot, lib_dir)
+    drop_files(w, [sample.path])
+    qtbot.waitUntil(lambda: ingest_done(w), timeout=180000)
+    photo = tmp_path / "photo-of-panel.png"
+    photo.write_bytes(sample_image_png())
+    with qtbot.waitSignal(w.answerFinished, timeout=120000):
+        drop_files(w.query_bar.edit, [photo])
+    items = w.answer_pane.sources.items
+    figures = [i for i in items if i.kind == "figure"]
+    assert figures, [(i.kind, i.doc, i.page) for i in items]
+    top = figures[0]
+    assert top.doc == "panel.pdf" and top.page == 1 and top.thumbnail_png
+    x0, y0, x1, y1 = sample.info["image_box"]
+    bx = top.bbox
+    assert bx[0] <= x0 + 5 and bx[1] <= y0 + 5 and bx[2] >= x1 - 5 and bx[3] >= y1 - 5, (bx, sample.info["image_box"])
+    w.close()
