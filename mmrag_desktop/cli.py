@@ -99,27 +99,29 @@ def open_library(args):
 
 
 # ---- verbs ------------------------------------------------------------------------------
-def cmd_add(args) -> int:
-    lib = open_library(args)
+def _report(events, bar: ProgressBar) -> int:
+    """Print one line per finished/failed/skipped document, a bar otherwise; returns failures."""
     failed = 0
-    bar = ProgressBar(enabled=not args.quiet)
+    labels = {"failed": "FAILED  ", "skipped": "skipped ", "done": "added   "}
+    for ev in events:
+        if ev.stage in labels:
+            failed += ev.stage == "failed"
+            bar.line(f"{labels[ev.stage]}{ev.doc}: {ev.message}")
+        elif ev.stage in ("finished", "index") or ev.extra.get("errors"):
+            bar.line(ev.message)
+        else:
+            bar.update(ev)
+    return failed
+
+
+def _run_job(args, job, interrupted: str, *, quiet: bool = False) -> int:
+    """Run `job(lib, bar) -> failures` on the --library library; exit code 0, 3 or 130."""
+    lib = open_library(args)
+    bar = ProgressBar(enabled=not quiet)
     try:
-        for ev in lib.add(args.paths):
-            if ev.stage == "failed":
-                failed += 1
-                bar.line(f"FAILED  {ev.doc}: {ev.message}")
-            elif ev.stage == "skipped":
-                bar.line(f"skipped {ev.doc}: {ev.message}")
-            elif ev.stage == "done":
-                bar.line(f"added   {ev.doc}: {ev.message}")
-            elif ev.stage == "finished":
-                bar.line(ev.message)
-            else:
-                bar.update(ev)
-        if not args.no_enrich:
-            _run_enrich(lib, bar)
+        failed = job(lib, bar)
     except KeyboardInterrupt:
-        bar.line("interrupted: documents finished so far are kept; run add again to resume")
+        bar.line(f"interrupted: {interrupted}")
         return 130
     finally:
         bar.close()
@@ -127,26 +129,19 @@ def cmd_add(args) -> int:
     return EXIT_FILES_FAILED if failed else 0
 
 
-def _run_enrich(lib, bar: ProgressBar) -> None:
-    for ev in lib.enrich():
-        if ev.stage == "finished" or ev.extra.get("errors"):
-            bar.line(f"figures: {ev.message}")
-        else:
-            bar.update(ev)
+def cmd_add(args) -> int:
+    def job(lib, bar):
+        failed = _report(lib.add(args.paths), bar)
+        if not args.no_enrich:
+            _report(lib.enrich(), bar)
+        return failed
+
+    return _run_job(args, job, "documents finished so far are kept; run add again to resume", quiet=args.quiet)
 
 
 def cmd_enrich(args) -> int:
-    lib = open_library(args)
-    bar = ProgressBar()
-    try:
-        _run_enrich(lib, bar)
-    except KeyboardInterrupt:
-        bar.line("interrupted: finished figures are kept; run enrich again to resume")
-        return 130
-    finally:
-        bar.close()
-        lib.close()
-    return 0
+    return _run_job(args, lambda lib, bar: _report(lib.enrich(), bar) and 0,
+                    "finished figures are kept; run enrich again to resume")
 
 
 def _filters_from(args) -> dict:
@@ -251,22 +246,8 @@ def cmd_remove(args) -> int:
 
 
 def cmd_reindex(args) -> int:
-    lib = open_library(args)
-    bar = ProgressBar()
-    failed = 0
-    try:
-        for ev in lib.reindex():
-            if ev.stage == "failed":
-                failed += 1
-                bar.line(f"FAILED  {ev.doc}: {ev.message}")
-            elif ev.stage in ("done", "finished", "index"):
-                bar.line(f"{ev.doc + ': ' if ev.doc else ''}{ev.message}")
-            else:
-                bar.update(ev)
-    finally:
-        bar.close()
-        lib.close()
-    return EXIT_FILES_FAILED if failed else 0
+    return _run_job(args, lambda lib, bar: _report(lib.reindex(), bar),
+                    "documents finished so far are kept; run reindex again")
 
 
 class ProgressBar:
@@ -292,7 +273,8 @@ class ProgressBar:
         bar = "#" * int(frac * 20)
         rate = f" {ev.rate:.0f} {ev.unit}/s" if ev.rate else ""
         eta = f" ETA {ev.eta:.0f}s" if ev.eta is not None else ""
-        text = (f"[{ev.docs_done + 1}/{ev.docs_total}] {ev.doc[:40]} {ev.stage} [{bar:20s}] "
+        counter = f"[{min(ev.docs_done + 1, ev.docs_total)}/{ev.docs_total}] " if ev.docs_total else ""
+        text = (f"{counter}{ev.doc[:40]} {ev.stage} [{bar:20s}] "
                 f"{ev.done}/{ev.total} {ev.unit}{rate}{eta}")
         self._write(text)
 
