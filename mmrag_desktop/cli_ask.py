@@ -15,7 +15,8 @@ import sys
 def register(subparsers) -> None:
     """Add the `ask` verb to the CLI's subparsers."""
     a = subparsers.add_parser("ask", help="answer a question from the manuals, with checked citations")
-    a.add_argument("question", help="the question (quote it)")
+    a.add_argument("question", nargs="?", default="", help="the question (quote it)")
+    a.add_argument("--image", metavar="IMAGE", help='ask about a photo or screenshot (default question "What is this?")')
     a.add_argument("--json", action="store_true", help="print one JSON answer object")
     a.add_argument("--extractive", action="store_true", help="no model: answer with the best cited sentences")
     a.add_argument("--generative", action="store_true", help="use the answer model even if settings say extractive")
@@ -45,7 +46,14 @@ def cmd_ask(args) -> int:
     previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())  # Ctrl-C stops the answer cleanly
     answer = None
     try:
-        for ev in answer_events(lib, args.question, mode=mode, cancel=cancel, settings=settings, k=args.k):
+        if args.image:
+            from .engine.answer.image_question import image_answer_events
+
+            events = image_answer_events(lib, args.image, args.question, cancel=cancel, settings=settings,
+                                         k=min(args.k, 5))
+        else:
+            events = answer_events(lib, args.question, mode=mode, cancel=cancel, settings=settings, k=args.k)
+        for ev in events:
             if ev.kind == "token" and not args.json:
                 sys.stdout.write(ev.text)
                 sys.stdout.flush()
