@@ -274,6 +274,7 @@ def test_image_dropped_on_the_question_box_finds_the_figure(qtbot, lib_dir, tmp_
     qtbot.waitUntil(lambda: ingest_done(w), timeout=180000)
     photo = tmp_path / "photo-of-panel.png"
     photo.write_bytes(sample_image_png())
+    w.query_bar.set_mode("search")
     with qtbot.waitSignal(w.answerFinished, timeout=120000):
         drop_files(w.query_bar.edit, [photo])
     items = w.answer_pane.sources.items
@@ -284,4 +285,13 @@ def test_image_dropped_on_the_question_box_finds_the_figure(qtbot, lib_dir, tmp_
     x0, y0, x1, y1 = sample.info["image_box"]
     bx = top.bbox
     assert bx[0] <= x0 + 5 and bx[1] <= y0 + 5 and bx[2] >= x1 - 5 and bx[3] >= y1 - 5, (bx, sample.info["image_box"])
+
+    # Answer mode: "what is this?" about the image, answered from the matching figure, cited
+    w.query_bar.set_mode("answer")
+    with qtbot.waitSignal(w.answerFinished, timeout=120000):
+        drop_files(w.query_bar.edit, [photo])
+    cited = [i for i in w.answer_pane.sources.items if i.kind == "figure"]
+    assert cited and cited[0].doc == "panel.pdf" and cited[0].page == 1
+    turn = w.answer_pane.turns[-1]
+    assert "What is this?" in turn["question"] and "panel.pdf, page 1" in turn["answer"], turn["answer"]
     w.close()

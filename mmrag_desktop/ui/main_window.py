@@ -416,11 +416,12 @@ class MainWindow(QMainWindow):
             self.add_paths(paths)
 
     # ---- asking -------------------------------------------------------------------
-    def ask(self, text: str, mode: str = "answer") -> EngineJob | None:
-        """Answer (streaming, cited) or search `text`; the previous answer is cancelled."""
+    def ask(self, text: str, mode: str = "answer", image: str | None = None) -> EngineJob | None:
+        """Answer (streaming, cited) or search `text`; the previous answer is cancelled. With `image`
+        (answer mode) the question is about that image: "what is this?"."""
         self.cancel_answer()
         docs, kinds = self.query_bar.filters()
-        self.answer_pane.start_turn(text, mode)
+        self.answer_pane.start_turn(f"{text or 'What is this?'} (image: {Path(image).name})" if image else text, mode)
         if mode == "search":
             job = self.submit("search", results.search_job(text, k=10, docs=docs, kinds=kinds), interactive=True)
             if job is None:
@@ -429,7 +430,8 @@ class MainWindow(QMainWindow):
         else:
             history = [{"question": t["question"], "answer": t.get("answer", "")}
                        for t in self.answer_pane.turns[:-1] if t.get("mode") != "search"][-4:]
-            fn = results.answer_job(text, history=history, mode=self.settings.answer_mode, docs=docs, kinds=kinds)
+            fn = results.answer_job(text, history=history, mode=self.settings.answer_mode, docs=docs, kinds=kinds,
+                                    image=image)
             job = self.submit("answer", fn, interactive=True, coalesce=False)
             if job is None:
                 return None
@@ -443,7 +445,10 @@ class MainWindow(QMainWindow):
         return job
 
     def search_image(self, path: str) -> EngineJob | None:
-        """Search by an image file dropped on the search box."""
+        """An image file dropped on the question box: in Answer mode, ask about it ("what is this?",
+        with the box's text as the question when there is one); in Search mode, search by it."""
+        if self.query_bar.current_mode() == "answer":
+            return self.ask(self.query_bar.edit.text().strip(), "answer", image=path)
         self.cancel_answer()
         self.answer_pane.start_turn(f"image: {Path(path).name}", "search")
         job = self.submit("image search", results.search_job("", k=10, image=path), interactive=True)

@@ -215,11 +215,12 @@ def _citation_item(lib, c, doc_paths: dict[str, str]) -> ResultItem:
 
 
 def answer_job(question: str, history: list[dict] | None = None, mode: str = "auto",
-               docs: list[int] | None = None, kinds: list[str] | None = None):
+               docs: list[int] | None = None, kinds: list[str] | None = None, image: str | None = None):
     """Return a job function yielding AnswerEvents and returning the final answer dict.
 
     Uses `engine.answer.answer_events` when it exists (and mode is not "extractive"
-    handled by it); otherwise answers extractively from `lib.search`.
+    handled by it); otherwise answers extractively from `lib.search`. With `image` (a file path)
+    the question is about that image ("what is this?": `image_answer_events`).
     """
 
     def run(lib, cancel: CancelToken):
@@ -229,7 +230,13 @@ def answer_job(question: str, history: list[dict] | None = None, mode: str = "au
         yield AnswerEvent("status", "Loading the answer model…" if mode != "extractive" else "Searching…")
         doc_paths = {d.name: d.path for d in lib.documents()}
         final: dict | None = None
-        for ev in mod.answer_events(lib, question, history=history or [], mode=mode, cancel=cancel):
+        if image is not None:
+            from ..engine.answer.image_question import image_answer_events
+
+            events = image_answer_events(lib, image, question, cancel=cancel)
+        else:
+            events = mod.answer_events(lib, question, history=history or [], mode=mode, cancel=cancel)
+        for ev in events:
             cancel.check()
             kind = _ev_kind(ev)
             if kind == "token":
