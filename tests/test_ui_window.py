@@ -295,3 +295,26 @@ def test_image_dropped_on_the_question_box_finds_the_figure(qtbot, lib_dir, tmp_
     turn = w.answer_pane.turns[-1]
     assert "What is this?" in turn["question"] and "panel.pdf, page 1" in turn["answer"], turn["answer"]
     w.close()
+
+
+def test_model_change_reembeds_in_the_background(qtbot, manuals, lib_dir, tmp_path):
+    """The engine uses the window's settings; choosing another text model re-embeds the library
+    (a copy of MiniLM under another name: the only text model installable offline)."""
+    import shutil
+
+    w = open_window(qtbot, lib_dir)
+    drop_files(w, [manuals / "px200.pdf"])
+    qtbot.waitUntil(lambda: ingest_done(w), timeout=180000)
+    lib = w.engine.library
+    assert lib.settings is w.settings
+    old = lib.embedder.model_id
+    copy = tmp_path / "minilm-copy"
+    shutil.copytree(lib.embedder.model_dir, copy)
+    w.settings.models["text_embedder"] = str(copy)
+    job = w.on_model_changed("text_embedder")
+    qtbot.waitUntil(lambda: job.state in ("done", "failed", "cancelled"), timeout=180000)
+    assert job.state == "done"
+    assert old != "minilm-copy" and lib.embedder.model_id == "minilm-copy"
+    assert {r[0] for r in lib.conn.execute("SELECT DISTINCT model FROM vectors WHERE space = 'text'")} == {"minilm-copy"}
+    assert "new text model" in w.status_label.text()
+    w.close()

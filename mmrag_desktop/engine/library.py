@@ -96,6 +96,20 @@ class Library:
             self._record_active(self._embedder)
         return self._embedder
 
+    def models_changed(self) -> None:
+        """Forget loaded/resolved models after the settings' model choices changed: the text
+        embedder is resolved again (a new one is re-embedded by `reembed()` while the active one
+        keeps serving searches), the image embedder and OCR reload on next use."""
+        with self.lock:
+            if self._embedder is not None and self._kv_get("text_model") is None:
+                self._record_active(self._embedder)
+            self._embedder = None
+            self._pending_embedder = None
+            if self._clip:
+                self._clip.close()
+            self._clip = None
+            self._ocr, self._ocr_checked = None, False
+
     def _target_embedder(self):
         """The text embedder the settings ask for (user choice, else the registry's default)."""
         from .text_embedder import TextEmbedder

@@ -85,11 +85,13 @@ def freeze_gc() -> None:
     gc.freeze()
 
 
-def default_library_factory(folder: Path):
-    """Open the engine's Library (imported here so the window starts without it)."""
+def default_library_factory(folder: Path, settings=None):
+    """Open the engine's Library with the window's settings (imported here so the window starts
+    without it); without settings, the saved ones."""
     from ..engine.library import Library
+    from ..engine.settings import Settings
 
-    return Library.open(folder)
+    return Library.open(folder, settings if settings is not None else Settings.load())
 
 
 class EngineThread(QThread):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import logging
 import os
@@ -201,7 +202,10 @@ class MainWindow(QMainWindow):
         if self.engine is not None:
             return
         self.set_status("Opening library…")
-        self.engine = EngineThread(self.library_dir, self._factory)
+        factory = self._factory
+        if factory is default_library_factory:  # the engine sees the window's settings (models, threads)
+            factory = functools.partial(default_library_factory, settings=self.settings)
+        self.engine = EngineThread(self.library_dir, factory)
         self.engine.opened.connect(self._on_opened)
         self.engine.openFailed.connect(self._on_open_failed)
         self.engine.start()
@@ -540,7 +544,30 @@ class MainWindow(QMainWindow):
         except ImportError as e:
             self.banner.notify(f"The model manager is not available: {e}", level="info", timeout_ms=6000)
             return
-        ModelManagerDialog(self, self.settings).exec()
+        dialog = ModelManagerDialog(self, self.settings)
+        dialog.modelsChanged.connect(self.on_model_changed)
+        dialog.exec()
+
+    def on_model_changed(self, role: str) -> EngineJob | None:
+        """A model choice was saved: the engine drops its loaded models; a new text embedder
+        re-embeds the library in the background (search keeps using the old one until done), a
+        new image embedder or vision-language model re-runs the figure work."""
+        if self.engine is None:
+            return None
+        if role == "text_embedder":
+            job = self.submit("re-embed", results.reembed_job())
+            if job is not None:
+                job.progress.connect(lambda ev: ev.stage == "reembed" and ev.total and self.set_status(
+                    f"Re-embedding with the new text model: {ev.done}/{ev.total} chunks (search works meanwhile)"))
+                job.finished.connect(lambda _r: self.set_status("Ready: searching with the new text model"))
+                job.failed.connect(self._job_failed(job))
+            return job
+        if role in ("image_embedder", "vlm", "ocr"):
+            job = self.submit("models changed", results.models_changed_job())
+            if job is not None:
+                job.finished.connect(lambda _r: self.start_enrichment())
+            return job
+        return None
 
     def show_error_dialog(self, summary: str, details: str) -> None:
         ErrorDialog(summary, details, self).exec()

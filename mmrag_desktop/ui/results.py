@@ -280,6 +280,26 @@ def ingest_job(paths: list[str]):
     return run
 
 
+def reembed_job():
+    """Return a job function that re-embeds the library with the newly chosen text model."""
+
+    def run(lib, cancel: CancelToken):
+        lib.models_changed()
+        return (yield from lib.reembed(cancel))
+
+    return run
+
+
+def models_changed_job():
+    """Return a job function that makes the engine forget its loaded models (they reload on need)."""
+
+    def run(lib, _cancel: CancelToken):
+        lib.models_changed()
+        return True
+
+    return run
+
+
 def enrich_job():
     """Return a job function that runs pending figure work (OCR, image vectors, captions) in the
     engine's child process, yielding Progress."""
