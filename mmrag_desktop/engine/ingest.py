@@ -298,7 +298,7 @@ def _write_links(conn, ids: list[int], drafts: list[ChunkDraft]) -> None:
             for dst in owners.get(group_key_for(m.group(1), m.group(2)), []):
                 links.add((cid, dst, "refers_to"))
     # an orphan caption and a figure/table sharing its number belong together
-    for key, members in owners.items():
+    for members in owners.values():
         for a in members:
             for b in members:
                 if a != b:

@@ -154,9 +154,9 @@ class WorkerProcess:
             else:
                 _, name, text = msg
                 cls = getattr(errors, name, EngineError)
-                if not (isinstance(cls, type) and issubclass(cls, EngineError)) or cls in (
-                        errors.DocumentError, errors.ModelError) or issubclass(cls, errors.DocumentError):
-                    cls = EngineError  # classes with other constructors: keep the message
+                if not (isinstance(cls, type) and issubclass(cls, EngineError)) or issubclass(
+                        cls, (errors.DocumentError, errors.ModelError)):
+                    cls = EngineError  # unknown, or a class whose constructor takes more: keep the message
                 raise cls(text)
 
     def close(self, timeout: float = 10.0) -> None:

@@ -27,6 +27,12 @@ class Highlight:
     segment: int
     score: float = float("-inf")  # how well the chosen segment matches the query
 
+    @classmethod
+    def region(cls, page: int, bbox, score: float = float("-inf")) -> Highlight:
+        """A whole region (a figure, a component) on one page."""
+        box = tuple(bbox)
+        return cls(page, box, [(page, box)], -1, score)
+
 
 def _stem(word: str) -> str:
     return word[:6]
@@ -71,16 +77,13 @@ def choose_highlight(
         if comps and terms:
             score, best_line = max(((lexical_overlap(terms, ln["t"], idf), ln) for ln in comps), key=lambda x: x[0])
             if score > 0:
-                box = tuple(best_line["b"])
-                return Highlight(best_line["p"], box, [(best_line["p"], box)], -1, 1.0 + score)
-        box = tuple(region["bbox"])
+                return Highlight.region(best_line["p"], best_line["b"], 1.0 + score)
         best_score = float(_segment_scores(seg_vecs, qvec, lines, terms, idf).max(initial=0.0))
-        return Highlight(region["page"], box, [(region["page"], box)], -1, best_score)
+        return Highlight.region(region["page"], region["bbox"], best_score)
     boxed = [ln for ln in lines if ln.get("b") and (pages is None or pages[0] <= ln["p"] <= pages[1])]
     if not boxed:
         if region:
-            box = tuple(region["bbox"])
-            return Highlight(region["page"], box, [(region["page"], box)], -1)
+            return Highlight.region(region["page"], region["bbox"])
         return Highlight(fallback_page, None, [], -1)
     best, best_score = -1, float("-inf")
     scores = _segment_scores(seg_vecs, qvec, boxed, terms, idf)

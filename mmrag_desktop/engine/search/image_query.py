@@ -52,11 +52,9 @@ def search_image(library: Library, image, k: int, filters: Filters) -> list[Hit]
         row = rows.get(m.chunk_id)
         if row is None:
             continue
-        box = tuple(json.loads(m.bbox))
-        hl = Highlight(m.page, box, [(m.page, box)], -1)
-        hit = _hit(library, row, hl, 1.0 - m.distance / 64.0, {"phash": m.distance}, None,
-                   library.doc_kind(row["doc_id"]))
-        hits.append(hit)
+        hl = Highlight.region(m.page, json.loads(m.bbox))
+        hits.append(_hit(library, row, hl, 1.0 - m.distance / 64.0, {"phash": m.distance}, None,
+                         library.doc_kind(row["doc_id"])))
     seen = {h.chunk_id for h in hits}
     clip_ids = [c for c in library.image_list(img, k, filters) if c not in seen]
     clip_rows = library._chunk_rows(clip_ids)
@@ -65,11 +63,7 @@ def search_image(library: Library, image, k: int, filters: Filters) -> list[Hit]
         if row is None:
             continue
         region = json.loads(row["meta"] or "{}").get("region")
-        if region:
-            box = tuple(region["bbox"])
-            hl = Highlight(region["page"], box, [(region["page"], box)], -1)
-        else:
-            hl = Highlight(row["page"], None, [], -1)
+        hl = Highlight.region(region["page"], region["bbox"]) if region else Highlight(row["page"], None, [], -1)
         hits.append(_hit(library, row, hl, 0.5 / (60 + rank), {"image": rank}, None, library.doc_kind(row["doc_id"])))
     text = _ocr_text(library, img)
     if text:

@@ -97,16 +97,14 @@ def _keyword_query(plan: QueryPlan, idf: dict[str, float], n_chunks: int) -> str
     return " AND ".join(quote_term(t) for t in terms)
 
 
-def search(library: Library, query: str, k: int = 10, filters: Filters | None = None,
-           qvec: np.ndarray | None = None, extra_lists: dict[str, list[int]] | None = None) -> list[Hit]:
+def search(library: Library, query: str, k: int = 10, filters: Filters | None = None) -> list[Hit]:
     """Ranked hits for `query` (see module doc). Raises QueryError for unusable queries."""
     plan = plan_query(query)
     filters = filters or Filters()
     k = max(1, min(int(k), 200))
     conn = library.conn
     n_cand = max(40, k * 4)
-    if qvec is None:
-        qvec = library.embedder.encode([plan.text])[0]
+    qvec = library.embedder.encode([plan.text])[0]
     allowed = library._allowed_ids(filters) if filters.active else None
     lists: dict[str, list[int]] = {}
     dense = library.text_index().query(qvec, n_cand, filter_ids=allowed)
@@ -129,8 +127,6 @@ def search(library: Library, query: str, k: int = 10, filters: Filters | None = 
     image = library.image_list(plan.text, n_cand, filters) if not filters.kinds or "figure" in filters.kinds else []
     if image:
         lists["image"] = image
-    if extra_lists:
-        lists.update(extra_lists)
     weights = dict(LIST_WEIGHTS)
     if plan.intent == "visual":
         weights["image"] = 1.0
@@ -147,12 +143,7 @@ def search(library: Library, query: str, k: int = 10, filters: Filters | None = 
     }
     order = sorted(scored, key=scored.get, reverse=True)
     segs = library._segment_vectors(order)
-    candidate_hl: dict[int, Highlight] = {}
-    for cid in order:
-        row = rows[cid]
-        meta = json.loads(row["meta"] or "{}")
-        candidate_hl[cid] = choose_highlight(row["kind"], json.loads(row["lines"]), meta.get("region"), segs.get(cid),
-                                             qvec, plan.terms, row["page"], filters.pages, idf)
+    candidate_hl = {cid: _row_highlight(rows[cid], segs.get(cid), qvec, plan, filters, idf) for cid in order}
     # rerank: fused rank evidence plus how well the best sentence of the chunk matches (max-sim)
     top = max(scored.values())
     for cid in order:
@@ -174,28 +165,34 @@ def search(library: Library, query: str, k: int = 10, filters: Filters | None = 
         highlights[cid] = hl
         kept.append(cid)
     if plan.intent in ("visual", "table"):
-        _prefer_page_regions(library, plan, qvec, kept, rows, highlights, scored, filters)
+        _prefer_page_regions(library, plan, qvec, idf, kept, rows, highlights, scored, filters)
     vecs = library._chunk_vectors(kept)
+    # chunks without a vector of the active model (a re-embed in progress) are ranked by fusion only
     missing = [c for c in kept if c not in vecs]
-    if missing:  # vectors of another model during a re-embed: rank those by fusion only
-        kept_mmr = [c for c in kept if c in vecs]
-    else:
-        kept_mmr = kept
+    kept_mmr = [c for c in kept if c in vecs]
     chosen = mmr(kept_mmr, np.array([scored[c] for c in kept_mmr]),
                  np.stack([vecs[c] for c in kept_mmr]) if kept_mmr else np.zeros((0, 1)), k, MMR_LAMBDA)
-    chosen += [c for c in missing][: max(0, k - len(chosen))]
+    chosen += missing[: max(0, k - len(chosen))]
     chosen.sort(key=lambda c: scored[c], reverse=True)
     hits = [
         _hit(library, rows[c], highlights[c], scored[c], {n: r[c] for n, r in ranks.items() if c in r},
              similarity.get(c), library.doc_kind(rows[c]["doc_id"]))
         for c in chosen
     ]
-    hits.extend(_enrich(library, hits, plan, qvec, filters))
+    hits.extend(_enrich(library, hits, plan, qvec, idf, filters))
     return hits
 
 
-def _prefer_page_regions(library: Library, plan: QueryPlan, qvec: np.ndarray, kept: list[int], rows: dict,
-                         highlights: dict, scored: dict, filters: Filters) -> None:
+def _row_highlight(row: dict, seg_vecs, qvec: np.ndarray, plan: QueryPlan, filters: Filters,
+                   idf: dict[str, float]) -> Highlight:
+    """The highlight of one stored chunk row for this query (see highlight.choose_highlight)."""
+    meta = json.loads(row["meta"] or "{}")
+    return choose_highlight(row["kind"], json.loads(row["lines"]), meta.get("region"), seg_vecs, qvec,
+                            plan.terms, row["page"], filters.pages, idf)
+
+
+def _prefer_page_regions(library: Library, plan: QueryPlan, qvec: np.ndarray, idf: dict[str, float],
+                         kept: list[int], rows: dict, highlights: dict, scored: dict, filters: Filters) -> None:
     """For a visual (table) question, a text hit on a page that holds a figure (table) becomes that
     figure (table): the page was found by its words, the region is what the user asked to see."""
     want = {"visual": ("figure",), "table": ("table",)}[plan.intent]
@@ -217,10 +214,7 @@ def _prefer_page_regions(library: Library, plan: QueryPlan, qvec: np.ndarray, ke
         segs = library._segment_vectors(cands)
         best = None
         for c in cands:
-            r = new_rows[c]
-            meta = json.loads(r["meta"] or "{}")
-            hl = choose_highlight(r["kind"], json.loads(r["lines"]), meta.get("region"), segs.get(c),
-                                  qvec, plan.terms, r["page"], filters.pages)
+            hl = _row_highlight(new_rows[c], segs.get(c), qvec, plan, filters, idf)
             if hl.page == page and (best is None or hl.score > best[1].score):
                 best = (c, hl)
         if best is None:
@@ -254,7 +248,8 @@ def _hit(library: Library, row, hl: Highlight, score: float, sources: dict, sim,
     )
 
 
-def _enrich(library: Library, hits: list[Hit], plan: QueryPlan, qvec: np.ndarray, filters: Filters) -> list[Hit]:
+def _enrich(library: Library, hits: list[Hit], plan: QueryPlan, qvec: np.ndarray, idf: dict[str, float],
+            filters: Filters) -> list[Hit]:
     """Join the figure/table a top text hit refers to, or the paragraph referring to a top figure/table."""
     have = {h.chunk_id for h in hits}
     extra: list[Hit] = []
@@ -274,10 +269,7 @@ def _enrich(library: Library, hits: list[Hit], plan: QueryPlan, qvec: np.ndarray
             row = rows[cid]
             if filters.kinds and row["kind"] not in filters.kinds:
                 continue
-            seg = library._segment_vectors([cid]).get(cid)
-            meta = json.loads(row["meta"] or "{}")
-            hl = choose_highlight(row["kind"], json.loads(row["lines"]), meta.get("region"), seg, qvec,
-                                  plan.terms, row["page"], filters.pages, library.term_idf(plan.terms))
+            hl = _row_highlight(row, library._segment_vectors([cid]).get(cid), qvec, plan, filters, idf)
             extra.append(_hit(library, row, hl, h.score, {}, None, library.doc_kind(row["doc_id"]), enriched=True))
             have.add(cid)
     return extra
