@@ -161,9 +161,10 @@ TABLE_CELLS = [
 ]
 
 
-def make_ruled_table_pdf(path: Path, cells: list[list[str]] | None = None) -> SamplePdf:
+def make_ruled_table_pdf(path: Path, cells: list[list[str]] | None = None, *, rules: bool = True) -> SamplePdf:
     """One page: a paragraph, the caption "Table 1: Connector pin assignment" above a fully
-    ruled grid (header row bold), and a paragraph after it.
+    ruled grid (header row bold), and a paragraph after it. `rules=False` draws the same
+    table without any lines (a borderless table, as Texinfo manuals print them).
 
     info: "cells" (row-major texts), "bbox" (grid box), "caption", "cell_boxes"[r][c].
     """
@@ -179,9 +180,9 @@ def make_ruled_table_pdf(path: Path, cells: list[list[str]] | None = None) -> Sa
     col_w, row_h = 120.0, 20.0
     n_rows, n_cols = len(cells), len(cells[0])
     x1, bottom = x0 + n_cols * col_w, top + n_rows * row_h
-    for r in range(n_rows + 1):
+    for r in range(n_rows + 1 if rules else 0):
         page.draw_line((x0, top + r * row_h), (x1, top + r * row_h), width=0.8)
-    for c in range(n_cols + 1):
+    for c in range(n_cols + 1 if rules else 0):
         page.draw_line((x0 + c * col_w, top), (x0 + c * col_w, bottom), width=0.8)
     boxes = []
     for r, row in enumerate(cells):

@@ -114,6 +114,29 @@ def test_table_search_off_leaves_text(tmp_path):
     assert "TXD" in " ".join(b.text for b in page.blocks)
 
 
+def test_borderless_table_named_by_its_caption(tmp_path):
+    """No rules to gate on, but the "Table 1:" caption sends the page to the layout model."""
+    sample = make_ruled_table_pdf(tmp_path / "b.pdf", rules=False)
+    with open_pdf(sample.path) as doc:
+        (page,) = list(doc.pages())
+        assert doc.stats["table_pages_checked"] == 0 and doc.stats["captioned_table_pages_checked"] == 1
+    tables = [i for i, b in enumerate(page.blocks) if b.kind == "table"]
+    assert len(tables) == 1
+    table = page.blocks[tables[0]].table
+    assert table.n_rows == len(sample.info["cells"])
+    texts = [c.text for c in table.cells]
+    for word in ("VCC", "GND", "TXD", "0.998 V"):
+        assert any(word in t for t in texts)
+    gx0, gy0, gx1, gy1 = sample.info["bbox"]
+    x0, y0, x1, y1 = table.bbox
+    assert gx0 - 5 <= x0 and gy0 - 5 <= y0 and x1 <= gx1 + 5 and y1 <= gy1 + 5
+    caps = [b for b in page.blocks if b.kind == "caption"]
+    assert len(caps) == 1 and caps[0].caption_of == tables[0]
+    # without a caption naming it, a borderless table stays text (no layout model on every page)
+    (plain,) = parse(sample.path, tables="lines")
+    assert not [b for b in plain.blocks if b.kind == "table"]
+
+
 def test_vector_figure_with_labels_and_caption(tmp_path):
     sample = make_vector_figure_pdf(tmp_path / "v.pdf")
     (page,) = parse(sample.path)

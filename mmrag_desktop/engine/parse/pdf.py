@@ -2,7 +2,8 @@
 figures, captions) with PyMuPDF. Pages without a text layer are OCR'd when an `Ocr` is given.
 
 Per page: one textpage ("dict" lines), running headers/footers dropped by comparing the
-margins with a small window of neighbouring pages, ruled tables (gated), figures (raster
+margins with a small window of neighbouring pages, ruled tables (gated) and borderless tables
+named by a "Table N:" caption, figures (raster
 and vector), reading order by columns, paragraphs, headings from the outline or fonts,
 captions linked to their figure or table.
 """
@@ -32,7 +33,14 @@ from .pdf_furniture import Signature, furniture_ids, signature
 from .pdf_headings import FontStats, match_toc, toc_by_page
 from .pdf_layout import reading_segments, same_row
 from .pdf_lines import char_count, lines_from_dict, merge_row, textpage_flags
-from .pdf_tables import TableMode, find_ruled_tables, has_ruling, table_lines
+from .pdf_tables import (
+    TableMode,
+    find_captioned_tables,
+    find_ruled_tables,
+    has_ruling,
+    table_lines,
+    uncaptioned_table_captions,
+)
 
 WINDOW = 2  # neighbouring pages on each side compared for running headers/footers
 SAMPLE_PAGES = 12  # pages sampled for the body font size
@@ -84,6 +92,7 @@ class PdfDocument:
             "toc_entries": sum(len(v) for v in self._toc.values()),
             "toc_matched": 0,
             "table_pages_checked": 0,
+            "captioned_table_pages_checked": 0,
             "tables": 0,
             "figures": 0,
             "ocr_pages": 0,
@@ -202,6 +211,14 @@ class PdfDocument:
             tables = find_ruled_tables(page, words, lines, pno, self.tables)
             self.stats["table_pages_checked"] += 1
             self.stats["tables"] += len(tables)
+        captions = uncaptioned_table_captions(lines, tables) if self.tables == "layout" else []
+        if captions:
+            if words is None:
+                words = ext.textpage.extractWORDS()
+            found = find_captioned_tables(page, words, lines, pno, captions, tables)
+            self.stats["captioned_table_pages_checked"] += 1
+            self.stats["tables"] += len(found)
+            tables += found
         for t in tables:
             inside = lines_inside(t.bbox, lines)
             ids = {id(ln) for ln in inside}

@@ -1,6 +1,10 @@
-"""Ruled tables: a cheap gate on the page's vector drawings, then PyMuPDF's `find_tables`
+"""Tables: a cheap gate on the page's vector drawings, then PyMuPDF's `find_tables`
 only on pages that pass it; cell text from the page's words assigned by word centre
 (`Table.extract()` mangles TeX numbers and drops ligatures).
+
+Borderless tables have no rules to gate on. A page whose "Table N: ..." caption has no table
+next to it gets one more look with the layout model (`find_captioned_tables`): captions are rare,
+so the ~0.3 s per page is paid only where the document itself says there is a table.
 """
 
 from __future__ import annotations
@@ -75,6 +79,48 @@ def find_ruled_tables(
         if table is not None:
             out.append(table)
     return out
+
+
+CAPTION_GAP = 40.0  # pt between a caption and the table it names
+
+
+def uncaptioned_table_captions(lines: list[Line], tables: list[Table]) -> list[Line]:
+    """Lines that start a strong "Table N: ..." caption with no found table within CAPTION_GAP."""
+    from .pdf_blocks import CAPTION_STRONG
+
+    out = []
+    for ln in lines:
+        if not ln.text.lower().startswith("tab") or not CAPTION_STRONG.match(ln.text):
+            continue
+        if not any(_near(ln.bbox, t.bbox) for t in tables):
+            out.append(ln)
+    return out
+
+
+def find_captioned_tables(page: Any, words: list[tuple], lines: list[Line], page_no: int,
+                          captions: list[Line], known: list[Table]) -> list[Table]:
+    """Borderless tables next to `captions` (see module doc), found by PyMuPDF's layout model.
+
+    Tables overlapping an already `known` table or containing a caption line are dropped.
+    """
+    found = page.find_tables()
+    out: list[Table] = []
+    for t in found.tables:
+        box = tuple(float(v) for v in t.bbox)
+        if not any(_near(c.bbox, box) for c in captions):
+            continue
+        if any(_centre_in(c.bbox, box) for c in captions) or any(_centre_in(box, k.bbox) for k in known):
+            continue
+        table = _build_table(t, words, lines, page_no)
+        if table is not None:
+            out.append(table)
+    return out
+
+
+def _near(caption: BBox, box: BBox) -> bool:
+    """The caption sits just above or below the box and overlaps it horizontally."""
+    gap = max(caption[1] - box[3], box[1] - caption[3], 0.0)
+    return gap <= CAPTION_GAP and min(caption[2], box[2]) > max(caption[0], box[0])
 
 
 def _build_table(t: Any, words: list[tuple], lines: list[Line], page_no: int) -> Table | None:
