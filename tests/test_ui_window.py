@@ -217,6 +217,24 @@ def test_cancel_queued_ingest(qtbot, manuals, lib_dir, tmp_path):
     w.close()
 
 
+def test_cancel_one_file_of_a_dropped_folder(qtbot, lib_dir, tmp_path):
+    folder = tmp_path / "manuals"
+    folder.mkdir()
+    for name, title in (("a.pdf", "Alpha Valve"), ("b.pdf", "Beta Pump"), ("c.pdf", "Gamma Relay")):
+        make_manual(folder / name, pages=2, title=title)
+    w = open_window(qtbot, lib_dir)
+    jobs = w.add_paths([folder])
+    assert len(jobs) == 3  # one job per file: each row can be cancelled on its own
+    i = w.library_model.row_for(name="b.pdf")
+    w.library_view.selectRow(i)
+    w.cancel_selected()
+    qtbot.waitUntil(lambda: ingest_done(w), timeout=180000)
+    status = {r.name: r.status for r in w.library_model.rows}
+    assert status["a.pdf"] == "ready" and status["c.pdf"] == "ready"
+    assert status.get("b.pdf") != "ready"
+    w.close()
+
+
 def test_state_persists_across_a_restart(qtbot, manuals, lib_dir):
     w = open_window(qtbot, lib_dir)
     drop_files(w, [manuals / "px200.pdf"])
@@ -317,4 +335,26 @@ def test_model_change_reembeds_in_the_background(qtbot, manuals, lib_dir, tmp_pa
     assert old != "minilm-copy" and lib.embedder.model_id == "minilm-copy"
     assert {r[0] for r in lib.conn.execute("SELECT DISTINCT model FROM vectors WHERE space = 'text'")} == {"minilm-copy"}
     assert "new text model" in w.status_label.text()
+    w.close()
+
+
+def test_image_model_change_switches_image_search_after_figure_work(qtbot, manuals, lib_dir, tmp_path):
+    """Choosing another CLIP model: the figure work runs in the (already started) child process with
+    the new choice, image search keeps the old model until then, and the status bar says so."""
+    from test_models_builders import build_tiny_clip
+
+    clip_a = build_tiny_clip(tmp_path / "clip-a", seed=0)
+    clip_b = build_tiny_clip(tmp_path / "clip-b", seed=1, projection=24)
+    w = open_window(qtbot, lib_dir, models={"image_embedder": str(clip_a)}, ocr_enabled=False)
+    drop_files(w, [manuals / "px200.pdf"])  # ingest starts the child process, then figure work with clip-a
+    qtbot.waitUntil(lambda: ingest_done(w) and w.enrich_job is None, timeout=180000)
+    lib = w.engine.library
+    rows = lambda: {r[0] for r in lib.conn.execute("SELECT DISTINCT model FROM vectors WHERE space = 'image'")}  # noqa: E731
+    qtbot.waitUntil(lambda: rows() == {"clip-a"}, timeout=60000)
+    w.settings.models["image_embedder"] = str(clip_b)
+    job = w.on_model_changed("image_embedder")
+    qtbot.waitUntil(lambda: job.state == "done" and w.enrich_job is not None, timeout=60000)
+    qtbot.waitUntil(lambda: w.enrich_job is None, timeout=180000)
+    assert rows() == {"clip-b"} and lib._kv_get("image_model") == "clip-b"
+    assert "Image search now uses clip-b instead of clip-a" in w.status_label.text()
     w.close()

@@ -276,14 +276,21 @@ class MainWindow(QMainWindow):
 
     # ---- ingest -------------------------------------------------------------------
     def add_paths(self, paths: list[Path]) -> list[EngineJob]:
-        """Ingest files/folders: each top-level path is one cancellable job; rows appear at once."""
+        """Ingest files/folders; rows appear at once. Each file is its own cancellable job, so
+        cancelling one file of a dropped folder leaves the others queued. A folder with no supported
+        file, or more than MAX_SCAN of them, is one job (the engine walks it and reports)."""
+        units: list[tuple[Path, list[Path]]] = []
+        for p in map(Path, paths):
+            files = expand_paths([p])
+            if p.is_dir() and (not files or len(files) >= MAX_SCAN):
+                units.append((p, files))
+            else:
+                units.extend((f, [f]) for f in files)
         jobs = []
-        for p in paths:
-            p = Path(p)
+        for p, files in units:
             job = self.submit(f"add {p.name}", results.ingest_job([str(p)]))
             if job is None:
                 break
-            files = expand_paths([p])
             self.library_model.add_pending(files, job)
             self.drop_hint.setVisible(False)
             job.progress.connect(lambda ev, j=job: self._on_ingest_progress(ev, j))
@@ -326,6 +333,10 @@ class MainWindow(QMainWindow):
         def progress(ev) -> None:
             if ev.stage == "enrich" and ev.total:
                 self.set_status(f"Figures: {ev.done}/{ev.total} enriched (search works meanwhile)")
+            elif ev.stage == "finished":  # after an image-model change: which model image search uses
+                note = next((p for p in (ev.message or "").split("; ") if p.startswith("image search")), "")
+                if note:
+                    self.set_status(note[0].upper() + note[1:])
 
         def ended(*_args) -> None:
             self.enrich_job = None
@@ -430,6 +441,7 @@ class MainWindow(QMainWindow):
             job = self.submit("search", results.search_job(text, k=10, docs=docs, kinds=kinds), interactive=True)
             if job is None:
                 return None
+            job.progress.connect(self._on_answer_event)  # notices (a reranker that could not be used)
             job.finished.connect(lambda items: (self.answer_pane.set_results(items, text), self._turn_done()))
         else:
             history = [{"question": t["question"], "answer": t.get("answer", "")}
@@ -458,6 +470,7 @@ class MainWindow(QMainWindow):
         job = self.submit("image search", results.search_job("", k=10, image=path), interactive=True)
         if job is None:
             return None
+        job.progress.connect(self._on_answer_event)
         job.finished.connect(lambda items: (self.answer_pane.set_results(items, Path(path).name), self._turn_done()))
         job.failed.connect(lambda e: (self.answer_pane.fail(describe(e)), self._turn_done()))
         self.answer_job = job
