@@ -4,7 +4,10 @@ Runs after a document is already searchable. Per figure (rows of `figures`):
   crop  — render the region when ingest stored none (PDF page region / image file), + pHash/dHash;
   ocr   — raster figures through the OCR role; text appended to the figure chunk, line boxes
           mapped to page coordinates, chunk re-embedded (`figures.ocr_done`);
-  clip  — image vector in `vectors` space 'image' + the image index (`figures.clip_model`);
+  clip  — image vector in `vectors` space 'image' (`figures.clip_model`) + the image index when
+          the model is the library's active image model; after an image-model change the new
+          model's vectors wait in SQLite and the run ends by switching when they cover the
+          library (image_model.py);
   vlm   — structured caption in `captions`, description/components appended to the chunk,
           components stored as highlightable lines (`figures.caption_model`).
 Each figure's writes are one short transaction, so the job is resumable and cancellable between
@@ -159,11 +162,17 @@ def enrich_events(library: Library, cancel: CancelToken | None = None, *, doc_id
 
     Models resolve from the library's settings unless given. A failure on one figure is reported in
     that figure's event (message, extra["errors"]) and the job goes on. Raises Cancelled (via the
-    token) between figures; everything finished so far is kept and a new run resumes.
+    token) between figures; everything finished so far is kept and a new run resumes. A run that
+    finishes with a new image model switches image search to it when its vectors cover the library.
     """
+    from . import image_model
+
     cancel = cancel or CancelToken()
     enrichers = load_enrichers(library, image_embedder, vlm)
     try:
+        change = image_model.change_note(library, getattr(enrichers.image_embedder, "model_id", None))
+        if change:
+            enrichers.notes.append(change)
         work = pending_figures(library, enrichers, doc_ids)
         total = len(work)
         notes = "; ".join(enrichers.notes)
@@ -183,6 +192,10 @@ def enrich_events(library: Library, cancel: CancelToken | None = None, *, doc_id
                 extra={"chunk_id": w.chunk_id, "steps": list(w.steps), "errors": errors},
             )
         _mark_documents_done(library, enrichers, doc_ids)
+        final = [n for n in enrichers.notes if n != change]  # the change's state is re-read after the switch
+        if enrichers.image_embedder is not None:
+            final.append(image_model.finish_run(library, enrichers.image_embedder, whole_library=not doc_ids))
+        notes = "; ".join(n for n in final if n)
         yield Progress("finished", done=total, total=total, unit="figures",
                        message=f"{total} figure(s) enriched, {failures} with errors" + (f"; {notes}" if notes else ""))
     finally:
@@ -305,6 +318,7 @@ def compose_figure_text(base_text: str, ocr_lines: list[dict] | None, caption: d
 
 
 def _commit_figure(library: Library, w: FigureWork, enrichers: Enrichers, additions: dict, vector) -> None:
+    from . import image_model
     from .models.caption_schema import component_page_boxes
     from .store.db import Transaction
 
@@ -347,8 +361,9 @@ def _commit_figure(library: Library, w: FigureWork, enrichers: Enrichers, additi
         new_segs = np.concatenate([kept, extra_segs]) if len(extra_segs) else kept
         text = new_text
     image_index = None
-    if vector is not None:
-        image_index = library._index("image", clip_id, int(vector.shape[0]))
+    if vector is not None:  # None while clip_id is a new model waiting to cover the library
+        image_index = image_model.index_for(library, clip_id, int(vector.shape[0]),
+                                            getattr(enrichers.image_embedder, "path", None))
     with library.lock:
         with Transaction(library.conn) as c:
             if not c.execute("SELECT 1 FROM figures WHERE chunk_id = ?", (w.chunk_id,)).fetchone():

@@ -47,7 +47,9 @@ class Library:
         self._indices: dict[str, VectorIndex] = {}
         self._ocr = None
         self._ocr_checked = False
-        self._clip = None  # None = not tried, False = unavailable, else an ImageEmbedder
+        self._clip = None  # the active image embedder: None = not tried, False = unavailable
+        self._clip_target = None  # the configured image model (ResolvedModel) while its vectors are incomplete
+        self.image_notice: str | None = None  # why image search does not use the model it should
         self._pending_embedder = None  # the newly chosen text embedder while re-embedding
         self._worker_proc = None  # child process for isolated add/enrich
         self._idf_cache: dict[tuple[str, int], float] = {}
@@ -99,16 +101,17 @@ class Library:
     def models_changed(self) -> None:
         """Forget loaded/resolved models after the settings' model choices changed: the text
         embedder is resolved again (a new one is re-embedded by `reembed()` while the active one
-        keeps serving searches), the image embedder and OCR reload on next use."""
+        keeps serving searches); the image embedder is resolved again on next use (a new one is
+        embedded by `enrich()` while the active one keeps serving image search); OCR reloads."""
         with self.lock:
             if self._embedder is not None and self._kv_get("text_model") is None:
                 self._record_active(self._embedder)
             self._embedder = None
             self._pending_embedder = None
-            if self._clip:
-                self._clip.close()
-            self._clip = None
+            clip, self._clip, self._clip_target, self.image_notice = self._clip, None, None, None
             self._ocr, self._ocr_checked = None, False
+        if clip:
+            clip.close()
 
     def _target_embedder(self):
         """The text embedder the settings ask for (user choice, else the registry's default)."""
@@ -149,6 +152,17 @@ class Library:
         with self.lock:
             return self.conn.execute("SELECT COUNT(*) FROM vectors WHERE space = ? AND model = ?",
                                      (space, model)).fetchone()[0]
+
+    @property
+    def image_change_pending(self) -> bool:
+        """True when the settings name an image embedder whose figure vectors are not complete yet
+        (image search keeps using the previous one until `enrich()` has embedded every figure)."""
+        from .image_model import active_model, is_pending, missing_vectors
+        from .models.registry import resolve
+
+        target = resolve("image_embedder", self.settings)
+        return (target.ok and is_pending(self, active_model(self)[0], target.model_id)
+                and missing_vectors(self, target.model_id) > 0)
 
     @property
     def reembed_pending(self) -> bool:
@@ -196,8 +210,9 @@ class Library:
         with self.lock:
             for idx in self._indices.values():
                 idx.save()
-            if self._clip:
+            if self._clip:  # the only image model a library holds (enrichment closes its own)
                 self._clip.close()
+            self._clip = self._clip_target = None
             self.conn.close()
             self._closed = True
 
@@ -260,6 +275,9 @@ class Library:
     def refresh(self) -> None:
         """Catch up with changes another process committed: indices reconciled with SQLite
         (new vectors added, removed ones marked deleted), cached names dropped."""
+        from .image_model import sync
+
+        sync(self)  # another process may have switched the image model
         with self.lock:
             self._names = None
             self._n_chunks = None
@@ -354,36 +372,58 @@ class Library:
 
     def image_list(self, query, n: int, filters) -> list[int]:
         """Figure chunk ids ranked by CLIP similarity to `query` (text, or a PIL image for search by
-        image), or [] when there are no image vectors or no image embedder (loaded once, on need)."""
+        image), or [] when there are no image vectors or no image embedder (loaded once, on need).
+
+        Uses the *active* image model and its index: after an image-model change that is the
+        previous model until the new one's vectors cover the library (image_model.py). Raises
+        ModelError when the image model fails to load.
+        """
         with self.lock:
             if self.conn.execute("SELECT 1 FROM vectors WHERE space = 'image' LIMIT 1").fetchone() is None:
                 return []
-        clip = self._image_embedder()
-        if clip is None:
+        query_vec = self._image_query_vector(query)
+        if query_vec is None:
             return []
-        with self.lock:  # only vectors of the loaded model are comparable with its queries
-            row = self.conn.execute("SELECT dim FROM vectors WHERE space = 'image' AND model = ? LIMIT 1",
-                                    (clip.model_id,)).fetchone()
-        if row is None:
-            return []
-        vec = (clip.encode_text([query]) if isinstance(query, str) else clip.encode_images([query]))[0]
-        index = self._index("image", clip.model_id, int(row[0]))
+        model, dim, vec = query_vec
+        index = self._index("image", model, dim)
         allowed = self._allowed_ids(filters) if filters.active else None
         return [cid for cid, _ in index.query(vec, n, filter_ids=allowed)]
 
-    def _image_embedder(self):
-        if self._clip is None:
-            from .models.clip import load_image_embedder
-            from .models.registry import resolve
-
-            if not resolve("image_embedder", self.settings).ok:
-                self._clip = False
-            else:
-                try:
-                    self._clip = load_image_embedder(settings=self.settings, threads=self.settings.threads)
-                except ModelError:
-                    self._clip = False
+    def _image_query_vector(self, query) -> tuple[str, int, np.ndarray] | None:
+        """(model id, dim, query vector) from the active image model, or None when there is no image
+        model or it has no vectors yet. Raises ModelError."""
+        for attempt in range(2):
+            clip = self._image_embedder()
+            if clip is None:
+                return None
+            with self.lock:  # only vectors of the loaded model are comparable with its queries
+                row = self.conn.execute("SELECT dim FROM vectors WHERE space = 'image' AND model = ? LIMIT 1",
+                                        (clip.model_id,)).fetchone()
+            if row is None:
+                return None
+            try:
+                vec = (clip.encode_text([query]) if isinstance(query, str) else clip.encode_images([query]))[0]
+            except ModelError:
+                if attempt or clip is self._clip:
                     raise
+                continue  # another thread switched models and closed this one: use the new active one
+            return clip.model_id, int(row[0]), vec
+        return None
+
+    def _image_embedder(self):
+        """The active image embedder (loaded on first use; after a change, switched lazily when the
+        new model's vectors are complete), or None when no image model is configured. Raises
+        ModelError when the model to use fails to load (image search then stays off until
+        `models_changed()`)."""
+        from .image_model import choose_active, sync
+
+        sync(self)
+        if self._clip is None:
+            try:
+                self._clip = choose_active(self) or False
+            except ModelError:
+                self._clip = False
+                raise
         return self._clip or None
 
     def term_idf(self, terms: list[str]) -> dict[str, float]:

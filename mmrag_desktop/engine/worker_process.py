@@ -46,7 +46,7 @@ class _EventCancel(CancelToken):
 
 
 def _child_main(folder: str, settings: dict, conn, cancel_event) -> None:
-    """The child's loop: ('add', paths) / ('enrich', doc_ids) / ('quit',)."""
+    """The child's loop: ('settings', dict) / ('add', paths) / ('enrich', doc_ids) / ('quit',)."""
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:  # lower priority: the window and searches come first
@@ -64,6 +64,9 @@ def _child_main(folder: str, settings: dict, conn, cancel_event) -> None:
                 return
             if msg[0] == "quit":
                 return
+            if msg[0] == "settings":  # sent before each command: the user may have changed models
+                _apply_settings(lib, msg[1])
+                continue
             token = _EventCancel(cancel_event)  # the parent clears it before each command
             try:
                 if msg[0] == "add":
@@ -83,6 +86,13 @@ def _child_main(folder: str, settings: dict, conn, cancel_event) -> None:
                 conn.send(("error", "EngineError", f"{type(e).__name__}: {e}"))
     finally:
         lib.close()
+
+
+def _apply_settings(lib, settings: dict) -> None:
+    """Use the parent's current settings; models reload when they changed."""
+    if settings != asdict(lib.settings):
+        lib.settings = Settings(**settings)
+        lib.models_changed()
 
 
 class WorkerProcess:
@@ -116,6 +126,7 @@ class WorkerProcess:
         cancel.check()
         self._ensure()
         self._cancel.clear()
+        self._conn.send(("settings", asdict(self.settings)))  # a child started earlier has old ones
         self._conn.send(command)
         cancel_sent = False
         while True:

@@ -37,6 +37,7 @@ class ImageEmbedder(ABC):
 
     model_id: str
     backend: str
+    path: Path | None = None  # what it was loaded from (set by load_image_embedder)
 
     @property
     @abstractmethod
@@ -103,6 +104,7 @@ class TransformersClip(ImageEmbedder):
         torch = self._torch
         out = []
         with self._lock, torch.inference_mode():
+            self._check_open()
             for start in range(0, len(images), self.batch_size):
                 pixels = torch.from_numpy(self.pixel_values(images[start:start + self.batch_size]))
                 out.append(_features(self.model.get_image_features(pixel_values=pixels)))
@@ -114,6 +116,7 @@ class TransformersClip(ImageEmbedder):
         torch = self._torch
         out = []
         with self._lock, torch.inference_mode():
+            self._check_open()
             for start in range(0, len(texts), self.batch_size):
                 enc = self.tokenizer(list(texts[start:start + self.batch_size]), padding=True, truncation=True,
                                      max_length=self.max_text_tokens, return_tensors="pt")
@@ -123,9 +126,15 @@ class TransformersClip(ImageEmbedder):
                 out.append(_features(self.model.get_text_features(**kwargs)))
         return _normalise(np.concatenate(out))
 
+    def _check_open(self) -> None:
+        if self.model is None:
+            raise ModelError(ROLE, f"the CLIP model {self.model_id} was closed")
+
     def close(self) -> None:
-        self.model = None
-        self.tokenizer = None
+        """Drop the torch model and tokenizer; waits for an encode call in progress to finish."""
+        with self._lock:
+            self.model = None
+            self.tokenizer = None
 
 
 def _features(out) -> np.ndarray:
@@ -248,10 +257,13 @@ BACKENDS: dict[str, type[ImageEmbedder]] = {
 
 
 def load_image_embedder(path: Path | None = None, backend: str | None = None, *,
-                        threads: int | None = None, settings=None) -> ImageEmbedder:
+                        threads: int | None = None, settings=None, model_id: str = "") -> ImageEmbedder:
     """Load an image embedder from `path` (or the resolved `image_embedder` role when None).
 
     `backend` is a key of BACKENDS; by default it comes from the registry's inspection of the path.
+    `model_id` overrides the id the vectors are tagged with (a library reloading the model it
+    recorded passes the recorded id, which may come from a manifest rather than the folder name).
+    The embedder's `path` is the file or folder it was loaded from.
     Raises ModelError when nothing is configured, the backend is unknown, or the model fails to load.
     """
     from .registry import inspect_path, require
@@ -267,6 +279,7 @@ def load_image_embedder(path: Path | None = None, backend: str | None = None, *,
         raise ModelError(ROLE, f"unknown image embedding backend '{name}' (known: {', '.join(BACKENDS)})")
     assert resolved.path is not None
     embedder = BACKENDS[name](resolved.path, threads=threads)
-    if resolved.model_id:
-        embedder.model_id = resolved.model_id
+    if model_id or resolved.model_id:
+        embedder.model_id = model_id or resolved.model_id
+    embedder.path = resolved.path
     return embedder
