@@ -235,6 +235,31 @@ def test_cancel_one_file_of_a_dropped_folder(qtbot, lib_dir, tmp_path):
     w.close()
 
 
+def test_quit_while_ingesting_asks_first(qtbot, lib_dir, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    small, big = tmp_path / "small.pdf", tmp_path / "big.pdf"
+    make_manual(small, pages=2)
+    make_manual(big, pages=60)
+    w = open_window(qtbot, lib_dir)
+    w.confirm_close = True
+    w.add_paths([small])
+    qtbot.waitUntil(lambda: ingest_done(w), timeout=180000)
+    w.add_paths([big])
+    asked = []
+    # the user's answer to the real dialog is the one thing a test cannot click: it is supplied here
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: (asked.append(a[1]), QMessageBox.StandardButton.No)[1])
+    assert not w.close()  # "No": the window stays and the job goes on
+    assert asked == ["Quit while ingesting?"] and w.isVisible() and w.ingest_jobs and w.engine is not None
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    assert w.close()
+    assert w.engine is None
+    from mmrag_desktop.engine.library import Library
+
+    with Library.open(lib_dir) as lib:  # the document saved before quitting is still there
+        assert [d.name for d in lib.documents() if d.status == "ready"] == ["small.pdf"]
+
+
 def test_state_persists_across_a_restart(qtbot, manuals, lib_dir):
     w = open_window(qtbot, lib_dir)
     drop_files(w, [manuals / "px200.pdf"])
