@@ -1,6 +1,8 @@
-"""Compute the gold boxes of the development question set and write ``bench/questions.jsonl``.
+"""Compute the gold boxes of a question set and write it as JSON lines.
 
-The questions are defined in ``bench/question_defs.py`` as (query, kind, doc, page, locator).
+The development set is defined in ``bench/question_defs.py`` (written to
+``bench/questions.jsonl``), the held-out set in ``bench/heldout_defs.py`` (written to
+``bench/heldout.jsonl``); both as (query, kind, doc, page, locator).
 A locator says where the answer sits on the page, and this script turns it into a box with
 PyMuPDF, so the set is reproducible from the pinned manuals and checkable by eye:
 
@@ -21,6 +23,7 @@ Usage::
     python bench/make_gold.py                 # writes bench/questions.jsonl
     python bench/make_gold.py --draw 8        # also renders 8 pages per kind with the gold box
                                               # into bench/results/gold_png/ for a visual check
+    python bench/make_gold.py --defs heldout  # writes bench/heldout.jsonl
 """
 
 from __future__ import annotations
@@ -33,10 +36,10 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from question_defs import QUESTIONS  # noqa: E402
-
 MANUALS = BENCH / "data" / "manuals"
 OUT = BENCH / "questions.jsonl"
+# --defs NAME: (module defining QUESTIONS, default output file)
+DEFS = {"dev": ("question_defs", OUT), "heldout": ("heldout_defs", BENCH / "heldout.jsonl")}
 
 Box = tuple[float, float, float, float]
 
@@ -181,15 +184,25 @@ def resolve(page, locator: dict) -> Box:
     raise GoldError(f"unknown locator {locator!r}")
 
 
-def build() -> list[dict]:
-    """Return the question records with computed gold boxes; raises GoldError on a bad definition."""
+def load_defs(name: str = "dev") -> list[dict]:
+    """Return the QUESTIONS list of the definitions module named by ``name`` (a key of DEFS)."""
+    import importlib
+
+    return importlib.import_module(DEFS[name][0]).QUESTIONS
+
+
+def build(questions: list[dict] | None = None) -> list[dict]:
+    """Return the question records with computed gold boxes (of ``questions``, default the dev
+    set); raises GoldError on a bad definition."""
     import pymupdf
 
+    if questions is None:
+        questions = load_defs("dev")
     docs: dict[str, object] = {}
     records = []
     errors = []
     seen: set[str] = set()
-    for q in QUESTIONS:
+    for q in questions:
         if q["id"] in seen:
             raise GoldError(f"duplicate id {q['id']}")
         seen.add(q["id"])
@@ -242,19 +255,24 @@ def draw(records: list[dict], per_kind: int, out_dir: Path) -> list[Path]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--draw", type=int, default=0, help="render N gold pages per kind for checking")
+    ap.add_argument("--defs", choices=sorted(DEFS), default="dev",
+                    help="question definitions: dev (question_defs.py) or heldout (heldout_defs.py)")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="output JSON lines (default bench/questions.jsonl, or bench/heldout.jsonl for --defs heldout)")
     args = ap.parse_args()
+    out = args.out or DEFS[args.defs][1]
     try:
-        records = build()
+        records = build(load_defs(args.defs))
     except GoldError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    with OUT.open("w") as f:
+    with out.open("w") as f:
         for r in records:
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
     kinds: dict[str, int] = {}
     for r in records:
         kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
-    print(f"wrote {len(records)} questions to {OUT}: {kinds}")
+    print(f"wrote {len(records)} questions to {out}: {kinds}")
     if args.draw:
         for p in draw(records, args.draw, BENCH / "results" / "gold_png"):
             print(p)
