@@ -167,6 +167,7 @@ def cmd_search(args) -> int:
             hits = lib.search_image(args.image, k=args.k, docs=filters["docs"])
         else:
             hits = lib.search(args.query, k=args.k, **filters)
+        _print_search_notice(lib)
         if args.json:
             print(json.dumps({"query": args.query, "hits": [h.to_json() for h in hits]}, ensure_ascii=False))
         else:
@@ -197,10 +198,17 @@ def _search_batch(lib, path: str, k: int, filters: dict) -> int:
                 out["error"] = str(e)
             print(json.dumps(out, ensure_ascii=False), flush=False)
     sys.stdout.flush()
+    _print_search_notice(lib)
     if errors:
         print(f"mmrag: {errors} quer{'y' if errors == 1 else 'ies'} failed (see \"error\" in the output)",
               file=sys.stderr)
     return 0
+
+
+def _print_search_notice(lib) -> None:
+    """Say on stderr when search ran without a model the user configured (a broken reranker)."""
+    if lib.rerank_notice:
+        print(f"note: {lib.rerank_notice}", file=sys.stderr)
 
 
 def _print_hits(hits) -> None:

@@ -6,6 +6,9 @@
 - `build_tiny_vlm(folder)`: a llama-architecture text GGUF (2 blocks, width 64, SPM vocab with byte
   fallback and a chat template) and a LLaVA-style mmproj GGUF (projector_type mlp), written with
   the `gguf` package (ENVIRONMENT.md describes the recipe).
+- `build_tiny_cross_encoder(folder)`: a transformers BertForSequenceClassification (1 layer, width
+  32, one label) + a WordPiece tokenizer over single characters — what sentence-transformers'
+  CrossEncoder loads from a user's reranker folder.
 Their outputs are meaningless; tests assert on shapes, plumbing, storage and errors.
 The few tests at the bottom check the builders themselves.
 """
@@ -233,6 +236,33 @@ def build_tiny_vlm(folder: Path, **kwargs) -> tuple[Path, Path]:
     return model, mmproj
 
 
+# ---- tiny cross-encoder ------------------------------------------------------------------------
+
+
+def build_tiny_cross_encoder(folder: Path, *, seed: int = 0, max_len: int = 128, spread: float = 0.5) -> Path:
+    """Write a random tiny cross-encoder folder (config.json with BertForSequenceClassification,
+    model.safetensors, vocab.txt + tokenizer files). `spread` is the weight initialisation range:
+    larger than BERT's 0.02 so random scores differ clearly between passages."""
+    import string
+
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    chars = string.ascii_lowercase + string.digits
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *chars, *string.punctuation, *("##" + c for c in chars)]
+    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
+    BertTokenizerFast(vocab_file=str(folder / "vocab.txt"), do_lower_case=True,
+                      model_max_length=max_len).save_pretrained(str(folder))
+    config = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=64, max_position_embeddings=max_len, num_labels=1,
+                        initializer_range=spread)
+    torch.manual_seed(seed)
+    BertForSequenceClassification(config).save_pretrained(str(folder))
+    return folder
+
+
 # ---- checks of the builders --------------------------------------------------------------------
 
 
@@ -253,3 +283,13 @@ def test_tiny_clip_folder_is_recognised(tmp_path):
     folder = build_tiny_clip(tmp_path / "tiny-clip")
     assert files.is_clip_dir(folder)
     assert not files.is_sentence_transformer_dir(tmp_path / "missing")
+
+
+def test_tiny_cross_encoder_passes_the_reranker_checks(tmp_path):
+    from mmrag_desktop.engine.models import files
+    from mmrag_desktop.engine.models.verify import verify_model
+
+    folder = build_tiny_cross_encoder(tmp_path / "tiny-ce")
+    assert files.is_cross_encoder_dir(folder)
+    v = verify_model("reranker", folder, compute_sha=False)
+    assert v.details["score_dims"] == 1 and v.details["max_tokens"] == 128

@@ -16,8 +16,9 @@ class Hit:
     `boxes` lists every highlight box as (page, bbox); a chunk crossing a page break
     has boxes on both pages. `enriched` marks a hit joined by group enrichment (a
     figure's caption, a referencing paragraph); its score is not comparable.
-    `sources` maps each retriever ("dense", "keyword", "image") to the 1-based rank it
-    gave this chunk.
+    `sources` maps each retriever ("dense", "keyword", "exact", "image") to the 1-based rank it
+    gave this chunk, and "rerank" to its rank by the cross-encoder when one reordered the top
+    hits (its raw score is `rerank_score`).
     """
 
     chunk_id: int
@@ -34,6 +35,7 @@ class Hit:
     sources: dict[str, int] = field(default_factory=dict)
     doc_path: str = ""
     similarity: float | None = None  # cosine of query and chunk vectors (None when not in the dense list)
+    rerank_score: float | None = None  # the cross-encoder's score (None when it did not rerank this hit)
 
     def to_json(self) -> dict:
         """The CLI contract's hit object (DESIGN.md, "CLI contract")."""
@@ -48,6 +50,8 @@ class Hit:
             "section": self.section,
             "boxes": [{"page": p, "bbox": [round(v, 2) for v in b]} for p, b in self.boxes],
             "enriched": self.enriched,
+            "sources": dict(self.sources),
+            **({"rerank_score": round(float(self.rerank_score), 6)} if self.rerank_score is not None else {}),
         }
 
 

@@ -57,6 +57,8 @@ class Library:
         self._active_recorded = False if embedder is not None else None
         self._names: dict[int, tuple[str, str]] | None = None
         self._kinds: dict[int, str] = {}
+        self._reranker = None  # the cross-encoder (search/rerank.py): None = not resolved, False = none
+        self.rerank_notice: str | None = None  # why a configured reranker is not used
         self._closed = False
 
     @classmethod
@@ -110,8 +112,11 @@ class Library:
             self._pending_embedder = None
             clip, self._clip, self._clip_target, self.image_notice = self._clip, None, None, None
             self._ocr, self._ocr_checked = None, False
+            reranker, self._reranker, self.rerank_notice = self._reranker, None, None
         if clip:
             clip.close()
+        if reranker:
+            reranker.close()
 
     def _target_embedder(self):
         """The text embedder the settings ask for (user choice, else the registry's default)."""
@@ -213,6 +218,9 @@ class Library:
             if self._clip:  # the only image model a library holds (enrichment closes its own)
                 self._clip.close()
             self._clip = self._clip_target = None
+            if self._reranker:
+                self._reranker.close()
+            self._reranker = None
             self.conn.close()
             self._closed = True
 
@@ -362,6 +370,31 @@ class Library:
         from .search.searcher import search
 
         return search(self, query, k, self._filters(docs, pages, kinds))
+
+    def rerank_scores(self, query: str, passages: list[str]) -> np.ndarray | None:
+        """Cross-encoder scores of (query, passage) pairs (search/rerank.py), or None when no
+        reranker is in use: none installed, or the configured one is unusable or fails to load or
+        run — then `rerank_notice` says why (logged once) and search ranks without it until
+        `models_changed()`. The reranker is resolved on the first call and loaded on first use."""
+        from .search.rerank import configured, off_notice
+
+        if self._reranker is None:
+            with self.lock:
+                if self._reranker is None:
+                    model, self.rerank_notice = configured(self.settings)
+                    self._reranker = model or False
+        reranker = self._reranker
+        if not reranker:
+            return None
+        try:
+            return reranker.score(query, passages)
+        except ModelError as e:
+            with self.lock:
+                if self._reranker is reranker:
+                    self._reranker = False
+                    self.rerank_notice = off_notice(reranker.model_id, e.reason)
+            reranker.close()
+            return None
 
     def search_image(self, image, k: int = 10, *, docs: list[int | str] | None = None) -> list[Hit]:
         """Hits for an image: figures with the same perceptual hash first, then a search with the

@@ -106,13 +106,17 @@ def _add_thumbnails(items: list[ResultItem], cancel: CancelToken) -> None:
 
 def search_job(query: str, k: int = 10, docs: list[int] | None = None, kinds: list[str] | None = None,
                image: str | None = None):
-    """Return a job function: search (text, or by image when `image` is a path) → list[ResultItem]."""
+    """Return a job function: search (text, or by image when `image` is a path) → list[ResultItem].
+    It yields an AnswerEvent("notice") when the search ran without a model the user configured
+    (a reranker that fails to load)."""
 
-    def run(lib, cancel: CancelToken) -> list[ResultItem]:
+    def run(lib, cancel: CancelToken):
         if image:
             hits = lib.search_image(image, k=k)
         else:
             hits = lib.search(query, k=k, docs=docs or None, kinds=kinds or None)
+        if getattr(lib, "rerank_notice", None):
+            yield AnswerEvent("notice", lib.rerank_notice)
         items = [ResultItem.from_hit(i + 1, h) for i, h in enumerate(hits)]
         _add_thumbnails(items, cancel)
         return items

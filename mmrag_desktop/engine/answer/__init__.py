@@ -174,6 +174,9 @@ def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: 
         cancel.check()
         hits = library.search(search_q, k=k)
         stats["retrieval_s"] = round(time.perf_counter() - t0, 4)
+        if getattr(library, "rerank_notice", None):  # a configured reranker could not be used
+            answer.notices.append(library.rerank_notice)
+            yield NoticeEvent(message=library.rerank_notice)
         cancel.check()
         try:
             embedder = library.embedder

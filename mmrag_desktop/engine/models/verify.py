@@ -110,10 +110,14 @@ def _check_ocr(path: str, det: str, rec: str, cls: str) -> dict:
 def _check_reranker(path: str) -> dict:
     from sentence_transformers import CrossEncoder
 
-    scores = CrossEncoder(path, device="cpu").predict([("reset button", "Press the reset button.")])
+    model = CrossEncoder(path, device="cpu", local_files_only=True)
+    scores = model.predict([("reset button", "Press the reset button.")], show_progress_bar=False)
     if len(scores) != 1:
         raise ModelError("reranker", "the cross-encoder returned no score")
-    return {"score_dims": 1}
+    labels = int(getattr(model.config, "num_labels", 1) or 1)
+    if labels != 1:  # search needs one relevance score per pair (search/rerank.py)
+        raise ModelError("reranker", f"the model gives {labels} scores per pair; a reranker must give one")
+    return {"score_dims": 1, "max_tokens": int(getattr(model, "max_seq_length", 0) or 0)}
 
 
 def verify_model(role: str, path: Path, *, mmproj: Path | None = None, settings: Settings | None = None,

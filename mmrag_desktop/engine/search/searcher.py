@@ -2,7 +2,8 @@
 
 query -> dense (hnswlib) + keyword (FTS5 BM25) + exact identifiers / "Figure N" references
 (+ CLIP image list when available) -> weighted RRF with intent weights -> highlight boxes ->
-one hit per (doc, page) -> MMR -> group enrichment -> hits.
+one hit per (doc, page) -> cross-encoder rerank of the top RERANK_TOP (only when the user installed
+a reranker; search/rerank.py) -> MMR -> group enrichment -> hits.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ..hits import Hit
 from .fusion import mmr, weighted_rrf
 from .highlight import Highlight, choose_highlight
 from .query import QueryPlan, plan_query, quote_term
+from .rerank import RERANK_TOP, passage_of
 
 if TYPE_CHECKING:
     from ..library import Library
@@ -166,6 +168,7 @@ def search(library: Library, query: str, k: int = 10, filters: Filters | None = 
         kept.append(cid)
     if plan.intent in ("visual", "table"):
         _prefer_page_regions(library, plan, qvec, idf, kept, rows, highlights, scored, filters)
+    reranked = _cross_encoder_rerank(library, plan.text, kept, rows, scored)
     vecs = library._chunk_vectors(kept)
     # chunks without a vector of the active model (a re-embed in progress) are ranked by fusion only
     missing = [c for c in kept if c not in vecs]
@@ -173,10 +176,11 @@ def search(library: Library, query: str, k: int = 10, filters: Filters | None = 
     chosen = mmr(kept_mmr, np.array([scored[c] for c in kept_mmr]),
                  np.stack([vecs[c] for c in kept_mmr]) if kept_mmr else np.zeros((0, 1)), k, MMR_LAMBDA)
     chosen += missing[: max(0, k - len(chosen))]
-    chosen.sort(key=lambda c: scored[c], reverse=True)
+    # ties in score keep the cross-encoder's order
+    chosen.sort(key=lambda c: (scored[c], -reranked[c][0] if c in reranked else -RERANK_TOP - 1), reverse=True)
     hits = [
         _hit(library, rows[c], highlights[c], scored[c], {n: r[c] for n, r in ranks.items() if c in r},
-             similarity.get(c), library.doc_kind(rows[c]["doc_id"]))
+             similarity.get(c), library.doc_kind(rows[c]["doc_id"]), rerank=reranked.get(c))
         for c in chosen
     ]
     hits.extend(_enrich(library, hits, plan, qvec, idf, filters))
@@ -226,6 +230,34 @@ def _prefer_page_regions(library: Library, plan: QueryPlan, qvec: np.ndarray, id
         kept[i] = c
 
 
+def _cross_encoder_rerank(library: Library, query: str, kept: list[int], rows: dict,
+                          scored: dict) -> dict[int, tuple[int, float]]:
+    """Reorder the first RERANK_TOP hits of `kept` (best first) by the user's cross-encoder, when
+    one is configured; returns {chunk id: (1-based cross-encoder rank, its score)} ({} when no
+    reranker is in use; then nothing changes).
+
+    Rule: the top N keep their set of scores, but the scores are handed out again in the
+    cross-encoder's order (its best passage gets the highest of the N scores, and so on). A
+    cross-encoder's raw scores have a model-specific scale (logits, or probabilities), so mixing
+    them with the fused score would need per-model tuning that cannot be done without the model;
+    reassigning ranks is scale-free, trusts the stronger model within the short list only, and
+    leaves everything below the N-th hit (and MMR's inputs' scale) exactly as it was.
+    Changes `kept` and `scored` in place.
+    """
+    top = kept[:RERANK_TOP]
+    if len(top) < 2:
+        return {}
+    scores = library.rerank_scores(query, [passage_of(rows[c]["text"], rows[c]["section"] or "") for c in top])
+    if scores is None:
+        return {}
+    by_model = sorted(range(len(top)), key=lambda i: (-float(scores[i]), i))  # ties keep the fused order
+    slots = sorted((scored[c] for c in top), reverse=True)
+    for slot, i in zip(slots, by_model, strict=True):
+        scored[top[i]] = slot
+    kept[: len(top)] = [top[i] for i in by_model]
+    return {top[i]: (rank, float(scores[i])) for rank, i in enumerate(by_model, start=1)}
+
+
 def _same_region(row_a, hl_a: Highlight, row_b, hl_b: Highlight) -> bool:
     """One hit per page: a lower-ranked chunk whose highlight is on a page already shown adds
     nothing a user would not see there (and would push other pages out of the top k)."""
@@ -237,14 +269,16 @@ def _same_region(row_a, hl_a: Highlight, row_b, hl_b: Highlight) -> bool:
 
 
 def _hit(library: Library, row, hl: Highlight, score: float, sources: dict, sim, doc_kind: str,
-         enriched: bool = False) -> Hit:
+         enriched: bool = False, rerank: tuple[int, float] | None = None) -> Hit:
     doc = library._doc_names()[row["doc_id"]]
     geometry = doc_kind not in ("markdown",)
+    if rerank is not None:
+        sources = {**sources, "rerank": rerank[0]}
     return Hit(
         chunk_id=row["id"], doc_id=row["doc_id"], doc=doc[0], doc_path=doc[1], page=hl.page,
         bbox=hl.bbox if geometry else None, kind=row["kind"], score=score, text=row["text"],
         section=row["section"], boxes=hl.boxes if geometry else [], enriched=enriched, sources=sources,
-        similarity=sim,
+        similarity=sim, rerank_score=rerank[1] if rerank is not None else None,
     )
 
 
