@@ -73,6 +73,23 @@ def test_highlight_picks_best_segment_lines_and_spans_pages():
     assert only_p4.page == 4
 
 
+def test_table_highlight_is_a_row_not_the_repeated_caption():
+    """The caption matches best (it names the table) and still ranks the chunk, but the box is the
+    best row; with no row to show, the caption is the highlight."""
+    lines = [{"p": 2, "b": [90, 680, 490, 690], "t": "Table 3: Overloaded operators and methods", "s": [0]},
+             {"p": 2, "b": [90, 300, 440, 310], "t": "a * b mtimes Matrix multiplication", "s": [1]},
+             {"p": 2, "b": [90, 312, 440, 322], "t": "a + b plus Binary addition", "s": [2]}]
+    seg = np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]], dtype=np.float32)
+    q = np.array([1.0, 0.0])
+    hl = choose_highlight("table", lines, None, seg, q, ["overloaded", "multiplication"], 2)
+    assert hl.bbox == (90, 300, 440, 310) and hl.segment == 1
+    assert hl.score == pytest.approx(1.0 + 0.25 * 0.5)  # the chunk's score is still its best segment's
+    as_text = choose_highlight("text", lines, None, seg, q, ["overloaded", "multiplication"], 2)
+    assert as_text.segment == 0
+    only_caption = choose_highlight("table", lines[:1], None, seg[:1], q, ["overloaded"], 2)
+    assert only_caption.bbox == (90, 680, 490, 690)
+
+
 def test_iou_and_lexical_overlap():
     assert iou((0, 0, 10, 10), (0, 0, 10, 10)) == 1.0
     assert iou((0, 0, 10, 10), (20, 20, 30, 30)) == 0.0

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..elements import BBox, union_bbox
+from ..parse.pdf_blocks import caption_kind
 
 LEXICAL_WEIGHT = 0.25
 SHORT_WORDS = 5
@@ -90,6 +91,8 @@ def choose_highlight(
     if len(scores) and np.isfinite(scores).any():
         best = int(np.argmax(scores))
         best_score = float(scores[best])
+        if kind == "table":
+            best = _best_row(scores, boxed, best)
     chosen = [ln for ln in boxed if best in (ln.get("s") or [])] if best >= 0 else []
     if not chosen:
         chosen = boxed
@@ -99,6 +102,17 @@ def choose_highlight(
     boxes = [(p, union_bbox(bs)) for p, bs in sorted(by_page.items())]
     page, bbox = max(boxes, key=lambda pb: len(by_page[pb[0]]))
     return Highlight(page, bbox, boxes, best, best_score)
+
+
+def _best_row(scores: np.ndarray, lines: list[dict], best: int) -> int:
+    """A table chunk repeats its caption in every row group: the caption tells the chunk's rank,
+    but the highlight is the best-matching row when the chunk has one (the data asked for)."""
+    caption_segs = {s for ln in lines if caption_kind(ln["t"]) for s in ln.get("s") or []}
+    if best not in caption_segs:
+        return best
+    rows = np.array(scores, dtype=np.float32)
+    rows[list(caption_segs)] = -np.inf
+    return int(np.argmax(rows)) if np.isfinite(rows).any() else best
 
 
 def _segment_scores(seg_vecs: np.ndarray | None, qvec: np.ndarray, lines: list[dict], terms: list[str],
