@@ -206,9 +206,9 @@ def _search_batch(lib, path: str, k: int, filters: dict) -> int:
 
 
 def _print_search_notice(lib) -> None:
-    """Say on stderr when search ran without a model the user configured (a broken reranker)."""
-    if lib.rerank_notice:
-        print(f"note: {lib.rerank_notice}", file=sys.stderr)
+    """Say on stderr when search ran without a model the user configured (Library.model_notices)."""
+    for notice in lib.model_notices:
+        print(f"note: {notice}", file=sys.stderr)
 
 
 def _print_hits(hits) -> None:

@@ -217,6 +217,7 @@ def test_old_model_folder_deleted_mid_change_falls_back_with_a_notice(lib_on_a, 
         assert image_search(again) == list(done_by_b) and served_by(again) == "clip-b"  # partial coverage
         assert "clip-a is not available" in again.image_notice and "1 of 2 figures" in again.image_notice
         assert any("clip-a is not available" in r.getMessage() for r in caplog.records)
+        assert again.model_notices == [again.image_notice]  # what the CLI, answers and the window show
         assert recorded(again) == ("clip-b", str(clip_b)) and vector_rows(again) == {"clip-b": done_by_b}
         list(again.enrich())  # the rest follows and goes straight into the live index
         assert vector_rows(again) == {"clip-b": figs}

@@ -100,6 +100,12 @@ class Library:
             self._record_active(self._embedder)
         return self._embedder
 
+    @property
+    def model_notices(self) -> list[str]:
+        """Why a model the user configured is not serving search right now (a reranker that failed
+        to load; an image model change whose old model is gone); [] when every model is in use."""
+        return [n for n in (self.rerank_notice, self.image_notice) if n]
+
     def models_changed(self) -> None:
         """Forget loaded/resolved models after the settings' model choices changed: the text
         embedder is resolved again (a new one is re-embedded by `reembed()` while the active one

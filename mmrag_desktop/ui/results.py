@@ -108,15 +108,15 @@ def search_job(query: str, k: int = 10, docs: list[int] | None = None, kinds: li
                image: str | None = None):
     """Return a job function: search (text, or by image when `image` is a path) → list[ResultItem].
     It yields an AnswerEvent("notice") when the search ran without a model the user configured
-    (a reranker that fails to load)."""
+    (`Library.model_notices`: a reranker that fails to load, an image model that cannot serve)."""
 
     def run(lib, cancel: CancelToken):
         if image:
             hits = lib.search_image(image, k=k)
         else:
             hits = lib.search(query, k=k, docs=docs or None, kinds=kinds or None)
-        if getattr(lib, "rerank_notice", None):
-            yield AnswerEvent("notice", lib.rerank_notice)
+        for notice in getattr(lib, "model_notices", []):
+            yield AnswerEvent("notice", notice)
         items = [ResultItem.from_hit(i + 1, h) for i, h in enumerate(hits)]
         _add_thumbnails(items, cancel)
         return items

@@ -174,9 +174,9 @@ def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: 
         cancel.check()
         hits = library.search(search_q, k=k)
         stats["retrieval_s"] = round(time.perf_counter() - t0, 4)
-        if getattr(library, "rerank_notice", None):  # a configured reranker could not be used
-            answer.notices.append(library.rerank_notice)
-            yield NoticeEvent(message=library.rerank_notice)
+        for notice in getattr(library, "model_notices", []):  # a configured model is not in use
+            answer.notices.append(notice)
+            yield NoticeEvent(message=notice)
         cancel.check()
         try:
             embedder = library.embedder
