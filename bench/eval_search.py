@@ -55,13 +55,16 @@ def load_questions(path: Path, kinds: list[str] | None) -> list[dict]:
     return [q for q in qs if not kinds or q["kind"] in kinds]
 
 
-def run_engine(library: Path, questions: list[dict], rebuild: bool) -> tuple[dict[str, list[dict]], dict]:
-    """Ingest the manuals with the CLI, run the batch search; return (hits by id, timings)."""
+def run_engine(library: Path, questions: list[dict], rebuild: bool,
+               reuse: bool = False) -> tuple[dict[str, list[dict]], dict]:
+    """Ingest the manuals with the CLI (unless `reuse`: the library is only read), run the batch
+    search; return (hits by id, timings)."""
     if rebuild and library.exists():
         shutil.rmtree(library)
     cli = mmrag_command()
     t0 = time.perf_counter()
-    subprocess.run(cli + ["--library", str(library), "add", *map(str, manual_paths())], check=True)
+    if not reuse:
+        subprocess.run(cli + ["--library", str(library), "add", *map(str, manual_paths())], check=True)
     t_add = time.perf_counter() - t0
     RESULTS.mkdir(parents=True, exist_ok=True)
     qfile = RESULTS / "queries.jsonl"
@@ -136,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--questions", type=Path, default=BENCH / "questions.jsonl")
     ap.add_argument("--kinds", nargs="*", choices=[*KINDS, "none"], help="only these question kinds")
     ap.add_argument("--rebuild", action="store_true", help="delete the library first")
+    ap.add_argument("--reuse", action="store_true",
+                    help="search the library as it is: no `mmrag add` (which would also run pending figure work)")
     ap.add_argument("--skip-engine", action="store_true")
     ap.add_argument("--skip-baselines", action="store_true")
     ap.add_argument("--details", action="store_true", help="print one line per question")
@@ -146,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     runs: dict[str, dict[str, list[dict]]] = {}
     timings = {}
     if not args.skip_engine:
-        runs["engine"], timings = run_engine(args.library, questions, args.rebuild)
+        runs["engine"], timings = run_engine(args.library, questions, args.rebuild, args.reuse)
     if not args.skip_baselines:
         runs.update(run_baselines(questions))
     scores = {name: score_run(questions, hits, has_boxes=(name == "engine")) for name, hits in runs.items()}
