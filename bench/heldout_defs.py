@@ -43,11 +43,8 @@ import re
 import sys
 from pathlib import Path
 
-NG = "ngspice-manual.pdf"
-OC = "octave.pdf"
-GP = "gnuplot.pdf"
-RI = "R-intro.pdf"
-RA = "R-admin.pdf"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from question_defs import GP, NG, OC, RA, RI, q  # noqa: E402 - the same manuals and format
 
 SEED = "mmrag-heldout-2024"
 
@@ -95,16 +92,6 @@ SKIPPED = {
     (GP, "table", 238): "a list of command-line options, not a table",
     (RI, "table", 23): "find_tables false positive: an R session printing a factor",
 }
-
-
-def q(qid: str, kind: str, query: str, *gold: tuple[str, int, dict]) -> dict:
-    """Return one question definition; ``gold`` items are (doc, page, locator)."""
-    return {
-        "id": qid,
-        "kind": kind,
-        "query": query,
-        "gold": [{"doc": d, "page": p, "at": at} for d, p, at in gold],
-    }
 
 
 QUESTIONS: list[dict] = [

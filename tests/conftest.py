@@ -42,7 +42,7 @@ def library(tmp_path, embedder):
     lib.close()
 
 
-def write_pdf(path, pages: list[list[tuple[float, float, str]]], *, fontsize: float = 11) -> "object":
+def write_pdf(path, pages: list[list[tuple[float, float, str]]], *, fontsize: float = 11) -> object:
     """Write a PDF whose page i holds the (x, y, text) lines of pages[i] (y = baseline, top-left origin)."""
     import pymupdf
 

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import write_pdf
+
 from mmrag_desktop import cli
 
 ROOT = Path(__file__).parent.parent

@@ -10,9 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from conftest import write_pdf
-from mmrag_desktop.engine.library import Library
 from pdf_factory import (
     make_corrupt_pdf,
     make_encrypted_pdf,
@@ -22,6 +20,8 @@ from pdf_factory import (
     make_vector_figure_pdf,
     make_zero_page_pdf,
 )
+
+from mmrag_desktop.engine.library import Library
 
 GOOD = [(72, 100, "Firmware update"), (72, 130, "Hold the BOOT button while plugging in the USB cable.")]
 

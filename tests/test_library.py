@@ -6,8 +6,8 @@ import json
 import sqlite3
 
 import pytest
-
 from conftest import write_pdf
+
 from mmrag_desktop.engine.errors import LibraryError, QueryError
 from mmrag_desktop.engine.library import Library
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 
 from conftest import write_pdf
+
 from mmrag_desktop.engine.errors import Cancelled
 from mmrag_desktop.engine.jobs import CancelToken
 from mmrag_desktop.engine.library import Library

@@ -7,7 +7,6 @@ segment vectors to pick the lines to highlight without embedding anything extra 
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,10 +97,9 @@ class TextEmbedder:
         return self._model
 
     def _load(self):
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+        from .models.offline_hf import offline_and_quiet
+
+        offline_and_quiet()
         try:
             import torch
             from sentence_transformers import SentenceTransformer
@@ -109,13 +107,6 @@ class TextEmbedder:
             raise ModelError(
                 "text_embedder", f"sentence-transformers/torch is not installed ({e}); run scripts/bootstrap.sh"
             ) from e
-        try:
-            from transformers.utils import logging as hf_logging
-
-            hf_logging.disable_progress_bar()
-            hf_logging.set_verbosity_error()
-        except ImportError:
-            pass
         if self._threads:
             torch.set_num_threads(self._threads)
         if not self.model_dir.is_dir():

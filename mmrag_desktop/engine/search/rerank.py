@@ -14,7 +14,6 @@ docs/models.md for the measured numbers).
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from pathlib import Path
 
@@ -66,22 +65,15 @@ class Reranker:
             return self._model
 
     def _load(self):
-        for key, value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"),
-                           ("HF_HUB_DISABLE_PROGRESS_BARS", "1"), ("TRANSFORMERS_VERBOSITY", "error")):
-            os.environ.setdefault(key, value)
+        from ..models.offline_hf import offline_and_quiet
+
+        offline_and_quiet()
         try:
             import torch
             from sentence_transformers import CrossEncoder
         except ImportError as e:
             raise ModelError(ROLE, f"the reranker needs sentence-transformers and torch ({e.name} is not "
                                    "installed; pip install sentence-transformers)") from e
-        try:
-            from transformers.utils import logging as hf_logging
-
-            hf_logging.disable_progress_bar()
-            hf_logging.set_verbosity_error()
-        except ImportError:
-            pass
         if self._threads:
             torch.set_num_threads(int(self._threads))
         if not self.folder.is_dir():
