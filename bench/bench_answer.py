@@ -73,6 +73,18 @@ def cites_gold(citations, gold: set[tuple[str, int]]) -> bool:
     return False
 
 
+def cites_gold_box(citations, gold: list[dict]) -> bool:
+    """A citation's highlight (any of its boxes) overlaps a gold box on a gold page."""
+    for c in citations:
+        for p, b in c.boxes or [(c.page, c.bbox)]:
+            for g in gold:
+                if b and g["doc"] == c.doc and int(g["page"]) == p and g.get("bbox"):
+                    gb = g["bbox"]
+                    if min(b[2], gb[2]) > max(b[0], gb[0]) and min(b[3], gb[3]) > max(b[1], gb[1]):
+                        return True
+    return False
+
+
 # ---- confidence ----------------------------------------------------------------------------
 def bench_confidence(lib, questions: list[dict], k: int) -> dict:
     from mmrag_desktop.engine.answer.confidence import DEFAULT_THRESHOLD, features, score_features
@@ -139,7 +151,8 @@ def bench_answers(lib, questions: list[dict], mode: str, settings, k: int) -> di
             "fallback": bool(ans.stats.get("fallback_from")), "refs_total": ans.stats.get("refs_total", 0),
             "refs_valid": ans.stats.get("refs_valid", 0), "refs_after": len(after),
             "refs_after_valid": sum(i in valid for i in after),
-            "gold": cites_gold(ans.citations, gold_pages(q)), "seconds": round(time.perf_counter() - t0, 2),
+            "gold": cites_gold(ans.citations, gold_pages(q)), "gold_box": cites_gold_box(ans.citations, q["gold"]),
+            "seconds": round(time.perf_counter() - t0, 2),
             "text": ans.text[:400], "removed": ans.removed_citations,
         })
         print(f"{q['id']} {ans.mode:12s} cited={bool(ans.citations)} gold={per[-1]['gold']} "
@@ -161,6 +174,9 @@ def bench_answers(lib, questions: list[dict], mode: str, settings, k: int) -> di
         "citation_validity_before": sum(p["refs_valid"] for p in per) / tot if tot else None,
         "citation_validity_after": sum(p["refs_after_valid"] for p in per) / after if after else None,
         "cites_gold_page": sum(p["gold"] for p in ans_q) / max(1, len(ans_q)),
+        "cites_gold_box": sum(p["gold_box"] for p in ans_q) / max(1, len(ans_q)),
+        "cites_gold_box_when_gold_page": (sum(p["gold_box"] for p in ans_q)
+                                          / max(1, sum(p["gold"] for p in ans_q))),
         "cites_gold_page_when_answered": (sum(p["gold"] for p in ans_q if not p["insufficient"])
                                           / max(1, sum(1 for p in ans_q if not p["insufficient"]))),
         "insufficient_precision": sum(p["none"] for p in flagged) / len(flagged) if flagged else None,
@@ -325,7 +341,9 @@ def main(argv: list[str] | None = None) -> int:
                   f"citation validity before {_f(a['citation_validity_before'])} / after "
                   f"{_f(a['citation_validity_after'])}; cites gold page {_f(a['cites_gold_page'])} "
                   f"(when answered {_f(a['cites_gold_page_when_answered'])}, model answers kept "
-                  f"{_f(a.get('cites_gold_page_model_answers'))}); insufficient precision "
+                  f"{_f(a.get('cites_gold_page_model_answers'))}); a citation's box on the gold box "
+                  f"{_f(a.get('cites_gold_box'))} (of answers citing the gold page "
+                  f"{_f(a.get('cites_gold_box_when_gold_page'))}); insufficient precision "
                   f"{_f(a['insufficient_precision'])} recall {_f(a['insufficient_recall'])}; "
                   f"{_f(a['mean_seconds'])} s/answer")
     for sp in out.get("speed", []):

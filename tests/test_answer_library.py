@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from contextlib import redirect_stdout
 from pathlib import Path
 
@@ -104,6 +105,40 @@ def test_extractive_answer_is_cited_and_resolves_to_page_and_box(library):
     assert {i for m in find_marks(ans.text) for i in m.ids} <= ids
     j = ans.to_json()
     assert j["citations"][0]["doc"] == "programmer.pdf" and len(j["citations"][0]["bbox"]) == 4
+    assert_boxes_show_quoted_lines(library, ans)
+    # and the other way round: the first and last line of each quoted sentence are inside its
+    # citation's boxes (the hit's own highlight is only the sentence that matched the question)
+    by_id = {c.id: c for c in ans.citations}
+    for sentence in re.split(r"(?<=\])\s+", ans.text):
+        ids = [i for m in find_marks(sentence) for i in m.ids]
+        words = re.sub(r"\s*\[\d+\]$", "", sentence).rstrip(".").split()
+        c = by_id[ids[0]]
+        for part in (" ".join(words[:3]), " ".join(words[-3:])):
+            line = next(ln for ln in library.chunk(c.chunk_id)["lines"] if part in " ".join(ln["t"].split()))
+            assert any(p == line["p"] and b[1] - 1 <= line["b"][1] and line["b"][3] <= b[3] + 1
+                       for p, b in c.boxes), (part, sentence, c.boxes)
+
+
+def assert_boxes_show_quoted_lines(library, ans) -> None:
+    """Every line inside a citation's boxes carries part of a sentence the answer quotes (a run of
+    4 of its words is in the answer; a line may also hold the start of the next sentence):
+    clicking a citation shows the sentence used, not the one that matched the question."""
+    import re
+
+    words = set(re.findall(r"[0-9a-z]+", ans.text.lower()))
+    for c in ans.citations:
+        lines = library.chunk(c.chunk_id)["lines"]
+        inside = [ln for ln in lines for p, b in c.boxes
+                  if ln.get("b") and ln["p"] == p and b[0] - 1 <= ln["b"][0] and ln["b"][2] <= b[2] + 1
+                  and b[1] - 1 <= ln["b"][1] and ln["b"][3] <= b[3] + 1]
+        assert inside, f"citation [{c.id}] highlights no line"
+        for ln in inside:
+            toks = re.findall(r"[0-9a-z]+", ln["t"].lower())
+            run = best = 0
+            for t in toks:
+                run = run + 1 if t in words else 0
+                best = max(best, run)
+            assert best >= min(4, len(toks)), (c.id, ln["t"], ans.text)
 
 
 @pytest.mark.llm
@@ -125,6 +160,10 @@ def test_generative_answer_streams_with_checked_citations(library):
     else:
         assert ans.mode == "generative" and "".join(tokens).strip() == ans.text
     assert set(ans.to_json()) >= {"answer", "citations", "insufficient_evidence", "confidence", "removed_citations"}
+    # the last citation event of each id is what the answer holds (boxes refined after the stream)
+    last = {e.citation.id: e.citation for e in events if e.kind == "citation"}
+    assert {c.id: (c.page, c.bbox) for c in ans.citations} == {i: (last[i].page, last[i].bbox) for i in last
+                                                               if i in {c.id for c in ans.citations}}
 
 
 @pytest.mark.llm

@@ -177,3 +177,26 @@ def test_uncited_sentence_gets_a_citation_only_when_the_evidence_says_it(embedde
     check = check_citations(new, [1, 2, 3])
     assert check.unsupported == ["The moon is made of green cheese.", "The programmer needs a supply voltage of 7 V."]
     assert attribute_uncited(text, blocks, None) == (text, [])
+
+
+def test_quote_boxes_finds_the_quoted_sentence_in_the_chunk_lines():
+    from mmrag_desktop.engine.answer.quote_boxes import merge_boxes, quote_boxes
+
+    lines = [
+        {"p": 3, "b": [72, 100, 300, 110], "t": "Absolute tolerance"},  # a label repeating the words
+        {"p": 3, "b": [72, 120, 520, 130], "t": "Absolute tolerance; may be zero for a pure rela-"},
+        {"p": 3, "b": [72, 132, 400, 142], "t": "tive error test [see 3]."},
+        {"p": 3, "b": [72, 144, 520, 154], "t": "The relative tolerance defaults to 1e-3."},
+        {"p": 4, "b": [72, 60, 520, 70], "t": "It applies to every node"},
+        {"p": 4, "b": [72, 72, 200, 82], "t": "and branch current."},
+    ]
+    # wrapped and hyphenated, with the bracket rewritten the way evidence text rewrites it
+    got = quote_boxes(lines, "Absolute tolerance; may be zero for a pure relative error test (see 3).")
+    assert got == [(3, (72, 120, 520, 142))], "the tight run, not the label above it"
+    across = quote_boxes(lines, "It applies to every node and branch current.")
+    assert across == [(4, (72, 60, 520, 82))]
+    two_pages = quote_boxes(lines, "The relative tolerance defaults to 1e-3. It applies to every node")
+    assert [p for p, _ in two_pages] == [3, 4]
+    assert quote_boxes(lines, "Nothing like this sentence appears in the chunk at all.") == []
+    assert quote_boxes(lines, "") == []
+    assert merge_boxes([got, across, got]) == got + across

@@ -17,7 +17,7 @@ event whose answer has `stopped == "cancelled"`.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ from .events import (
 from .evidence import EvidenceBlock, pack_evidence
 from .extractive import extractive_text, select_sentences
 from .prompt import INSUFFICIENT_REPLY, build_messages, is_insufficient_reply
+from .quote_boxes import merge_boxes, quote_boxes, supporting_sentences
 from .rewrite import rewrite_followup
 from .runner import POOL, ROLE, close_models
 
@@ -204,10 +205,11 @@ def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: 
                 answer.notices.append(msg)
                 yield NoticeEvent(message=msg)
             stats["model_ready_s"] = round(time.perf_counter() - t0, 4)
+        lines_of = _lines_reader(library)
         if runner is None:
-            yield from _extractive(answer, search_q, hits, embedder, settings, t0)
+            yield from _extractive(answer, search_q, hits, embedder, settings, t0, lines_of)
         else:
-            yield from _generative(answer, runner, search_q, hits, settings, cancel, t0, embedder)
+            yield from _generative(answer, runner, search_q, hits, settings, cancel, t0, embedder, lines_of)
     except Cancelled:
         answer.stopped = "cancelled"
         stats["total_s"] = round(time.perf_counter() - t0, 4)
@@ -229,7 +231,32 @@ def _finish_not_covered(answer: Answer, t0: float, reason: str = "") -> Iterator
     yield DoneEvent(answer=answer)
 
 
-def _extractive(answer: Answer, question: str, hits, embedder, settings: Settings, t0: float) -> Iterator[AnswerEvent]:
+def _lines_reader(library) -> Callable[[int], list[dict]]:
+    """chunk id -> the chunk's stored lines ([] when it is gone), each chunk read once."""
+    cache: dict[int, list[dict]] = {}
+
+    def lines_of(chunk_id: int) -> list[dict]:
+        if chunk_id not in cache:
+            try:
+                cache[chunk_id] = library.chunk(chunk_id).get("lines") or []
+            except (EngineError, AttributeError):  # removed meanwhile, or a library without chunks
+                cache[chunk_id] = []
+        return cache[chunk_id]
+
+    return lines_of
+
+
+def _sentence_boxes(block, sentences: list[str], lines_of) -> list | None:
+    """The boxes of `sentences` inside `block`'s chunk (see quote_boxes.py), or None to keep the
+    hit's own highlight (figures keep their region; sentences not found keep the hit's box)."""
+    if lines_of is None or not sentences or block.hit.kind == "figure":
+        return None
+    lines = lines_of(block.hit.chunk_id)
+    return merge_boxes([quote_boxes(lines, s) for s in sentences]) or None
+
+
+def _extractive(answer: Answer, question: str, hits, embedder, settings: Settings, t0: float,
+                lines_of=None) -> Iterator[AnswerEvent]:
     answer.mode = "extractive"
     count = None
     if embedder is not None:
@@ -243,6 +270,10 @@ def _extractive(answer: Answer, question: str, hits, embedder, settings: Setting
     text = extractive_text(chosen)
     check = check_citations(text, [b.id for b in blocks])
     by_id = {b.id: b for b in blocks}
+    quoted: dict[int, list[str]] = {}
+    for c in chosen:
+        quoted.setdefault(c.block_id, []).append(c.text)
+    cite = {i: by_id[i].citation(_sentence_boxes(by_id[i], ss, lines_of)) for i, ss in quoted.items()}
     announced: set[int] = set()
     answer.stats["ttft_s"] = round(time.perf_counter() - t0, 4)
     for c in chosen:
@@ -250,16 +281,17 @@ def _extractive(answer: Answer, question: str, hits, embedder, settings: Setting
         yield TokenEvent(text=("" if not announced else " ") + (s if s[-1:] in ".!?:" else s + ".") + f" [{c.block_id}]")
         if c.block_id not in announced:
             announced.add(c.block_id)
-            yield CitationEvent(citation=by_id[c.block_id].citation())
+            yield CitationEvent(citation=cite[c.block_id])
     answer.text = check.text
-    answer.citations = [by_id[i].citation() for i in check.cited]
+    answer.citations = [cite.get(i) or by_id[i].citation() for i in check.cited]
     answer.unsupported_sentences = check.unsupported
     answer.stats["total_s"] = round(time.perf_counter() - t0, 4)
     yield DoneEvent(answer=answer)
 
 
 def _generative(
-    answer: Answer, runner, question: str, hits, settings: Settings, cancel, t0: float, embedder=None
+    answer: Answer, runner, question: str, hits, settings: Settings, cancel, t0: float, embedder=None,
+    lines_of=None,
 ) -> Iterator[AnswerEvent]:
     from .runner import GenerationStats
 
@@ -345,6 +377,15 @@ def _generative(
                     yield CitationEvent(citation=by_id[i].citation())
     answer.text = check.text.strip()
     answer.citations = [by_id[i].citation() for i in check.cited]
+    if check.cited and not stopped:
+        # each citation shows the evidence sentence its answer sentences rest on (re-sent: the
+        # chips streamed earlier showed the hit's question-matching sentence)
+        support = supporting_sentences(answer.text, blocks, embedder)
+        for n, c in enumerate(answer.citations):
+            boxes = _sentence_boxes(by_id[c.id], support.get(c.id, []), lines_of)
+            if boxes:
+                answer.citations[n] = by_id[c.id].citation(boxes)
+                yield CitationEvent(citation=answer.citations[n])
     answer.unsupported_sentences = check.unsupported
     if answer.stats.get("attributed"):
         msg = (f"{len(answer.stats['attributed'])} sentence(s) had no citation from the model; "
@@ -361,7 +402,7 @@ def _generative(
             answer.stats["fallback_from"] = "generative"
             yield NoticeEvent(message=msg)
             yield TokenEvent(text="\n\nBest matching sentences from the manuals:\n")
-            yield from _extractive(answer, question, hits, embedder, settings, t0)
+            yield from _extractive(answer, question, hits, embedder, settings, t0, lines_of)
             return
         msg = "The model cited no evidence; treat this answer with care (see the nearest pages)."
         answer.notices.append(msg)

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..elements import BBox
 from ..hits import Hit
 from .events import Citation
 
@@ -72,18 +73,23 @@ class EvidenceBlock:
         """The block as it appears in the prompt: "[n] (doc, page p, section: ...) text"."""
         return f"{self.header()}\n{self.text}"
 
-    def citation(self) -> Citation:
-        """This block resolved to a citation (document, page, highlight box)."""
+    def citation(self, boxes: list[tuple[int, BBox]] | None = None) -> Citation:
+        """This block resolved to a citation (document, page, highlight box). `boxes` — the lines
+        of the sentence(s) the answer used (answer/quote_boxes.py) — replace the hit's highlight,
+        which matched the question rather than the answer."""
         h = self.hit
+        page, bbox = h.page, h.bbox
+        if boxes:
+            page, bbox = max(boxes, key=lambda pb: pb[1][3] - pb[1][1])
         return Citation(
             id=self.id,
             chunk_id=h.chunk_id,
             doc=h.doc,
             doc_id=h.doc_id,
-            page=h.page,
-            bbox=h.bbox,
+            page=page,
+            bbox=bbox,
             kind=h.kind,
-            boxes=list(h.boxes),
+            boxes=list(boxes) if boxes else list(h.boxes),
             doc_path=h.doc_path,
             text=h.text,
         )

@@ -1,0 +1,105 @@
+"""Citation boxes that show what an answer used: the lines of the quoted (or supporting) sentence.
+
+A hit's own highlight is the sentence that best matches the *question*. An answer cites a block
+for a particular sentence of it — the one an extractive answer quotes, or the one closest in
+meaning to the generative answer's sentence that carries the marker — and clicking the citation
+should show that sentence. Sentences are found back in the chunk's line boxes by their words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..elements import BBox, union_bbox
+
+_TOKEN = re.compile(r"[0-9a-z]+")
+MIN_MATCH = 0.6  # share of the sentence's words found in order before its lines are trusted
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text.lower())
+
+
+def quote_boxes(lines: Sequence[dict], sentence: str) -> list[tuple[int, BBox]]:
+    """(page, box) per page of the chunk lines that hold `sentence`, or [] when it is not found.
+
+    `lines` are a chunk's stored lines ({"p": page, "b": box, "t": text}); `sentence` is text
+    taken from that chunk (line wraps, spacing, punctuation and bracket rewriting may differ).
+    The sentence's words are located as the in-order run from its first word that matches most
+    of them (the tightest such run); at least MIN_MATCH of them must be found."""
+    words = _tokens(sentence.removesuffix("..."))
+    if not words:
+        return []
+    flat: list[tuple[str, int]] = []  # (token, line index)
+    for i, ln in enumerate(lines):
+        if ln.get("b"):
+            flat.extend((t, i) for t in _tokens(ln.get("t", "")))
+    best: tuple[int, int, int] = (0, -1, -1)  # (matched words, first flat index, last flat index)
+    for start in range(len(flat)):
+        if flat[start][0] != words[0]:
+            continue
+        matched, pos, last = 1, start + 1, start
+        for w in words[1:]:
+            # allow a word or two of difference (hyphenation, rewritten brackets) between matches
+            for j in range(pos, min(pos + 3, len(flat))):
+                if flat[j][0] == w:
+                    matched, pos, last = matched + 1, j + 1, j
+                    break
+        if matched > best[0] or (matched == best[0] and last - start < best[2] - best[1]):
+            best = (matched, start, last)  # equal matches: the tighter run (a label repeating the words)
+    if best[0] < MIN_MATCH * len(words):
+        return []
+    used = sorted({flat[k][1] for k in range(best[1], best[2] + 1)})
+    by_page: dict[int, list[BBox]] = {}
+    for i in used:
+        by_page.setdefault(int(lines[i]["p"]), []).append(tuple(lines[i]["b"]))
+    return [(p, union_bbox(bs)) for p, bs in sorted(by_page.items())]
+
+
+def merge_boxes(parts: Sequence[list[tuple[int, BBox]]]) -> list[tuple[int, BBox]]:
+    """Several sentences' boxes of one block, in order, without repeats."""
+    out: list[tuple[int, BBox]] = []
+    for boxes in parts:
+        for pb in boxes:
+            if pb not in out:
+                out.append(pb)
+    return out
+
+
+def supporting_sentences(answer_text: str, blocks: Sequence, embedder) -> dict[int, list[str]]:
+    """For each block the answer cites: its sentence closest in meaning (MiniLM cosine) to the
+    answer sentences that cite it. One embedding call; {} without an embedder."""
+    from .citations import find_marks, split_sentences
+    from .extractive import candidate_sentences
+
+    if embedder is None:
+        return {}
+    by_id = {b.id: b for b in blocks}
+    citing: dict[int, list[str]] = {}
+    for s in split_sentences(answer_text):
+        for m in find_marks(s):
+            for i in m.ids if not m.malformed else []:
+                if i in by_id:
+                    citing.setdefault(i, []).append(s)
+    if not citing:
+        return {}
+    cands = [c for c in candidate_sentences([by_id[i] for i in citing], min_words=3)]
+    if not cands:
+        return {}
+    asked = [s for ss in citing.values() for s in ss]
+    vecs = embedder.encode(asked + [c.text for c in cands])
+    av, cv = vecs[: len(asked)], vecs[len(asked):]
+    out: dict[int, list[str]] = {}
+    k = 0
+    for i, ss in citing.items():
+        own = [j for j, c in enumerate(cands) if c.block_id == i]
+        if own:
+            for _ in ss:
+                best = max(own, key=lambda j: float(av[k] @ cv[j]))
+                if cands[best].text not in out.setdefault(i, []):
+                    out[i].append(cands[best].text)
+                k += 1
+        else:
+            k += len(ss)
+    return out
