@@ -260,6 +260,30 @@ def test_quit_while_ingesting_asks_first(qtbot, lib_dir, tmp_path, monkeypatch):
         assert [d.name for d in lib.documents() if d.status == "ready"] == ["small.pdf"]
 
 
+def test_figure_work_can_be_paused_and_resumed(qtbot, lib_dir, tmp_path):
+    import sqlite3
+
+    def enrichment() -> str:
+        with sqlite3.connect(lib_dir / "library.sqlite") as conn:
+            return conn.execute("SELECT enrichment FROM documents WHERE name = 'fig.pdf'").fetchone()[0]
+
+    from pdf_factory import make_raster_figure_pdf
+
+    pdf = make_raster_figure_pdf(tmp_path / "fig.pdf").path  # a raster figure: its OCR is figure work
+    w = open_window(qtbot, lib_dir)
+    w.pause_figures_action.trigger()
+    assert w.figures_paused and w.pause_figures_action.isChecked() and "paused" in w.status_label.text()
+    w.add_paths([pdf])
+    qtbot.waitUntil(lambda: ingest_done(w), timeout=180000)
+    qtbot.wait(500)
+    assert w.enrich_job is None and enrichment() == "pending"  # searchable, figure work held back
+    w.pause_figures_action.trigger()  # resume
+    assert not w.figures_paused and w.enrich_job is not None
+    qtbot.waitUntil(lambda: w.enrich_job is None, timeout=180000)
+    assert enrichment() == "done"
+    w.close()
+
+
 def test_state_persists_across_a_restart(qtbot, manuals, lib_dir):
     w = open_window(qtbot, lib_dir)
     drop_files(w, [manuals / "px200.pdf"])

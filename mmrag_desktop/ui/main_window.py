@@ -85,6 +85,7 @@ class MainWindow(QMainWindow):
         self.answer_job: EngineJob | None = None
         self.ingest_jobs: list[EngineJob] = []
         self.enrich_job: EngineJob | None = None
+        self.figures_paused = False  # the user paused figure work (Tools menu) until resumed
         self.models_loaded = False
         self.renderer = PageRenderer()
         self.setWindowTitle("mmrag-desktop")
@@ -192,6 +193,11 @@ class MainWindow(QMainWindow):
         self.model_manager_action = QAction("&Model manager…", self, triggered=self.open_model_manager)
         self.model_manager_action.setEnabled(importlib.util.find_spec("mmrag_desktop.ui.model_manager") is not None)
         t.addAction(self.model_manager_action)
+        self.pause_figures_action = QAction("&Pause figure work", self, checkable=True,
+                                            toggled=self.set_figures_paused)
+        self.pause_figures_action.setStatusTip("Stop OCR, image vectors and captions of figures for now "
+                                               "(search keeps working; resume picks up where it stopped)")
+        t.addAction(self.pause_figures_action)
         t.addAction(QAction("Clear &conversation", self, triggered=self.clear_conversation))
         h = self.menuBar().addMenu("&Help")
         h.addAction(QAction("&About", self, triggered=self._about))
@@ -320,9 +326,24 @@ class MainWindow(QMainWindow):
         if status in ("ready", "skipped") and not any(j.state in ("queued", "running") for j in self.ingest_jobs):
             self.start_enrichment()
 
+    def set_figures_paused(self, paused: bool) -> None:
+        """Pause figure work (the running job is cancelled; what it finished is kept) or resume it."""
+        self.figures_paused = bool(paused)
+        if self.pause_figures_action.isChecked() != self.figures_paused:
+            self.pause_figures_action.setChecked(self.figures_paused)
+        if self.figures_paused:
+            if self.enrich_job is not None and self.enrich_job.state in ("queued", "running"):
+                self.enrich_job.cancel()
+            self.set_status("Figure work paused (Tools > Pause figure work to resume); search works meanwhile")
+        else:
+            self.start_enrichment()
+
     def start_enrichment(self) -> EngineJob | None:
         """Figure work after ingest (OCR of raster figures, image vectors, captions) in the background;
-        documents are searchable meanwhile. Progress shows in the status bar."""
+        documents are searchable meanwhile. Progress shows in the status bar. Returns None while the
+        user has paused it (see set_figures_paused)."""
+        if self.figures_paused:
+            return None
         if self.enrich_job is not None and self.enrich_job.state in ("queued", "running"):
             return self.enrich_job
         job = self.submit("figures", results.enrich_job())
@@ -331,6 +352,8 @@ class MainWindow(QMainWindow):
         self.enrich_job = job
 
         def progress(ev) -> None:
+            if self.figures_paused:
+                return
             if ev.stage == "enrich" and ev.total:
                 self.set_status(f"Figures: {ev.done}/{ev.total} enriched (search works meanwhile)")
             elif ev.stage == "finished":  # after an image-model change: which model image search uses
@@ -339,7 +362,8 @@ class MainWindow(QMainWindow):
                     self.set_status(note[0].upper() + note[1:])
 
         def ended(*_args) -> None:
-            self.enrich_job = None
+            if self.enrich_job is job:
+                self.enrich_job = None
             if self.status_label.text().startswith("Figures"):
                 self.set_status("Ready")
 
