@@ -113,6 +113,32 @@ def test_cross_encoder_reorders_only_the_top_hits_by_its_own_scores(lib_folder, 
     assert "rerank_score" not in after[RERANK_TOP].to_json()
 
 
+def test_cross_encoder_picks_the_highlighted_sentence(lib_folder, embedder, cross_encoder):
+    """Sentence-level reranking: each text hit's box is the sentence of its page that the
+    cross-encoder scores best (each page holds two sentences)."""
+    from sentence_transformers import CrossEncoder
+
+    from mmrag_desktop.engine.elements import union_bbox
+
+    model = CrossEncoder(str(cross_encoder), device="cpu", local_files_only=True)
+    with open_lib(lib_folder, embedder, cross_encoder) as lib:
+        hits = lib.search(QUERY, k=8)
+        chunks = {h.chunk_id: lib.chunk(h.chunk_id) for h in hits}
+    changed = 0
+    with open_lib(lib_folder, embedder) as lib:
+        plain = {h.chunk_id: h.bbox for h in lib.search(QUERY, k=K)}
+    for h in hits:
+        assert h.kind == "text"
+        lines = [ln for ln in chunks[h.chunk_id]["lines"] if ln.get("b") and ln["p"] == h.page]
+        segs = sorted({s for ln in lines for s in ln.get("s") or []})
+        texts = [" ".join(ln["t"] for ln in lines if s in ln["s"]).strip() for s in segs]
+        scores = model.predict([(QUERY, t) for t in texts], show_progress_bar=False)
+        best = segs[max(range(len(segs)), key=lambda i: float(scores[i]))]
+        assert h.bbox == union_bbox([tuple(ln["b"]) for ln in lines if best in ln["s"]])
+        changed += h.bbox != plain[h.chunk_id]
+    assert changed, "the (random) cross-encoder chose another sentence than the segment vectors somewhere"
+
+
 def test_without_a_reranker_results_are_unchanged_and_a_model_change_is_picked_up(
         lib_folder, embedder, cross_encoder):
     with open_lib(lib_folder, embedder) as lib:

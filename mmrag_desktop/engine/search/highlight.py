@@ -94,20 +94,35 @@ def choose_highlight(
         if kind == "table":
             best = _best_row(scores, boxed, best)
     chosen = [ln for ln in boxed if best in (ln.get("s") or [])] if best >= 0 else []
-    if not chosen:
-        chosen = boxed
+    return _lines_highlight(chosen or boxed, best, best_score)
+
+
+def segment_highlight(lines: list[dict], segment: int, score: float, page: int | None = None) -> Highlight | None:
+    """The highlight of one segment's boxed lines (only those on `page` when given), or None when
+    it has none."""
+    chosen = [ln for ln in lines if ln.get("b") and segment in (ln.get("s") or [])
+              and (page is None or ln["p"] == page)]
+    return _lines_highlight(chosen, segment, score) if chosen else None
+
+
+def caption_segments(lines: list[dict]) -> set[int]:
+    """Segments made of a caption line ("Table 3: ...") — a table chunk repeats its caption."""
+    return {s for ln in lines if caption_kind(ln["t"]) for s in ln.get("s") or []}
+
+
+def _lines_highlight(chosen: list[dict], segment: int, score: float) -> Highlight:
     by_page: dict[int, list] = {}
     for ln in chosen:
         by_page.setdefault(ln["p"], []).append(tuple(ln["b"]))
     boxes = [(p, union_bbox(bs)) for p, bs in sorted(by_page.items())]
     page, bbox = max(boxes, key=lambda pb: len(by_page[pb[0]]))
-    return Highlight(page, bbox, boxes, best, best_score)
+    return Highlight(page, bbox, boxes, segment, score)
 
 
 def _best_row(scores: np.ndarray, lines: list[dict], best: int) -> int:
     """A table chunk repeats its caption in every row group: the caption tells the chunk's rank,
     but the highlight is the best-matching row when the chunk has one (the data asked for)."""
-    caption_segs = {s for ln in lines if caption_kind(ln["t"]) for s in ln.get("s") or []}
+    caption_segs = caption_segments(lines)
     if best not in caption_segs:
         return best
     rows = np.array(scores, dtype=np.float32)

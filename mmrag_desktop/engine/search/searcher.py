@@ -178,6 +178,8 @@ def search(library: Library, query: str, k: int = 10, filters: Filters | None = 
     chosen += missing[: max(0, k - len(chosen))]
     # ties in score keep the cross-encoder's order
     chosen.sort(key=lambda c: (scored[c], -reranked[c][0] if c in reranked else -RERANK_TOP - 1), reverse=True)
+    if reranked:
+        _cross_encoder_sentences(library, plan.text, chosen, rows, highlights)
     hits = [
         _hit(library, rows[c], highlights[c], scored[c], {n: r[c] for n, r in ranks.items() if c in r},
              similarity.get(c), library.doc_kind(rows[c]["doc_id"]), rerank=reranked.get(c))
@@ -256,6 +258,39 @@ def _cross_encoder_rerank(library: Library, query: str, kept: list[int], rows: d
         scored[top[i]] = slot
     kept[: len(top)] = [top[i] for i in by_model]
     return {top[i]: (rank, float(scores[i])) for rank, i in enumerate(by_model, start=1)}
+
+
+def _cross_encoder_sentences(library: Library, query: str, chosen: list[int], rows: dict,
+                             highlights: dict) -> None:
+    """With a cross-encoder in use, a text or table hit's highlight is the sentence (row) of its
+    page that the cross-encoder scores best against the query — sentence-level reranking; the
+    MiniLM segment vectors only approximate it. One batched call for all hits' sentences
+    (captions a table repeats are left out). Changes `highlights` in place."""
+    from .highlight import caption_segments, segment_highlight, segment_texts
+
+    items: list[tuple[int, int, str]] = []  # (chunk id, segment, text)
+    for c in chosen:
+        hl = highlights[c]
+        if rows[c]["kind"] not in ("text", "table") or hl.bbox is None:
+            continue
+        lines = json.loads(rows[c]["lines"])
+        on_page = [ln for ln in lines if ln.get("b") and ln["p"] == hl.page]
+        n = max((s for ln in on_page for s in ln.get("s") or []), default=-1) + 1
+        skip = caption_segments(on_page) if rows[c]["kind"] == "table" else set()
+        items += [(c, i, t.strip()) for i, t in enumerate(segment_texts(on_page, n)) if t.strip() and i not in skip]
+    if not items:
+        return
+    scores = library.rerank_scores(query, [t for _, _, t in items])
+    if scores is None:
+        return
+    best: dict[int, tuple[int, float]] = {}
+    for (c, i, _), sc in zip(items, scores, strict=True):
+        if c not in best or float(sc) > best[c][1]:
+            best[c] = (i, float(sc))
+    for c, (i, _) in best.items():
+        hl = segment_highlight(json.loads(rows[c]["lines"]), i, highlights[c].score, page=highlights[c].page)
+        if hl is not None:
+            highlights[c] = hl
 
 
 def _same_region(row_a, hl_a: Highlight, row_b, hl_b: Highlight) -> bool:
