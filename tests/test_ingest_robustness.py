@@ -67,6 +67,31 @@ def test_every_bad_file_fails_clearly_and_the_good_ones_go_in(tmp_path, library)
     assert library.search("how do I flash new firmware", k=1)[0].doc == "good.pdf"
 
 
+def test_a_cut_short_pdf_goes_in_with_a_warning(tmp_path, library):
+    """A truncated download opens after PyMuPDF repairs it, with its last pages empty: what can be
+    read is indexed, and the document says it is damaged instead of looking complete."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    for i in range(3):
+        page = doc.new_page()
+        page.insert_textbox(pymupdf.Rect(72, 72, 520, 760), f"Section {i}: the relay closes after the "
+                            "debounce delay and the status LED turns green. " * 12, fontsize=11)
+    data = doc.tobytes()
+    doc.close()
+    cut = tmp_path / "cut.pdf"
+    cut.write_bytes(data[: int(len(data) * 0.6)])
+    stage, message = outcome(library, [cut])["cut.pdf"]
+    assert stage == "done" and "damaged" in message and "came out empty" in message, message
+    info = next(d for d in library.documents() if d.name == "cut.pdf")
+    assert info.status == "ready" and "damaged" in info.error
+    assert library.search("when does the status LED turn green", k=1)[0].doc == "cut.pdf"
+    whole = tmp_path / "whole.pdf"
+    whole.write_bytes(data)
+    assert outcome(library, [whole])["whole.pdf"][0] == "done"
+    assert not next(d for d in library.documents() if d.name == "whole.pdf").error
+
+
 def test_failed_file_does_not_remove_indexed_version(tmp_path, library):
     """A file that was indexed and then got corrupted keeps its indexed content."""
     pdf = write_pdf(tmp_path / "manual.pdf", [GOOD])

@@ -156,9 +156,10 @@ def _ingest_one(library: Library, path: Path, n: int, total: int, cancel: Cancel
     # --- commit ------------------------------------------------------------------------------
     yield Progress("commit", doc_id=doc_id, done=len(job.drafts), total=len(job.drafts), unit="chunks", **base)
     library._commit_document(doc_id, path, sha, stat, parsed_meta, job)
+    warning = f"; warning: {parsed_meta['warning']}" if parsed_meta.get("warning") else ""
     yield Progress("done", doc_id=doc_id, done=parsed_meta["pages"], total=parsed_meta["pages"], unit="pages",
                    docs_done=n + 1, docs_total=total, doc=name,
-                   message=f"{parsed_meta['pages']} pages, {len(job.drafts)} chunks")
+                   message=f"{parsed_meta['pages']} pages, {len(job.drafts)} chunks{warning}")
 
 
 def _build(library: Library, path: Path, doc_id: int, cancel: CancelToken, base: dict, started: float):
@@ -172,10 +173,11 @@ def _build(library: Library, path: Path, doc_id: int, cancel: CancelToken, base:
         chunker = Chunker(embedder.count_tokens_batch, max_tokens=content_budget,
                           target_tokens=min(TARGET_TOKENS, content_budget), overlap_tokens=OVERLAP_TOKENS)
         t0 = time.monotonic()
-        n_pages = 0
+        n_pages = empty_pages = 0
         for page in doc.pages():
             cancel.check()
             n_pages += 1
+            empty_pages += not page.blocks
             job.pages.append((page.page, page.width, page.height, page.rotation, int(page.has_text_layer),
                               int(page.ocr_used)))
             job.drafts.extend(chunker.add_page(page))
@@ -191,6 +193,9 @@ def _build(library: Library, path: Path, doc_id: int, cancel: CancelToken, base:
         yield Progress("embed", doc_id=doc_id, done=job.embedded, total=len(job.drafts), unit="chunks", **base)
         _embed_pending(embedder, job)
         meta = {"title": doc.title or path.stem, "pages": n_pages, "kind": doc.kind}
+        if getattr(doc, "repaired", False):
+            meta["warning"] = (f"the file is damaged (it may be cut short) and was repaired to read it: "
+                               f"{empty_pages} of {n_pages} pages came out empty; compare it with the original")
     finally:
         doc.close()
     if not job.drafts:

@@ -578,10 +578,10 @@ class Library:
                 ids = write_document(c, self, doc_id, job, model_id)
                 c.execute(
                     "UPDATE documents SET sha256 = ?, size = ?, mtime = ?, kind = ?, title = ?, pages = ?,"
-                    " status = 'ready', error = NULL, enrichment = ?, updated = strftime('%Y-%m-%dT%H:%M:%SZ','now')"
+                    " status = 'ready', error = ?, enrichment = ?, updated = strftime('%Y-%m-%dT%H:%M:%SZ','now')"
                     " WHERE id = ?",
                     (sha, stat.st_size, stat.st_mtime, meta["kind"], meta["title"], meta["pages"],
-                     "pending" if any(d.kind == "figure" for d in job.drafts) else "", doc_id),
+                     meta.get("warning"), "pending" if any(d.kind == "figure" for d in job.drafts) else "", doc_id),
                 )
             index.remove(old_ids)
             index.add(np.asarray(ids, dtype=np.int64), np.stack(job.vectors))

@@ -104,6 +104,11 @@ class PdfDocument:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    @property
+    def repaired(self) -> bool:
+        """True when the file was damaged (e.g. cut short) and PyMuPDF had to repair it to read it."""
+        return bool(getattr(self._doc, "is_repaired", False))
+
     def close(self) -> None:
         """Release the file."""
         if self._doc is not None:
@@ -405,7 +410,7 @@ def open_pdf(
                 str(path), "the PDF is password-protected; a password is needed to open it"
             )
         if doc.page_count == 0:
-            raise CorruptDocumentError(str(path), "the PDF has no pages")
+            raise CorruptDocumentError(str(path), "the PDF has no pages (it may be cut short or damaged)")
         return PdfDocument(path, doc, ocr=ocr, tables=tables, figure_crops=figure_crops)
     except EngineError:
         doc.close()
