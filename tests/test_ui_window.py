@@ -400,10 +400,15 @@ def test_image_model_change_switches_image_search_after_figure_work(qtbot, manua
     lib = w.engine.library
     rows = lambda: {r[0] for r in lib.conn.execute("SELECT DISTINCT model FROM vectors WHERE space = 'image'")}  # noqa: E731
     qtbot.waitUntil(lambda: rows() == {"clip-a"}, timeout=60000)
+    started = []  # the figure job the model change starts (it may finish before a poll sees it)
+    start = w.start_enrichment
+    w.start_enrichment = lambda: started.append(start()) or started[-1]
     w.settings.models["image_embedder"] = str(clip_b)
     job = w.on_model_changed("image_embedder")
-    qtbot.waitUntil(lambda: job.state == "done" and w.enrich_job is not None, timeout=60000)
-    qtbot.waitUntil(lambda: w.enrich_job is None, timeout=180000)
+    qtbot.waitUntil(lambda: job.state == "done" and started and started[-1] is not None, timeout=60000)
+    qtbot.waitUntil(lambda: started[-1].state in ("done", "failed", "cancelled") and w.enrich_job is None,
+                    timeout=180000)
+    assert started[-1].state == "done"
     assert rows() == {"clip-b"} and lib._kv_get("image_model") == "clip-b"
     assert "Image search now uses clip-b instead of clip-a" in w.status_label.text()
     w.close()
