@@ -234,12 +234,13 @@ def _finish_not_covered(answer: Answer, t0: float, reason: str = "") -> Iterator
 def _lines_reader(library) -> Callable[[int], list[dict]]:
     """chunk id -> the chunk's stored lines ([] when it is gone), each chunk read once."""
     cache: dict[int, list[dict]] = {}
+    read = getattr(library, "chunk", None)  # any library-like object without stored lines: no refinement
 
     def lines_of(chunk_id: int) -> list[dict]:
         if chunk_id not in cache:
             try:
-                cache[chunk_id] = library.chunk(chunk_id).get("lines") or []
-            except (EngineError, AttributeError):  # removed meanwhile, or a library without chunks
+                cache[chunk_id] = (read(chunk_id).get("lines") or []) if read else []
+            except LibraryError:  # the document was removed meanwhile: keep the hit's own box
                 cache[chunk_id] = []
         return cache[chunk_id]
 
