@@ -75,6 +75,17 @@ def test_library_model_progress_and_states(qtbot, tmp_path):
     assert m.rows[1].status == "failed" and m.rows[1].error == "the PDF needs a password"
     m.set_documents([DocumentInfo(1, str(tmp_path / "a.pdf"), "a.pdf", "x", "pdf", "A", 10, "ready", None, 7, "")])
     assert [x.name for x in m.rows] == ["a.pdf"]
+    # a searchable document with a note (a damaged file read in part): the note shows, in amber, not red
+    from PySide6.QtCore import Qt
+
+    from mmrag_desktop.ui.library_model import ERROR, STATUS
+
+    m.set_documents([DocumentInfo(1, str(tmp_path / "a.pdf"), "a.pdf", "x", "pdf", "A", 3, "ready",
+                                  "the file is damaged ...", 2, "")])
+    note, status = m.index(0, ERROR), m.index(0, STATUS)
+    assert m.data(note) == "the file is damaged ..." and m.headerData(ERROR, Qt.Orientation.Horizontal) == "Problem"
+    assert m.data(note, Qt.ItemDataRole.ForegroundRole).name() == "#b26a00"
+    assert m.data(status, Qt.ItemDataRole.ForegroundRole) is None
 
 
 def test_resources_load_through_importlib(qtbot):

@@ -10,7 +10,7 @@ from PySide6.QtGui import QColor
 
 from ..engine.hits import DocumentInfo
 
-COLUMNS = ("Document", "Status", "Pages", "Progress", "Error")
+COLUMNS = ("Document", "Status", "Pages", "Progress", "Problem")
 NAME, STATUS, PAGES, PROGRESS, ERROR = range(5)
 ProgressRole = Qt.ItemDataRole.UserRole + 1  # float 0..1, or None when no bar applies
 DocIdRole = Qt.ItemDataRole.UserRole + 2
@@ -69,6 +69,8 @@ class LibraryModel(QAbstractTableModel):
             return r.error or r.path
         if role == Qt.ItemDataRole.ForegroundRole and c in (STATUS, ERROR) and r.status == "failed":
             return QColor("#c62828")
+        if role == Qt.ItemDataRole.ForegroundRole and c == ERROR and r.error:
+            return QColor("#b26a00")  # a note on a searchable document (e.g. a damaged file read in part)
         if role == ProgressRole:
             return r.progress
         if role == DocIdRole:
