@@ -183,6 +183,10 @@ def test_drop_ingest_search_answer_cite_highlight(qtbot, manuals, lib_dir, tmp_p
     # the box sits on the calibration paragraph (y of the text we drew at 100..200 pt)
     b0 = on_page[0]
     assert 90 <= b0[1] <= 210 and b0[3] <= 215
+    # the cited chunk's whole passage is shaded lightly around the highlighted sentence
+    context = v.canvas.context_rects()
+    assert src.context and context
+    assert all(any(c.adjusted(-1, -1, 1, 1).contains(r) for c in context) for r in rects)
     # zoom in: the same box, scaled
     v.zoom_in()
     r2 = v.canvas.highlight_rects()[0]

@@ -541,7 +541,7 @@ class MainWindow(QMainWindow):
             return False
 
         def hl(it: results.ResultItem) -> Highlight:
-            return Highlight(it.doc_path, it.page, list(it.boxes), f"[{it.number}]")
+            return Highlight(it.doc_path, it.page, list(it.boxes), f"[{it.number}]", list(it.context))
 
         h = hl(item)
         sib = [hl(s) if s is not item else h for s in siblings if s.doc_path == item.doc_path]

@@ -31,12 +31,15 @@ class Highlight:
 
     boxes: (1-based page, bbox in PDF points, unrotated page space) — a chunk that crosses
     a page break has boxes on two pages, and both pages show theirs.
+    context: the passage around the boxes (the hit's whole chunk), shaded lightly so the lines
+    next to the highlighted sentence are easy to read in context.
     """
 
     doc_path: str
     page: int
     boxes: list[tuple[int, BBox]] = field(default_factory=list)
     label: str = ""
+    context: list[tuple[int, BBox]] = field(default_factory=list)
 
 
 class PageCanvas(QWidget):
@@ -46,6 +49,7 @@ class PageCanvas(QWidget):
 
     FILL = QColor(255, 196, 0, 80)
     OUTLINE = QColor(232, 110, 0, 230)
+    CONTEXT_FILL = QColor(255, 196, 0, 28)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -53,13 +57,15 @@ class PageCanvas(QWidget):
         self.geometry_: PageGeometry | None = None
         self.zoom = 1.0
         self.boxes: list[BBox] = []
+        self.context: list[BBox] = []
         self.message = ""
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.setAccessibleName("Rendered page")
 
     def set_page(self, image: QImage | None, geom: PageGeometry | None, zoom: float,
-                 boxes: list[BBox], message: str = "") -> None:
+                 boxes: list[BBox], message: str = "", context: list[BBox] | None = None) -> None:
         self.image, self.geometry_, self.zoom, self.boxes, self.message = image, geom, zoom, boxes, message
+        self.context = list(context or [])
         if geom is not None:
             w, h = geom.pixel_size(zoom)
             self.setFixedSize(w, h)
@@ -69,10 +75,17 @@ class PageCanvas(QWidget):
 
     def highlight_rects(self) -> list[QRectF]:
         """Return the highlight rectangles in this widget's logical pixel coordinates."""
+        return self._rects(self.boxes)
+
+    def context_rects(self) -> list[QRectF]:
+        """Return the lightly shaded passage rectangles in logical pixel coordinates."""
+        return self._rects(self.context)
+
+    def _rects(self, boxes: list[BBox]) -> list[QRectF]:
         if self.geometry_ is None:
             return []
         out = []
-        for b in self.boxes:
+        for b in boxes:
             x0, y0, x1, y1 = self.geometry_.to_pixels(b, self.zoom)
             out.append(QRectF(x0, y0, x1 - x0, y1 - y0))
         return out
@@ -85,6 +98,12 @@ class PageCanvas(QWidget):
         elif self.message:
             p.setPen(QColor("#555"))
             p.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self.message)
+        context = self.context_rects()
+        if context:
+            p.setPen(Qt.PenStyle.NoPen)
+            p.setBrush(self.CONTEXT_FILL)
+            for r in context:
+                p.drawRect(r.adjusted(-4, -3, 4, 3))
         rects = self.highlight_rects()
         if rects:
             p.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -264,6 +283,12 @@ class PageViewer(QWidget):
             return []
         return [b for p, b in self.current.boxes if p == self.page]
 
+    def context_on_page(self) -> list[BBox]:
+        """Return the current hit's passage boxes on the shown page."""
+        if self.current is None or self.current.doc_path != self.doc_path:
+            return []
+        return [b for p, b in self.current.context if p == self.page]
+
     def clear(self) -> None:
         """Show nothing (e.g. after the document was removed)."""
         self.doc_path, self.current, self.hits, self.page_count = None, None, [], 0
@@ -309,12 +334,14 @@ class PageViewer(QWidget):
             self._show_message(str(e))
             self.errorOccurred.emit(str(e))
             return
-        self.canvas.set_page(img, geom, self.zoom, self.boxes_on_page(), "" if img else "Rendering…")
+        self.canvas.set_page(img, geom, self.zoom, self.boxes_on_page(), "" if img else "Rendering…",
+                             self.context_on_page())
         self._update_controls()
 
     def _on_rendered(self, key: tuple, image: QImage) -> None:
         if key == (self.doc_path, self.page, round(self.zoom, 4), self._dpr()):
-            self.canvas.set_page(image, self.canvas.geometry_, self.zoom, self.boxes_on_page())
+            self.canvas.set_page(image, self.canvas.geometry_, self.zoom, self.boxes_on_page(), "",
+                                 self.context_on_page())
 
     def _show_message(self, msg: str) -> None:
         self.canvas.set_page(None, None, self.zoom, [], msg)

@@ -24,6 +24,7 @@ class ResultItem:
 
     number: the citation id [n] (answers) or the 1-based rank (search).
     boxes: every (page, bbox) to highlight; bbox in PDF points, unrotated page space.
+    context: (page, bbox) of the hit's whole passage (its chunk), shaded lightly around the boxes.
     thumbnail_png: a small rendering of a figure hit's region (PNG bytes) or None.
     """
 
@@ -38,6 +39,7 @@ class ResultItem:
     text: str = ""
     section: str = ""
     chunk_id: int | None = None
+    context: list[tuple[int, BBox]] = field(default_factory=list)
     thumbnail_png: bytes | None = None
 
     @classmethod
@@ -60,6 +62,7 @@ class ResultItem:
     def from_json(cls, d: dict) -> ResultItem:
         d = dict(d)
         d["boxes"] = [(int(p), tuple(b)) for p, b in d.get("boxes") or []]
+        d["context"] = [(int(p), tuple(b)) for p, b in d.get("context") or []]
         if d.get("bbox"):
             d["bbox"] = tuple(d["bbox"])
         known = cls.__dataclass_fields__
@@ -104,6 +107,26 @@ def _add_thumbnails(items: list[ResultItem], cancel: CancelToken) -> None:
             it.thumbnail_png = figure_thumbnail(it.doc_path, it.page, it.bbox)
 
 
+CONTEXT_KINDS = ("text", "table", "caption", "code")
+
+
+def _add_context(lib, items: list[ResultItem]) -> None:
+    """Fill each text-like item's passage boxes from its chunk's spans (figures show their region)."""
+    for it in items:
+        if it.kind in CONTEXT_KINDS and it.chunk_id is not None and not it.context:
+            try:
+                spans = lib.chunk(it.chunk_id).get("spans") or []
+            except EngineError:  # the chunk went away meanwhile: the highlight alone still shows
+                continue
+            it.context = _passage_boxes(spans, it.boxes)
+
+
+def _passage_boxes(spans: list[dict], boxes: list[tuple[int, BBox]]) -> list[tuple[int, BBox]]:
+    """The chunk's per-page boxes, left out when they are no bigger than the highlight itself."""
+    out = [(int(s["page"]), tuple(s["bbox"])) for s in spans if s.get("bbox")]
+    return [] if sorted(out) == sorted(boxes) else out
+
+
 def search_job(query: str, k: int = 10, docs: list[int] | None = None, kinds: list[str] | None = None,
                image: str | None = None):
     """Return a job function: search (text, or by image when `image` is a path) → list[ResultItem].
@@ -118,6 +141,7 @@ def search_job(query: str, k: int = 10, docs: list[int] | None = None, kinds: li
         for notice in getattr(lib, "model_notices", []):
             yield AnswerEvent("notice", notice)
         items = [ResultItem.from_hit(i + 1, h) for i, h in enumerate(hits)]
+        _add_context(lib, items)
         _add_thumbnails(items, cancel)
         return items
 
@@ -215,6 +239,8 @@ def _citation_item(lib, c, doc_paths: dict[str, str]) -> ResultItem:
         if chunk_boxes and not boxes:
             item.boxes = chunk_boxes
         item.text = item.text or ch.get("text", "")
+    if item.kind in CONTEXT_KINDS:
+        _add_context(lib, [item])
     return item
 
 
