@@ -285,7 +285,11 @@ def test_figure_work_can_be_paused_and_resumed(qtbot, lib_dir, tmp_path):
     assert not w.figures_paused and w.enrich_job is not None
     qtbot.waitUntil(lambda: w.enrich_job is None, timeout=180000)
     assert enrichment() == "done"
+    w.pause_figures_action.trigger()  # paused again: that choice outlives a restart
     w.close()
+    w2 = open_window(qtbot, lib_dir)
+    assert w2.figures_paused and w2.pause_figures_action.isChecked() and w2.start_enrichment() is None
+    w2.close()
 
 
 def test_state_persists_across_a_restart(qtbot, manuals, lib_dir):

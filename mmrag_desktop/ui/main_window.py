@@ -635,12 +635,14 @@ class MainWindow(QMainWindow):
                 self.viewer._update_controls()
         except (TypeError, ValueError):
             pass
+        if str(qs.value("figuresPaused", "false")).lower() in ("true", "1"):
+            self.pause_figures_action.setChecked(True)  # -> set_figures_paused(True)
         turns = load_conversation()
         if turns:
             self.answer_pane.load_turns(turns)
 
     def save_state(self) -> None:
-        """Persist geometry, splitters, mode, zoom and the conversation."""
+        """Persist geometry, splitters, mode, zoom, paused figure work and the conversation."""
         qs = window_settings()
         qs.setValue("geometry", self.saveGeometry())
         qs.setValue("mainSplitter", self.main_splitter.saveState())
@@ -648,6 +650,7 @@ class MainWindow(QMainWindow):
         qs.setValue("answerSplitter", self.answer_pane.splitter.saveState())
         qs.setValue("mode", self.query_bar.current_mode())
         qs.setValue("zoom", self.viewer.zoom)
+        qs.setValue("figuresPaused", self.figures_paused)
         qs.sync()
         self.save_conversation()
 
