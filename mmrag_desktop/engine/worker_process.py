@@ -27,22 +27,12 @@ POLL_SECONDS = 0.1
 
 
 class _EventCancel(CancelToken):
-    """A CancelToken backed by a multiprocessing Event shared with the parent."""
+    """A CancelToken backed by a multiprocessing Event shared with the parent (it has the same
+    set / is_set interface as the threading.Event CancelToken uses)."""
 
     def __init__(self, event) -> None:
         super().__init__()
-        self._mp_event = event
-
-    def cancel(self) -> None:
-        self._mp_event.set()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._mp_event.is_set()
-
-    def check(self) -> None:
-        if self._mp_event.is_set():
-            raise errors.Cancelled("cancelled")
+        self._event = event
 
 
 def _child_main(folder: str, settings: dict, conn, cancel_event) -> None:
