@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from ..elements import BBox, Line, Table, TableCell
+from .pdf_captions import CAPTION_DISTANCE
 from .pdf_lines import normalize_text
 
 TableMode = Literal["layout", "lines", "off"]
@@ -81,16 +82,14 @@ def find_ruled_tables(
     return out
 
 
-CAPTION_GAP = 40.0  # pt between a caption and the table it names
-
-
 def uncaptioned_table_captions(lines: list[Line], tables: list[Table]) -> list[Line]:
-    """Lines that start a strong "Table N: ..." caption with no found table within CAPTION_GAP."""
-    from .pdf_blocks import CAPTION_STRONG
+    """Lines that start a strong "Table N: ..." caption with no found table within
+    CAPTION_DISTANCE (the distance captions are linked over, pdf_captions.py)."""
+    from .pdf_blocks import CAPTION_STRONG, caption_kind
 
     out = []
     for ln in lines:
-        if not ln.text.lower().startswith("tab") or not CAPTION_STRONG.match(ln.text):
+        if caption_kind(ln.text) != "table" or not CAPTION_STRONG.match(ln.text):
             continue
         if not any(_near(ln.bbox, t.bbox) for t in tables):
             out.append(ln)
@@ -120,7 +119,7 @@ def find_captioned_tables(page: Any, words: list[tuple], lines: list[Line], page
 def _near(caption: BBox, box: BBox) -> bool:
     """The caption sits just above or below the box and overlaps it horizontally."""
     gap = max(caption[1] - box[3], box[1] - caption[3], 0.0)
-    return gap <= CAPTION_GAP and min(caption[2], box[2]) > max(caption[0], box[0])
+    return gap <= CAPTION_DISTANCE and min(caption[2], box[2]) > max(caption[0], box[0])
 
 
 def _build_table(t: Any, words: list[tuple], lines: list[Line], page_no: int) -> Table | None:
