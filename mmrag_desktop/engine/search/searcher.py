@@ -269,12 +269,12 @@ def _cross_encoder_sentences(library: Library, query: str, chosen: list[int], ro
     from .highlight import caption_segments, segment_highlight, segment_texts
 
     items: list[tuple[int, int, str]] = []  # (chunk id, segment, text)
+    page_lines: dict[int, list[dict]] = {}  # chunk id -> its boxed lines on the hit's page
     for c in chosen:
         hl = highlights[c]
         if rows[c]["kind"] not in ("text", "table") or hl.bbox is None:
             continue
-        lines = json.loads(rows[c]["lines"])
-        on_page = [ln for ln in lines if ln.get("b") and ln["p"] == hl.page]
+        on_page = page_lines[c] = [ln for ln in json.loads(rows[c]["lines"]) if ln.get("b") and ln["p"] == hl.page]
         n = max((s for ln in on_page for s in ln.get("s") or []), default=-1) + 1
         skip = caption_segments(on_page) if rows[c]["kind"] == "table" else set()
         items += [(c, i, t.strip()) for i, t in enumerate(segment_texts(on_page, n)) if t.strip() and i not in skip]
@@ -288,7 +288,7 @@ def _cross_encoder_sentences(library: Library, query: str, chosen: list[int], ro
         if c not in best or float(sc) > best[c][1]:
             best[c] = (i, float(sc))
     for c, (i, _) in best.items():
-        hl = segment_highlight(json.loads(rows[c]["lines"]), i, highlights[c].score, page=highlights[c].page)
+        hl = segment_highlight(page_lines[c], i, highlights[c].score)
         if hl is not None:
             highlights[c] = hl
 
