@@ -229,7 +229,7 @@ def _citation_item(lib, c, doc_paths: dict[str, str]) -> ResultItem:
                       text=str(get("text", "") or ""), section=str(get("section", "") or ""),
                       chunk_id=get("chunk_id"))
     item.doc_path = str(get("doc_path", "") or doc_paths.get(item.doc, ""))
-    if item.chunk_id is not None and (not boxes or not item.text):
+    if item.chunk_id is not None and (not boxes or not item.text or item.kind in CONTEXT_KINDS):
         try:
             ch = lib.chunk(item.chunk_id)
         except EngineError:  # the boxes from the chunk are a refinement; the citation's own bbox remains
@@ -239,8 +239,8 @@ def _citation_item(lib, c, doc_paths: dict[str, str]) -> ResultItem:
         if chunk_boxes and not boxes:
             item.boxes = chunk_boxes
         item.text = item.text or ch.get("text", "")
-    if item.kind in CONTEXT_KINDS:
-        _add_context(lib, [item])
+        if item.kind in CONTEXT_KINDS:
+            item.context = _passage_boxes(spans, item.boxes)
     return item
 
 
