@@ -200,3 +200,19 @@ def test_quote_boxes_finds_the_quoted_sentence_in_the_chunk_lines():
     assert quote_boxes(lines, "Nothing like this sentence appears in the chunk at all.") == []
     assert quote_boxes(lines, "") == []
     assert merge_boxes([got, across, got]) == got + across
+
+
+def test_encode_once_reuses_vectors_within_one_answer(embedder):
+    import numpy as np
+
+    from mmrag_desktop.engine.answer.encode_once import EncodeOnce
+
+    once = EncodeOnce(embedder)
+    texts = ["Hold the ZERO key for three seconds.", "The status LED blinks green."]
+    first = once.encode(texts)
+    again = once.encode([texts[1], texts[0], texts[1]])
+    assert np.allclose(first, embedder.encode(texts), atol=1e-5)
+    assert np.array_equal(again, first[[1, 0, 1]])  # served from the answer's vectors, not re-encoded
+    assert len(once._vectors) == 2
+    assert once.encode([]).shape == (0, first.shape[1])
+    assert once.count_tokens("ZERO key") == embedder.count_tokens("ZERO key")  # the rest passes through

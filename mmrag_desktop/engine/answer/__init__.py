@@ -27,6 +27,7 @@ from ..settings import Settings
 from .attribution import attribute_uncited
 from .citations import StreamingCitationFilter, check_citations
 from .confidence import assess
+from .encode_once import EncodeOnce
 from .events import (
     Answer,
     AnswerEvent,
@@ -180,7 +181,7 @@ def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: 
             yield NoticeEvent(message=notice)
         cancel.check()
         try:
-            embedder = library.embedder
+            embedder = EncodeOnce(library.embedder)  # the evidence sentences are embedded by several steps
         except ModelError:
             embedder = None
         threshold = settings.extra.get("answer_confidence_threshold")
