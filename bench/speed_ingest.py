@@ -84,6 +84,14 @@ def ingest_vs_embedder(manual: Path) -> dict:
         t0 = time.perf_counter()
         emb.encode_with_segments(texts, [[] for _ in texts])
         t_embed_seg = time.perf_counter() - t0
+        # background work that follows ingest (not part of the ratio: documents are searchable
+        # before it starts): each segment encoded on its own for sharper highlights
+        from mmrag_desktop.engine.sentences import sentence_events
+
+        t0 = time.perf_counter()
+        for _ev in sentence_events(lib):
+            pass
+        t_sentences = time.perf_counter() - t0
     finally:
         lib.close()
     return {
@@ -91,6 +99,7 @@ def ingest_vs_embedder(manual: Path) -> dict:
         "ingest_wall_s": wall, "pages_per_s": pages / wall,
         "embedder_alone_s": t_embed, "ratio": wall / t_embed,
         "embedder_with_segments_s": t_embed_seg,
+        "background_sentence_pass_s": t_sentences, "sentence_pass_vs_embedder": t_sentences / t_embed,
         "stage_first_seen_s": stages, "target_ratio": RATIO_TARGET,
     }
 
@@ -155,6 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|---|---|---|")
     print(f"| {ing['manual']} | {ing['pages']} | {ing['chunks']} | {ing['ingest_wall_s']:.1f} | "
           f"{ing['pages_per_s']:.1f} | {ing['embedder_alone_s']:.1f} | {ing['ratio']:.2f} |")
+    print(f"\nbackground sentence pass after ingest: {ing['background_sentence_pass_s']:.1f} s "
+          f"({ing['sentence_pass_vs_embedder']:.2f} x the embedder alone; search works meanwhile)")
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "speed_ingest.json").write_text(json.dumps(out, indent=1))  # part 1 kept if part 2 dies
     if not args.skip_rss:

@@ -37,10 +37,12 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("paths", nargs="+", metavar="PATH")
     a.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     a.add_argument("--no-enrich", action="store_true",
-                   help="skip the figure work that follows (OCR of raster figures, image vectors, captions)")
+                   help="skip the background work that follows (sentence vectors for sharper highlights; "
+                        "OCR of raster figures, image vectors, captions); `enrich` runs it later")
     a.set_defaults(func=cmd_add)
 
-    e = sub.add_parser("enrich", help="run pending figure work (OCR of raster figures, image vectors, captions)")
+    e = sub.add_parser("enrich", help="run pending background work (sentence vectors; OCR of raster figures, "
+                                      "image vectors, captions)")
     e.set_defaults(func=cmd_enrich)
 
     s = sub.add_parser("search", help="ranked hits with page and highlight box")
@@ -141,7 +143,7 @@ def cmd_add(args) -> int:
 
 def cmd_enrich(args) -> int:
     return _run_job(args, lambda lib, bar: _report(lib.enrich(), bar) and 0,
-                    "finished figures are kept; run enrich again to resume")
+                    "finished work is kept; run enrich again to resume")
 
 
 def _filters_from(args) -> dict:

@@ -113,8 +113,9 @@ def test_scanned_pdf_goes_through_ocr(tmp_path, library):
     hit = library.search("how often should the filter be replaced", k=1)[0]
     assert "filter" in hit.text.lower() and hit.page == 1
     drawn = dict(sample.info["lines"])["Replace the filter every 90 days."]
-    # the highlight lands on the line where the text was drawn (OCR boxes mapped back to points)
-    assert abs(hit.bbox[1] - drawn[1]) < 12 and abs(hit.bbox[3] - drawn[3]) < 12, (hit.bbox, drawn)
+    # the highlight starts on the line where the text was drawn (OCR boxes mapped back to points);
+    # the sentence after it comes along (search/highlight.py)
+    assert abs(hit.bbox[1] - drawn[1]) < 12 and hit.bbox[3] > drawn[3] - 12, (hit.bbox, drawn)
 
 
 def test_scanned_pdf_without_ocr_is_a_clear_failure(tmp_path, embedder):

@@ -61,6 +61,9 @@ def test_highlight_picks_best_segment_lines_and_spans_pages():
     hl = choose_highlight("text", lines, None, seg, np.array([1.0, 0.0]), ["reset", "pin"], 3)
     assert [p for p, _ in hl.boxes] == [3, 4]
     assert hl.segment == 0
+    # running text: the sentence after the best one comes along (answers follow the sentence that
+    # restates the question); the last sentence has none after it
+    assert hl.boxes[1] == (4, (72, 72, 500, 102))
     hl2 = choose_highlight("text", lines, None, seg, np.array([0.0, 1.0]), ["led"], 3)
     assert hl2.page == 4 and hl2.bbox == (72, 90, 500, 102)
     fig = choose_highlight("figure", lines, {"page": 5, "bbox": [10, 20, 300, 400]}, seg, np.array([1.0, 0]), [], 5)
@@ -86,6 +89,8 @@ def test_table_highlight_is_a_row_not_the_repeated_caption():
     assert hl.score == pytest.approx(1.0 + 0.25 * 0.5)  # the chunk's score is still its best segment's
     as_text = choose_highlight("text", lines, None, seg, q, ["overloaded", "multiplication"], 2)
     assert as_text.segment == 0
+    assert as_text.bbox == (90, 300, 490, 690), "as running text the next segment comes along"
+    assert hl.boxes == [(2, (90, 300, 440, 310))], "a table row comes alone, without the next row"
     only_caption = choose_highlight("table", lines[:1], None, seg[:1], q, ["overloaded"], 2)
     assert only_caption.bbox == (90, 680, 490, 690)
 

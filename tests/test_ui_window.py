@@ -413,7 +413,7 @@ def test_image_model_change_switches_image_search_after_figure_work(qtbot, manua
     w.start_enrichment = lambda: started.append(start()) or started[-1]
     w.settings.models["image_embedder"] = str(clip_b)
     job = w.on_model_changed("image_embedder")
-    qtbot.waitUntil(lambda: job.state == "done" and started and started[-1] is not None, timeout=60000)
+    qtbot.waitUntil(lambda: bool(job.state == "done" and started and started[-1] is not None), timeout=60000)
     qtbot.waitUntil(lambda: started[-1].state in ("done", "failed", "cancelled") and w.enrich_job is None,
                     timeout=180000)
     assert started[-1].state == "done"

@@ -375,6 +375,7 @@ def _commit_figure(library: Library, w: FigureWork, enrichers: Enrichers, additi
                 # vectors of another model (a re-embed in progress) are stale now: recomputed later
                 c.execute("DELETE FROM vectors WHERE chunk_id = ? AND space = 'text' AND model != ?", (w.chunk_id, model))
                 c.execute("DELETE FROM segment_vectors WHERE chunk_id = ? AND model != ?", (w.chunk_id, model))
+                c.execute("DELETE FROM sentence_vectors WHERE chunk_id = ?", (w.chunk_id,))  # encoded again
                 c.execute("INSERT OR REPLACE INTO vectors (chunk_id, space, model, dim, vec) VALUES (?, 'text', ?, ?, ?)",
                           (w.chunk_id, model, int(new_vec.shape[0]), new_vec.astype(np.float32).tobytes()))
                 c.execute("INSERT OR REPLACE INTO segment_vectors (chunk_id, model, n, dim, vecs) VALUES (?, ?, ?, ?, ?)",

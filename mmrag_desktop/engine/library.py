@@ -259,14 +259,17 @@ class Library:
 
     def enrich(self, cancel: CancelToken | None = None, *, doc_ids: list[int] | None = None,
                isolated: bool = False) -> Iterator[Progress]:
-        """Background figure work after ingest (OCR of raster figures, CLIP vectors, VLM captions);
-        resumable and cancellable; search keeps working meanwhile. See enrich.py. `isolated` as in add."""
+        """Background work after ingest: each chunk's sentences encoded on their own (sentences.py),
+        then figure work (OCR of raster figures, CLIP vectors, VLM captions; enrich.py). Resumable
+        and cancellable; search keeps working meanwhile. `isolated` as in add."""
         if isolated:
             yield from self._worker().run(("enrich", doc_ids), cancel or CancelToken(), self.refresh)
             return
         from .enrich import enrich_events
+        from .sentences import sentence_events
 
         try:
+            yield from sentence_events(self, cancel, doc_ids=doc_ids)
             yield from enrich_events(self, cancel, doc_ids=doc_ids)
         finally:
             with self.lock:
@@ -626,6 +629,23 @@ class Library:
         for cid, n, dim, blob in rows:
             out[cid] = np.frombuffer(blob, dtype=np.float16).reshape(n, dim)
         return out
+
+    def _match_vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
+        """The segment vectors search matches queries against: pooled, mixed with each segment's
+        own vector once the background pass has encoded it (sentences.py)."""
+        from .sentences import match_vectors
+
+        pooled = self._segment_vectors(ids)
+        if not pooled:
+            return pooled
+        model = self.embedder.model_id
+        with self.lock:
+            rows = self.conn.execute(
+                f"SELECT chunk_id, n, dim, vecs FROM sentence_vectors WHERE model = ? AND chunk_id IN "
+                f"({','.join('?' * len(pooled))})", [model, *pooled]
+            ).fetchall()
+        own = {cid: np.frombuffer(blob, dtype=np.float16).reshape(n, dim) for cid, n, dim, blob in rows}
+        return match_vectors(pooled, own)
 
     def _chunk_vectors(self, ids: list[int], space: str = "text") -> dict[int, np.ndarray]:
         if not ids:

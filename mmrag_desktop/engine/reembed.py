@@ -101,6 +101,7 @@ def _switch(library: Library, target) -> None:
         with Transaction(library.conn) as c:
             c.execute("DELETE FROM vectors WHERE space = 'text' AND model != ?", (model,))
             c.execute("DELETE FROM segment_vectors WHERE model != ?", (model,))
+            c.execute("DELETE FROM sentence_vectors WHERE model != ?", (model,))
             c.execute("INSERT OR REPLACE INTO settings_kv (key, value) VALUES ('text_model', ?)", (model,))
             c.execute("INSERT OR REPLACE INTO settings_kv (key, value) VALUES ('text_model_path', ?)",
                       (str(target.model_dir),))

@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 
 JobFn = Callable[[Any, CancelToken], Any]
 # Progress stages that may be coalesced (a newer event of the same job replaces them).
-COALESCED_STAGES = {"scan", "parse", "embed", "enrich", "ocr"}
+COALESCED_STAGES = {"scan", "parse", "embed", "enrich", "ocr", "sentences"}
 COALESCE_SECONDS = 0.04
 
 

@@ -193,10 +193,11 @@ class MainWindow(QMainWindow):
         self.model_manager_action = QAction("&Model manager…", self, triggered=self.open_model_manager)
         self.model_manager_action.setEnabled(importlib.util.find_spec("mmrag_desktop.ui.model_manager") is not None)
         t.addAction(self.model_manager_action)
-        self.pause_figures_action = QAction("&Pause figure work", self, checkable=True,
+        self.pause_figures_action = QAction("&Pause background work", self, checkable=True,
                                             toggled=self.set_figures_paused)
-        self.pause_figures_action.setStatusTip("Stop OCR, image vectors and captions of figures for now "
-                                               "(search keeps working; resume picks up where it stopped)")
+        self.pause_figures_action.setStatusTip("Stop sentence vectors and figure work (OCR, image vectors, "
+                                               "captions) for now; search keeps working; resume picks up "
+                                               "where it stopped")
         t.addAction(self.pause_figures_action)
         t.addAction(QAction("Clear &conversation", self, triggered=self.clear_conversation))
         h = self.menuBar().addMenu("&Help")
@@ -334,13 +335,14 @@ class MainWindow(QMainWindow):
         if self.figures_paused:
             if self.enrich_job is not None and self.enrich_job.state in ("queued", "running"):
                 self.enrich_job.cancel()
-            self.set_status("Figure work paused (Tools > Pause figure work to resume); search works meanwhile")
+            self.set_status("Background work paused (Tools > Pause background work to resume); "
+                            "search works meanwhile")
         else:
             self.start_enrichment()
 
     def start_enrichment(self) -> EngineJob | None:
-        """Figure work after ingest (OCR of raster figures, image vectors, captions) in the background;
-        documents are searchable meanwhile. Progress shows in the status bar. Returns None while the
+        """Background work after ingest (sentence vectors, then OCR of raster figures, image vectors,
+        captions); documents are searchable meanwhile. Progress shows in the status bar. Returns None while the
         user has paused it (see set_figures_paused)."""
         if self.figures_paused:
             return None
@@ -354,7 +356,10 @@ class MainWindow(QMainWindow):
         def progress(ev) -> None:
             if self.figures_paused:
                 return
-            if ev.stage == "enrich" and ev.total:
+            if ev.stage == "sentences" and ev.total:
+                self.set_status(f"Sentences: {ev.done}/{ev.total} chunks encoded for sharper highlights "
+                                "(search works meanwhile)")
+            elif ev.stage == "enrich" and ev.total:
                 self.set_status(f"Figures: {ev.done}/{ev.total} enriched (search works meanwhile)")
             elif ev.stage == "finished":  # after an image-model change: which model image search uses
                 note = next((p for p in (ev.message or "").split("; ") if p.startswith("image search")), "")
@@ -364,7 +369,7 @@ class MainWindow(QMainWindow):
         def ended(*_args) -> None:
             if self.enrich_job is job:
                 self.enrich_job = None
-            if self.status_label.text().startswith("Figures"):
+            if self.status_label.text().startswith(("Figures", "Sentences")):
                 self.set_status("Ready")
 
         job.progress.connect(progress)

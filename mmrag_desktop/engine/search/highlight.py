@@ -1,7 +1,13 @@
 """Pick the highlight box of a hit: the lines of the chunk segment that best matches the query.
 
-Segment vectors were pooled from the chunk's own token vectors at ingest, so this costs one
-small matrix product per candidate, no extra embedding.
+Segment vectors were pooled from the chunk's own token vectors at ingest and mixed with each
+segment's own vector by the background pass (sentences.py), so this costs one small matrix
+product per candidate, no embedding at query time.
+
+In running text the box also takes the segment after the best one: the sentence that restates a
+question ("METHOD=name sets the integration method") is usually followed by the one that answers
+it ("The default is trapezoidal."). On the development set this lifted text boxes on the gold
+page from 0.44 to 0.56 (mean IoU 0.36 to 0.32: the box grows by a sentence).
 """
 
 from __future__ import annotations
@@ -93,8 +99,17 @@ def choose_highlight(
         best_score = float(scores[best])
         if kind == "table":
             best = _best_row(scores, boxed, best)
-    chosen = [ln for ln in boxed if best in (ln.get("s") or [])] if best >= 0 else []
+    want = {best, _next_segment(scores, best)} if kind == "text" and best >= 0 else {best}
+    chosen = [ln for ln in boxed if want & set(ln.get("s") or [])] if best >= 0 else []
     return _lines_highlight(chosen or boxed, best, best_score)
+
+
+def _next_segment(scores: np.ndarray, best: int) -> int:
+    """The first segment after `best` that has lines to show (`best` itself when none)."""
+    for nxt in range(best + 1, len(scores)):
+        if np.isfinite(scores[nxt]):
+            return nxt
+    return best
 
 
 def segment_highlight(lines: list[dict], segment: int, score: float, page: int | None = None) -> Highlight | None:

@@ -144,7 +144,7 @@ def search(library: Library, query: str, k: int = 10, filters: Filters | None = 
         for cid in pool if cid in rows
     }
     order = sorted(scored, key=scored.get, reverse=True)
-    segs = library._segment_vectors(order)
+    segs = library._match_vectors(order)
     candidate_hl = {cid: _row_highlight(rows[cid], segs.get(cid), qvec, plan, filters, idf) for cid in order}
     # rerank: fused rank evidence plus how well the best sentence of the chunk matches (max-sim)
     top = max(scored.values())
@@ -217,7 +217,7 @@ def _prefer_page_regions(library: Library, plan: QueryPlan, qvec: np.ndarray, id
         if not cands:
             continue
         new_rows = library._chunk_rows(cands)
-        segs = library._segment_vectors(cands)
+        segs = library._match_vectors(cands)
         best = None
         for c in cands:
             hl = _row_highlight(new_rows[c], segs.get(c), qvec, plan, filters, idf)
@@ -338,7 +338,7 @@ def _enrich(library: Library, hits: list[Hit], plan: QueryPlan, qvec: np.ndarray
             row = rows[cid]
             if filters.kinds and row["kind"] not in filters.kinds:
                 continue
-            hl = _row_highlight(row, library._segment_vectors([cid]).get(cid), qvec, plan, filters, idf)
+            hl = _row_highlight(row, library._match_vectors([cid]).get(cid), qvec, plan, filters, idf)
             extra.append(_hit(library, row, hl, h.score, {}, None, library.doc_kind(row["doc_id"]), enriched=True))
             have.add(cid)
     return extra

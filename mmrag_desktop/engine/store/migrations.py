@@ -160,6 +160,18 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX chunks_doc_kind_page ON chunks(doc_id, kind, page);
     """,
+    # 4: each segment's lines encoded on their own (background work after ingest, sentences.py);
+    #    search mixes them with the pooled segment_vectors to choose the highlighted sentence
+    """
+    CREATE TABLE sentence_vectors (
+        chunk_id INTEGER NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+        model TEXT NOT NULL,
+        n INTEGER NOT NULL,                 -- segments; must equal segment_vectors.n to be used
+        dim INTEGER NOT NULL,
+        vecs BLOB NOT NULL,                 -- float16 [n, dim], L2-normalised (zeros: no text)
+        PRIMARY KEY (chunk_id, model)
+    );
+    """,
 ]
 
 
