@@ -57,6 +57,10 @@ def synthetic_text(rng: random.Random, n_words: int) -> str:
     return " ".join(words)
 
 
+TABLE_EVERY = 20  # 5% of chunks are tables
+TABLE_ROWS = 8
+
+
 def populate(lib, n_chunks: int, per_doc: int = 1000, seed: int = 11) -> float:
     """Insert ``n_chunks`` synthetic chunks with vectors; return seconds taken."""
     import numpy as np
@@ -84,27 +88,34 @@ def populate(lib, n_chunks: int, per_doc: int = 1000, seed: int = 11) -> float:
                 "INSERT INTO pages (doc_id, page, width, height) VALUES (?, ?, 612, 792)",
                 [(doc_id, p) for p in range(1, pages + 1)],
             )
-            ids = []
+            ids, segs = [], []
             for i in range(count):
                 page = min(pages, i // 10 + 1)
                 y = 72 + (i % 10) * 64
                 text = synthetic_text(rng, rng.randint(40, 110))
                 bbox = [72.0, float(y), 540.0, float(y + 56)]
-                lines = [{"p": page, "b": bbox, "t": text[:120], "s": [0]}]
+                # one chunk in TABLE_EVERY is a table of TABLE_ROWS rows (one segment each), so the
+                # table-row list of search (search/table_rows.py) works at scale too
+                kind = "table" if i % TABLE_EVERY == 0 else "text"
+                n_seg = TABLE_ROWS if kind == "table" else 1
+                lines = [{"p": page, "b": [72.0, y + 7.0 * r, 540.0, y + 7.0 * (r + 1)], "t": text[:120], "s": [r]}
+                         for r in range(n_seg)]
                 cur = conn.execute(
                     "INSERT INTO chunks (doc_id, ord, kind, text, section, page, page_end, bbox, spans, lines) "
-                    "VALUES (?, ?, 'text', ?, ?, ?, ?, ?, ?, ?)",
-                    (doc_id, i, text, f"Chapter {i // 100 + 1} > Section {i // 20 + 1}", page, page,
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (doc_id, i, kind, text, f"Chapter {i // 100 + 1} > Section {i // 20 + 1}", page, page,
                      json.dumps(bbox), json.dumps([{"page": page, "bbox": bbox}]), json.dumps(lines)),
                 )
                 ids.append(cur.lastrowid)
+                seg = vecs[i][None, :] if n_seg == 1 else nrng.standard_normal((n_seg, DIM)).astype(np.float32)
+                segs.append(seg / np.linalg.norm(seg, axis=1, keepdims=True))
             conn.executemany(
                 "INSERT INTO vectors (chunk_id, space, model, dim, vec) VALUES (?, 'text', ?, ?, ?)",
                 [(cid, model, DIM, v.tobytes()) for cid, v in zip(ids, vecs, strict=True)],
             )
             conn.executemany(
-                "INSERT INTO segment_vectors (chunk_id, model, n, dim, vecs) VALUES (?, ?, 1, ?, ?)",
-                [(cid, model, DIM, v.astype(np.float16).tobytes()) for cid, v in zip(ids, vecs, strict=True)],
+                "INSERT INTO segment_vectors (chunk_id, model, n, dim, vecs) VALUES (?, ?, ?, ?, ?)",
+                [(cid, model, len(sv), DIM, sv.astype(np.float16).tobytes()) for cid, sv in zip(ids, segs, strict=True)],
             )
     return time.perf_counter() - t0
 

@@ -16,7 +16,7 @@ class Hit:
     `boxes` lists every highlight box as (page, bbox); a chunk crossing a page break
     has boxes on both pages. `enriched` marks a hit joined by group enrichment (a
     figure's caption, a referencing paragraph); its score is not comparable.
-    `sources` maps each retriever ("dense", "keyword", "exact", "image") to the 1-based rank it
+    `sources` maps each retriever ("dense", "keyword", "exact", "rows", "image") to the 1-based rank it
     gave this chunk, and "rerank" to its rank by the cross-encoder when one reordered the top
     hits (its raw score is `rerank_score`).
     """

@@ -53,6 +53,7 @@ class Library:
         self._pending_embedder = None  # the newly chosen text embedder while re-embedding
         self._worker_proc = None  # child process for isolated add/enrich
         self._idf_cache: dict[tuple[str, int], float] = {}
+        self._table_rows = None  # search/table_rows.py: row vectors of the tables, built on first search
         self._n_chunks: int | None = None
         self._active_recorded = False if embedder is not None else None
         self._names: dict[int, tuple[str, str]] | None = None
@@ -629,6 +630,15 @@ class Library:
         for cid, n, dim, blob in rows:
             out[cid] = np.frombuffer(blob, dtype=np.float16).reshape(n, dim)
         return out
+
+    @property
+    def table_rows(self):
+        """The in-memory row vectors of this library's tables (search/table_rows.py)."""
+        if self._table_rows is None:
+            from .search.table_rows import TableRows
+
+            self._table_rows = TableRows()
+        return self._table_rows
 
     def _match_vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
         """The segment vectors search matches queries against: pooled, mixed with each segment's
