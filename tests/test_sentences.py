@@ -129,3 +129,16 @@ def test_a_changed_chunk_is_encoded_again_and_removal_cleans_up(library, manual)
 def _inside(inner, outer) -> bool:
     return (inner[0] >= outer[0] - 0.5 and inner[1] >= outer[1] - 0.5
             and inner[2] <= outer[2] + 0.5 and inner[3] <= outer[3] + 0.5)
+
+
+def test_every_hit_highlights_lines_of_its_own_chunk(library, manual):
+    """One hit per page: when another chunk of the page matches better, the hit becomes that chunk,
+    so the text, the shaded passage and the highlight the window shows agree."""
+    lib = _added(library, manual)
+    list(lib.enrich())
+    for query in ("default switching delay", "what protects the transistor from the coil",
+                  "current drawn by the relay coil", "which transistor drives the heater relay"):
+        for hit in lib.search(query, k=10):
+            row = lib._chunk_rows([hit.chunk_id])[hit.chunk_id]
+            mine = [ln["b"] for ln in json.loads(row["lines"]) if ln.get("b") and ln["p"] == hit.page]
+            assert any(_inside(b, hit.bbox) for b in mine), (query, hit.chunk_id, hit.bbox)

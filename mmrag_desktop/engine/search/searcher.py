@@ -165,10 +165,15 @@ def search(library: Library, query: str, k: int = 10, filters: Filters | None = 
         hl = candidate_hl[cid]
         same = next((o for o in kept if _same_region(row, hl, rows[o], highlights[o])), None)
         if same is not None:
-            # the page is already a hit: keep its rank, but show the best-matching sentence of the page
+            # the page is already a hit: keep its rank, but show the passage of the page whose
+            # sentence matches best (the hit becomes that chunk, so its text, passage shading and
+            # highlight agree)
             if (row["kind"] == rows[same]["kind"] and hl.score > highlights[same].score
                     and scored[cid] >= PAGE_HIGHLIGHT_RATIO * scored[same]):
-                highlights[same] = hl
+                kept[kept.index(same)] = cid
+                highlights[cid] = hl
+                scored[cid] = scored[same]
+                del highlights[same]
             continue
         highlights[cid] = hl
         kept.append(cid)
