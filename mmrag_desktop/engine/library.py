@@ -617,19 +617,17 @@ class Library:
                     out[r[0]] = dict(zip(cols, r, strict=True))
         return out
 
-    def _segment_vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
-        out = {}
+    def _segment_vectors(self, ids: list[int], table: str = "segment_vectors") -> dict[int, np.ndarray]:
+        """Per chunk, its float16 [n_segments, dim] vectors of the active model from `table`
+        (`segment_vectors`: pooled at ingest; `sentence_vectors`: encoded on their own)."""
         if not ids:
-            return out
-        model = self.embedder.model_id
+            return {}
         with self.lock:
             rows = self.conn.execute(
-                f"SELECT chunk_id, n, dim, vecs FROM segment_vectors WHERE model = ? AND chunk_id IN "
-                f"({','.join('?' * len(ids))})", [model, *ids]
+                f"SELECT chunk_id, n, dim, vecs FROM {table} WHERE model = ? AND chunk_id IN "
+                f"({','.join('?' * len(ids))})", [self.embedder.model_id, *ids]
             ).fetchall()
-        for cid, n, dim, blob in rows:
-            out[cid] = np.frombuffer(blob, dtype=np.float16).reshape(n, dim)
-        return out
+        return {cid: np.frombuffer(blob, dtype=np.float16).reshape(n, dim) for cid, n, dim, blob in rows}
 
     @property
     def table_rows(self):
@@ -646,15 +644,7 @@ class Library:
         from .sentences import match_vectors
 
         pooled = self._segment_vectors(ids)
-        if not pooled:
-            return pooled
-        model = self.embedder.model_id
-        with self.lock:
-            rows = self.conn.execute(
-                f"SELECT chunk_id, n, dim, vecs FROM sentence_vectors WHERE model = ? AND chunk_id IN "
-                f"({','.join('?' * len(pooled))})", [model, *pooled]
-            ).fetchall()
-        own = {cid: np.frombuffer(blob, dtype=np.float16).reshape(n, dim) for cid, n, dim, blob in rows}
+        own = self._segment_vectors(list(pooled), "sentence_vectors") if pooled else {}
         return match_vectors(pooled, own)
 
     def _chunk_vectors(self, ids: list[int], space: str = "text") -> dict[int, np.ndarray]:
