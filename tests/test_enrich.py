@@ -123,6 +123,16 @@ def test_ocr_enrichment_makes_text_inside_raster_figures_searchable(library):
             x0, y0, x1, y1 = ocr_lines[0]["b"]
             assert RASTER_BOX[0] <= x0 < x1 <= RASTER_BOX[2] and RASTER_BOX[1] <= y0 < y1 <= RASTER_BOX[3]
             assert chunk["meta"]["base"]["text"] in chunk["text"]
+            # the chunk's dense vector leaves the OCR words out (they stay in BM25 and a segment)
+            from types import SimpleNamespace
+
+            from mmrag_desktop.engine.ingest import embed_text_of
+
+            base_text, _ = embed_text_of(SimpleNamespace(section=chunk["section"], text=chunk["meta"]["base"]["text"]))
+            full_text, _ = embed_text_of(SimpleNamespace(section=chunk["section"], text=chunk["text"]))
+            vec = library._chunk_vectors([cid])[cid]
+            assert float(vec @ library.embedder.encode([base_text])[0]) > 0.999
+            assert float(vec @ library.embedder.encode([full_text])[0]) < 0.99
         else:
             assert "Text in figure:" not in chunk["text"]
     # the updated text is in FTS and in the text index

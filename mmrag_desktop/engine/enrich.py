@@ -357,6 +357,12 @@ def _commit_figure(library: Library, w: FigureWork, enrichers: Enrichers, additi
         for j, plines in enumerate(part_lines):
             lines.extend(dict(ln, s=[n_base + j]) for ln in plines)
         new_vec, extra_segs = _embed(library, section, new_text, spans)
+        if meta.get("ocr_lines"):
+            # the chunk's vector leaves the OCR text out: a screenshot's or schematic's words are
+            # many and noisy and pulled the figure away from questions about it (dev question f06
+            # fell out of the dense top 40); BM25 and the OCR part's own segment still match them
+            dense_text = compose_figure_text(base["text"], None, cap)[0]
+            new_vec = _embed(library, section, dense_text, [])[0]
         kept = old_segs[:n_base].astype(np.float32) if old_segs is not None else np.zeros((0, new_vec.shape[0]), np.float32)
         new_segs = np.concatenate([kept, extra_segs]) if len(extra_segs) else kept
         text = new_text
