@@ -97,6 +97,8 @@ def main() -> int:
     wait(lambda: not w.ingest_jobs, 1800, "the ingest")
     w.refresh_documents()
     pump(1)
+    # the background work (sentence vectors, figure work) finishes first: full-quality highlights
+    wait(lambda: w.enrich_job is None, 1800, "the background work")
 
     done = []
     w.answerFinished.connect(lambda: done.append(1))
