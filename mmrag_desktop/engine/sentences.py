@@ -77,17 +77,17 @@ def sentence_events(library: Library, cancel: CancelToken | None = None, *,
         flat = [t.strip() for ts in texts for t in ts]
         # sentences sharing their lines have the same text: encode each text once
         unique = list(dict.fromkeys(t for t in flat if t))
-        vecs = embedder.encode(unique) if unique else np.zeros((0, embedder.dim), np.float32)
+        encoded = embedder.encode(unique) if unique else np.zeros((0, embedder.dim), np.float32)
         where = {t: i for i, t in enumerate(unique)}
         enc = np.zeros((len(flat), embedder.dim), np.float32)  # no text: the pooled vector alone decides
         for i, t in enumerate(flat):
             if t:
-                enc[i] = vecs[where[t]]
+                enc[i] = encoded[where[t]]
         out, i = [], 0
         for (cid, n, pooled_blob, _lines), ts in zip(rows, texts, strict=True):
-            vecs = enc[i : i + len(ts)]
+            own = enc[i : i + len(ts)]
             i += len(ts)
-            out.append((cid, model, n, int(enc.shape[1]), vecs.astype(np.float16).tobytes(), cid, model, pooled_blob))
+            out.append((cid, model, n, int(enc.shape[1]), own.astype(np.float16).tobytes(), cid, model, pooled_blob))
         with library.lock, Transaction(library.conn) as c:
             # only when the pooled vectors are still the ones these texts came from (a figure may
             # have been enriched, or the chunk re-embedded, meanwhile: it stays pending)

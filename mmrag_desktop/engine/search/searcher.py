@@ -1,9 +1,10 @@
 """The retrieval pipeline (DESIGN.md "Retrieval").
 
 query -> dense (hnswlib) + keyword (FTS5 BM25) + exact identifiers / "Figure N" references
-+ table chunks by their best row (table_rows.py) (+ CLIP image list when available) -> weighted RRF with intent weights -> highlight boxes ->
-one hit per (doc, page) -> cross-encoder rerank of the top RERANK_TOP (only when the user installed
-a reranker; search/rerank.py) -> MMR -> group enrichment -> hits.
++ table chunks by their best row (table_rows.py) (+ CLIP image list when available) -> weighted
+RRF with intent weights -> highlight boxes -> one hit per (doc, page) -> cross-encoder rerank of
+the top RERANK_TOP (only when the user installed a reranker; search/rerank.py) -> MMR -> group
+enrichment -> hits.
 """
 
 from __future__ import annotations
