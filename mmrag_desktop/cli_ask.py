@@ -1,13 +1,16 @@
 """The `ask` verb: `mmrag --library DIR ask "question" [--json] [--extractive] [-k N]`.
 
-Without --json the answer streams to stdout token by token, followed by the resolved citations;
-notices (fallbacks, truncation) go to stderr. With --json one object is printed (DESIGN.md's
-`ask --json` shape). Engine errors propagate to `cli.run`, which prints them as one line.
+Without --json the checked answer is printed one sentence a line: a sentence the manuals do not
+back starts with "? " and ends with why, and a number or name found in no evidence is wrapped as
+"{8?}"; then how many sentences were checked and the resolved citations. Notices (fallbacks,
+guards) go to stderr as they happen. With --json one object is printed (DESIGN.md's `ask --json`
+shape plus `sentences`). Engine errors propagate to `cli.run`, which prints them as one line.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import signal
 import sys
 
@@ -19,7 +22,9 @@ def register(subparsers) -> None:
     a.add_argument("--image", metavar="IMAGE", help='ask about a photo or screenshot (default question "What is this?")')
     a.add_argument("--json", action="store_true", help="print one JSON answer object")
     a.add_argument("--extractive", action="store_true", help="no model: answer with the best cited sentences")
-    a.add_argument("--generative", action="store_true", help="use the answer model even if settings say extractive")
+    a.add_argument("--generative", action="store_true", help="the answer model writes freely (checked sentence by sentence)")
+    a.add_argument("--quote", action="store_true",
+                   help="the answer model quotes evidence sentences (grammar-constrained) and adds a short answer")
     a.add_argument("-k", type=int, default=8, help="hits to retrieve as evidence (default 8)")
     a.add_argument("--max-tokens", type=int, default=None, help="longest answer in tokens")
     a.set_defaults(func=cmd_ask)
@@ -28,6 +33,33 @@ def register(subparsers) -> None:
 def _format_citation(c) -> str:
     box = ", box " + "/".join(f"{v:.0f}" for v in c.bbox) if c.bbox else ""
     return f"[{c.id}] {c.doc}, page {c.page}{box}"
+
+
+def _mark_missing(text: str, missing: list[str]) -> str:
+    for term in sorted(set(missing), key=len, reverse=True):
+        text = re.sub(r"(?<![\w{])" + re.escape(term) + r"(?![\w?])", "{" + term + "?}", text)
+    return text
+
+
+def marked_text(answer) -> str:
+    """The answer as the terminal shows it: one sentence a line; "? " before a sentence the
+    manuals do not back (and why after it), "{term?}" around a number or name found in no
+    evidence; then "n of m sentences checked against the manuals." Answers without checked
+    sentences (not covered, image answers) print their text."""
+    if not answer.sentences:
+        return answer.text
+    lines = []
+    for s in answer.sentences:
+        if s.claim and not s.supported:
+            lines.append(f"? {_mark_missing(s.text, s.missing)}   <- {s.reason or 'not found in the cited pages'}")
+        else:
+            lines.append(s.text)
+    c = answer.checked
+    if c["claims"]:
+        lines.append(f"({c['supported']} of {c['claims']} sentences checked against the manuals)")
+    if answer.stats.get("model_answer"):
+        lines.append("(the model's own answer, not backed by the manuals, is in --json: stats.model_answer)")
+    return "\n".join(lines)
 
 
 def cmd_ask(args) -> int:
@@ -41,7 +73,8 @@ def cmd_ask(args) -> int:
     settings = lib.settings
     if args.max_tokens:
         settings.max_answer_tokens = int(args.max_tokens)
-    mode = "extractive" if args.extractive else ("generative" if args.generative else "auto")
+    mode = ("extractive" if args.extractive else "generative" if args.generative
+            else "quote" if args.quote else "auto")
     cancel = CancelToken()
     previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())  # Ctrl-C stops the answer cleanly
     answer = None
@@ -54,10 +87,7 @@ def cmd_ask(args) -> int:
         else:
             events = answer_events(lib, args.question, mode=mode, cancel=cancel, settings=settings, k=args.k)
         for ev in events:
-            if ev.kind == "token" and not args.json:
-                sys.stdout.write(ev.text)
-                sys.stdout.flush()
-            elif ev.kind == "notice":
+            if ev.kind == "notice":
                 print(f"note: {ev.message}", file=sys.stderr)
             elif ev.kind == "done":
                 answer = ev.answer
@@ -75,7 +105,7 @@ def cmd_ask(args) -> int:
     if args.json:
         print(json.dumps(answer.to_json(), ensure_ascii=False))
     else:
-        sys.stdout.write("\n")
+        print(marked_text(answer))
         if answer.stopped == "cancelled":
             print("(stopped)")
         if answer.citations:

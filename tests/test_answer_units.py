@@ -163,22 +163,6 @@ def test_question_longer_than_context_is_rejected():
     assert validate_question("  what\n voltage? ") == "what voltage?"
 
 
-# ---- attribution of uncited sentences -------------------------------------------------------
-def test_uncited_sentence_gets_a_citation_only_when_the_evidence_says_it(embedder):
-    from mmrag_desktop.engine.answer.attribution import attribute_uncited
-
-    blocks = pack_evidence(POWER, 1000)
-    text = ("The programmer needs a supply voltage of 5 V. The moon is made of green cheese. "
-            "The programmer needs a supply voltage of 7 V. The USB cable is 1 m long [3].")
-    new, done = attribute_uncited(text, blocks, embedder)
-    assert done == [("The programmer needs a supply voltage of 5 V.", 1)]
-    assert new.startswith("The programmer needs a supply voltage of 5 V [1]. The moon")
-    assert "7 V. The USB" in new and new.endswith("[3].")
-    check = check_citations(new, [1, 2, 3])
-    assert check.unsupported == ["The moon is made of green cheese.", "The programmer needs a supply voltage of 7 V."]
-    assert attribute_uncited(text, blocks, None) == (text, [])
-
-
 def test_quote_boxes_finds_the_quoted_sentence_in_the_chunk_lines():
     from mmrag_desktop.engine.answer.quote_boxes import merge_boxes, quote_boxes
 

@@ -24,8 +24,7 @@ from typing import Any
 from ..errors import Cancelled, EngineError, LibraryError, ModelError, QueryError
 from ..jobs import CancelToken
 from ..settings import Settings
-from .attribution import attribute_uncited
-from .citations import StreamingCitationFilter, check_citations
+from .citations import StreamingCitationFilter, check_citations, marked_sentence_spans
 from .confidence import assess
 from .encode_once import EncodeOnce
 from .events import (
@@ -36,16 +35,20 @@ from .events import (
     DoneEvent,
     ErrorEvent,
     NoticeEvent,
+    SentenceEvent,
     TokenEvent,
 )
 from .evidence import EvidenceBlock, pack_evidence
-from .extractive import extractive_text, select_sentences
+from .extractive import extractive_text, quote_text, rank_candidates, select_sentences
+from .guards import OutputGuard
 from .prompt import INSUFFICIENT_REPLY, build_messages, is_insufficient_reply
-from .quote_boxes import merge_boxes, quote_boxes, supporting_sentences
+from .quote_boxes import merge_boxes, quote_boxes
 from .rewrite import rewrite_followup
 from .runner import POOL, ROLE, close_models
+from .support import SupportChecker, recite
 
-MODES = ("auto", "generative", "extractive")
+MODES = ("auto", "generative", "quote", "extractive")
+QUOTE_BELOW_PARAMS = 1_000_000_000  # "auto" answers quote-first below this model size (bench/README.md)
 DEFAULT_K = 8
 MAX_QUESTION_CHARS = 4000  # ~1,000 tokens: beyond that no small context holds evidence too
 NOT_COVERED = "The indexed manuals do not cover this."
@@ -195,7 +198,7 @@ def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: 
             return
 
         runner = None
-        if mode in ("auto", "generative"):
+        if mode != "extractive":
             try:
                 runner, note = _load_runner(settings)
                 if note:
@@ -207,8 +210,11 @@ def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: 
                 yield NoticeEvent(message=msg)
             stats["model_ready_s"] = round(time.perf_counter() - t0, 4)
         lines_of = _lines_reader(library)
-        if runner is None:
+        style = mode if runner is None or mode != "auto" else choose_style(runner, settings)
+        if runner is None or style == "extractive":
             yield from _extractive(answer, search_q, hits, embedder, settings, t0, lines_of)
+        elif style == "quote":
+            yield from _quote_first(answer, runner, search_q, hits, settings, cancel, t0, embedder, lines_of)
         else:
             yield from _generative(answer, runner, search_q, hits, settings, cancel, t0, embedder, lines_of)
     except Cancelled:
@@ -257,38 +263,108 @@ def _sentence_boxes(block, sentences: list[str], lines_of) -> list | None:
     return merge_boxes([quote_boxes(lines, s) for s in sentences]) or None
 
 
+def _pack(runner, question: str, hits, settings: Settings, system_prompt: str, max_new: int):
+    """Evidence blocks for a model answer: within the evidence budget and the room the context
+    leaves for the question and the answer. Raises QueryError when the question itself is too long."""
+    q_tokens = runner.count_tokens(question)
+    room = runner.n_ctx - max_new - runner.count_tokens(system_prompt) - 96
+    if q_tokens > room // 2:
+        raise QueryError(
+            f"the question is too long for the answer model ({q_tokens} tokens; its context of "
+            f"{runner.n_ctx} tokens must also hold the evidence and the answer): shorten it"
+        )
+    budget = max(64, min(int(settings.evidence_tokens), room - q_tokens))
+    return pack_evidence(hits, budget, runner.count_tokens)
+
+
+def _checker(blocks, embedder, settings: Settings) -> SupportChecker:
+    return SupportChecker(blocks, embedder, settings.extra.get("support_threshold"))
+
+
+def _finish(answer: Answer, text: str, blocks, checker: SupportChecker, lines_of,
+            quotes: Sequence[str] = ()) -> Iterator[AnswerEvent]:
+    """Check every sentence of the final `text`, re-cite or attribute where another block backs
+    a sentence, and set the answer's text, sentences and citations. Each citation highlights the
+    evidence sentences that back the answer sentences citing it (re-sent to replace the chip the
+    stream showed); a citation backing nothing keeps the hit's own highlight."""
+    text = text.strip()
+    checks = checker.check_text(text, quotes)
+    text = recite(text, checks)
+    by_id = {b.id: b for b in blocks}
+    final = check_citations(text, by_id)
+    answer.text = final.text
+    answer.sentences = checks
+    answer.unsupported_sentences = [c.text for c in checks if c.claim and not c.supported]
+    moved = [c for c in checks if c.claim and c.supported and c.citations != c.cited_by_model]
+    if moved:
+        answer.stats["attributed"] = [{"sentence": c.text, "id": c.citations[0], "model_cited": c.cited_by_model}
+                                      for c in moved]
+        msg = (f"{len(moved)} sentence(s) carried no citation or one that does not back them; "
+               "each now cites the evidence that says the same.")
+        answer.notices.append(msg)
+        yield NoticeEvent(message=msg)
+    backing: dict[int, list[str]] = {}
+    for c in checks:
+        if c.supported and c.support is not None:
+            backing.setdefault(c.support.id, []).append(c.support.text)
+    answer.citations = []
+    for i in final.cited:
+        boxes = _sentence_boxes(by_id[i], backing.get(i, []), lines_of)
+        answer.citations.append(by_id[i].citation(boxes))
+        yield CitationEvent(citation=answer.citations[-1])
+
+
+def _stream_quotes(chosen, by_id, checker, lines_of, first: bool) -> Iterator[AnswerEvent]:
+    """Token, citation and sentence events for quoted evidence sentences."""
+    offset = 0
+    for c in chosen:
+        piece = ("" if first and not offset else " ") + quote_text(c.text, c.block_id)
+        yield TokenEvent(text=piece)
+        b = by_id[c.block_id]
+        yield CitationEvent(citation=b.citation(_sentence_boxes(b, [c.text], lines_of)))
+        yield SentenceEvent(sentence=checker.check(piece.strip(), quote=True).to_json())
+        offset += len(piece)
+
+
 def _extractive(answer: Answer, question: str, hits, embedder, settings: Settings, t0: float,
                 lines_of=None) -> Iterator[AnswerEvent]:
     answer.mode = "extractive"
-    count = None
-    if embedder is not None:
-        count = getattr(embedder, "count_tokens", None)
+    count = getattr(embedder, "count_tokens", None) if embedder is not None else None
     blocks = pack_evidence(hits, settings.evidence_tokens, count) if count else pack_evidence(hits, settings.evidence_tokens)
     answer.evidence = [b.citation() for b in blocks]
     chosen = select_sentences(question, blocks, embedder)
     if not chosen:
         yield from _finish_not_covered(answer, t0, "The evidence holds no sentence that answers the question.")
         return
-    text = extractive_text(chosen)
-    check = check_citations(text, [b.id for b in blocks])
-    by_id = {b.id: b for b in blocks}
-    quoted: dict[int, list[str]] = {}
-    for c in chosen:
-        quoted.setdefault(c.block_id, []).append(c.text)
-    cite = {i: by_id[i].citation(_sentence_boxes(by_id[i], ss, lines_of)) for i, ss in quoted.items()}
-    announced: set[int] = set()
+    checker = _checker(blocks, embedder, settings)
     answer.stats["ttft_s"] = round(time.perf_counter() - t0, 4)
-    for c in chosen:
-        s = c.text.rstrip()
-        yield TokenEvent(text=("" if not announced else " ") + (s if s[-1:] in ".!?:" else s + ".") + f" [{c.block_id}]")
-        if c.block_id not in announced:
-            announced.add(c.block_id)
-            yield CitationEvent(citation=cite[c.block_id])
-    answer.text = check.text
-    answer.citations = [cite.get(i) or by_id[i].citation() for i in check.cited]
-    answer.unsupported_sentences = check.unsupported
+    yield from _stream_quotes(chosen, {b.id: b for b in blocks}, checker, lines_of, first=True)
+    yield from _finish(answer, extractive_text(chosen), blocks, checker, lines_of, [c.text for c in chosen])
     answer.stats["total_s"] = round(time.perf_counter() - t0, 4)
     yield DoneEvent(answer=answer)
+
+
+def choose_style(runner, settings: Settings) -> str:
+    """The answer style for "auto" with a loaded model: `settings.extra["auto_style"]` when set,
+    else by model size (measured in bench/bench_answer.py): "quote" for models below
+    QUOTE_BELOW_PARAMS parameters, "generative" (free text) above."""
+    forced = settings.extra.get("auto_style")
+    if forced in ("quote", "generative", "extractive"):
+        return forced
+    n = runner.n_params
+    return "quote" if n and n < QUOTE_BELOW_PARAMS else "generative"
+
+
+def _fallback_to_quotes(answer: Answer, question: str, hits, embedder, settings: Settings, t0: float,
+                        lines_of, reason: str) -> Iterator[AnswerEvent]:
+    """Replace the model's answer by the cited sentences; its text stays one click away."""
+    answer.stats["model_answer"] = answer.text
+    answer.stats["model_sentences"] = [c.to_json() for c in answer.sentences]
+    answer.stats["fallback_from"] = answer.mode
+    answer.notices.append(reason)
+    yield NoticeEvent(message=reason)
+    yield TokenEvent(text="\n\nBest matching sentences from the manuals:\n")
+    yield from _extractive(answer, question, hits, embedder, settings, t0, lines_of)
 
 
 def _generative(
@@ -304,15 +380,7 @@ def _generative(
         answer.notices.append(msg)
         yield NoticeEvent(message=msg)
     max_new = int(settings.max_answer_tokens)
-    q_tokens = runner.count_tokens(question)
-    room = runner.n_ctx - max_new - runner.count_tokens(build_messages("", [])[0]["content"]) - 96
-    if q_tokens > room // 2:
-        raise QueryError(
-            f"the question is too long for the answer model ({q_tokens} tokens; its context of "
-            f"{runner.n_ctx} tokens must also hold the evidence and the answer): shorten it"
-        )
-    budget = max(64, min(int(settings.evidence_tokens), room - q_tokens))
-    blocks = pack_evidence(hits, budget, runner.count_tokens)
+    blocks = _pack(runner, question, hits, settings, build_messages("", [])[0]["content"], max_new)
     if not blocks:
         yield from _finish_not_covered(answer, t0)
         return
@@ -323,90 +391,157 @@ def _generative(
     answer.evidence = [b.citation() for b in blocks]
     by_id = {b.id: b for b in blocks}
     filt = StreamingCitationFilter(by_id)
+    checker = _checker(blocks, embedder, settings)
+    guard = OutputGuard([b.text for b in blocks])
     gen = GenerationStats()
     answer.stats["prepare_s"] = round(time.perf_counter() - t0, 4)
     held = ""  # text held back while it may still become the "INSUFFICIENT EVIDENCE" reply
-    shown = False
+    streamed = ""  # what the token events showed
+    n_checked = 0
     stopped = ""
+    fired = None
 
     def emit(piece: str, new_ids: list[int]) -> Iterator[AnswerEvent]:
-        nonlocal held, shown
+        nonlocal held, streamed
         held += piece
         if INSUFFICIENT_REPLY.lower().startswith(" ".join(held.split()).lower()):
             return  # also holds leading whitespace
-        if not shown:
+        if not streamed:
             answer.stats["ttft_s"] = round(time.perf_counter() - t0, 4)
-        yield TokenEvent(text=held if shown else held.lstrip())
-        shown, held = True, ""
+        out = held if streamed else held.lstrip()
+        streamed += out
+        held = ""
+        if out:
+            yield TokenEvent(text=out)
         for i in new_ids:
             yield CitationEvent(citation=by_id[i].citation())
 
+    def check_complete(final: bool) -> Iterator[AnswerEvent]:
+        nonlocal n_checked
+        spans = marked_sentence_spans(streamed)
+        done = spans if final else spans[:-1]
+        for a, b in done[n_checked:]:
+            yield SentenceEvent(sentence=checker.check(streamed[a:b], a, b).to_json())
+        n_checked = max(n_checked, len(done))
+
+    # settings.extra["free_grammar"]: a GBNF grammar for the free answer (experiments and tests)
+    pieces = runner.stream(toks, max_tokens=max_new, stop=stop, cancel=cancel, stats=gen,
+                           grammar=settings.extra.get("free_grammar"))
     try:
-        for piece in runner.stream(toks, max_tokens=max_new, stop=stop, cancel=cancel, stats=gen):
+        for piece in pieces:
             text, new = filt.feed(piece)
             yield from emit(text, new)
+            fired = guard.check(filt.raw_text)
+            if fired is not None:
+                break
+            yield from check_complete(final=False)
     except Cancelled:
         stopped = "cancelled"
     except (RuntimeError, ValueError) as e:
         raise ModelError(ROLE, f"generation failed: {e}") from e
-    tail, tail_ids = filt.flush()
+    finally:
+        pieces.close()  # stops llama.cpp and releases the runner's lock (a guard breaks out early)
     raw = filt.raw_text
+    if fired is not None:
+        raw = raw[: fired.cut]
+        stopped = "guard"
+        answer.stats["guard"] = fired.guard
+        answer.notices.append(fired.notice)
+        yield NoticeEvent(message=fired.notice)
     check = check_citations(raw, by_id)
     answer.stats["generation"] = gen.to_json()
-    answer.stats["total_s"] = round(time.perf_counter() - t0, 4)
     answer.removed_citations = check.removed
     answer.stats["refs_total"] = check.refs_total
     answer.stats["refs_valid"] = check.refs_valid
+    answer.stats["model_cited"] = list(check.cited)
     answer.stopped = stopped or ("length" if gen.finish_reason == "length" else "")
-    answer.raw_text = raw
-    if stopped != "cancelled" and (is_insufficient_reply(check.text) or not check.text.strip()):
+    answer.raw_text = filt.raw_text
+    if stopped != "cancelled" and fired is None and (is_insufficient_reply(check.text) or not check.text.strip()):
         reason = "The answer model found no answer in the evidence." if check.text.strip() else "The answer model returned nothing."
         yield from _finish_not_covered(answer, t0, reason)
         return
-    if held + tail:
-        yield TokenEvent(text=held + tail if shown else (held + tail).lstrip())
-    for i in tail_ids:
-        yield CitationEvent(citation=by_id[i].citation())
-    model_cited = list(check.cited)
-    answer.stats["model_cited"] = model_cited
-    if not stopped and check.unsupported and embedder is not None:
-        text2, attributed = attribute_uncited(check.text, blocks, embedder)
-        if attributed:
-            check = check_citations(text2, by_id)
-            answer.stats["attributed"] = [{"sentence": s_, "id": i} for s_, i in attributed]
-            for i in check.cited:
-                if i not in model_cited:
-                    yield CitationEvent(citation=by_id[i].citation())
-    answer.text = check.text.strip()
-    answer.citations = [by_id[i].citation() for i in check.cited]
-    if check.cited and not stopped:
-        # each citation shows the evidence sentence its answer sentences rest on (re-sent: the
-        # chips streamed earlier showed the hit's question-matching sentence)
-        support = supporting_sentences(answer.text, blocks, embedder)
-        for n, c in enumerate(answer.citations):
-            boxes = _sentence_boxes(by_id[c.id], support.get(c.id, []), lines_of)
-            if boxes:
-                answer.citations[n] = by_id[c.id].citation(boxes)
-                yield CitationEvent(citation=answer.citations[n])
-    answer.unsupported_sentences = check.unsupported
-    if answer.stats.get("attributed"):
-        msg = (f"{len(answer.stats['attributed'])} sentence(s) had no citation from the model; "
-               "citations were added where the evidence says the same.")
-        answer.notices.append(msg)
-        yield NoticeEvent(message=msg)
-    if not check.cited and not stopped:
-        if settings.extra.get("uncited_fallback", True):
-            # Nothing in the model's answer is backed by the evidence: show cited sentences instead.
-            msg = ("The model's answer cites no evidence and matches none of it; "
-                   "showing the best matching sentences from the manuals instead.")
-            answer.notices.append(msg)
-            answer.stats["model_answer"] = answer.text
-            answer.stats["fallback_from"] = "generative"
-            yield NoticeEvent(message=msg)
-            yield TokenEvent(text="\n\nBest matching sentences from the manuals:\n")
-            yield from _extractive(answer, question, hits, embedder, settings, t0, lines_of)
-            return
-        msg = "The model cited no evidence; treat this answer with care (see the nearest pages)."
-        answer.notices.append(msg)
-        yield NoticeEvent(message=msg)
+    if fired is None:
+        tail, tail_ids = filt.flush()
+        yield from emit(tail, tail_ids)
+        if held:
+            streamed += held
+            yield TokenEvent(text=held)
+        yield from check_complete(final=True)
+    yield from _finish(answer, check.text, blocks, checker, lines_of)
+    answer.stats["total_s"] = round(time.perf_counter() - t0, 4)
+    checked = answer.checked
+    if stopped != "cancelled" and settings.extra.get("uncited_fallback", True) and (
+        not answer.text or checked["supported"] * 2 < checked["claims"]
+    ):
+        reason = (f"Only {checked['supported']} of the model's {checked['claims']} sentences are backed by the "
+                  "manuals; showing the best matching sentences from the manuals instead (the model's "
+                  "answer is one click away)." if answer.text else
+                  "The model's answer was unusable; showing the best matching sentences from the manuals instead.")
+        yield from _fallback_to_quotes(answer, question, hits, embedder, settings, t0, lines_of, reason)
+        return
+    yield DoneEvent(answer=answer)
+
+
+def _quote_first(
+    answer: Answer, runner, question: str, hits, settings: Settings, cancel, t0: float, embedder=None,
+    lines_of=None,
+) -> Iterator[AnswerEvent]:
+    from . import quote_first as qf
+    from .runner import GenerationStats
+
+    answer.mode = "quote"
+    answer.model = runner.model_id
+    max_new = min(int(settings.max_answer_tokens), qf.MAX_TOKENS)
+    blocks = _pack(runner, question, hits, settings, qf.SYSTEM_PROMPT, max_new)
+    ranked = rank_candidates(question, blocks, embedder) if blocks else []
+    if not ranked:
+        yield from _finish_not_covered(answer, t0, "The evidence holds no sentence that answers the question.")
+        return
+    cands = ranked[: qf.MAX_CANDIDATES]
+    answer.evidence = [b.citation() for b in blocks]
+    by_id = {b.id: b for b in blocks}
+    where = {b.id: f"{b.hit.doc}, page {b.hit.page}" for b in blocks}
+    toks, stop = runner.render(qf.build_messages(question, cands, where))
+    while len(toks) + 32 > runner.n_ctx - max_new and len(cands) > 1:
+        cands = cands[:-1]
+        toks, stop = runner.render(qf.build_messages(question, cands, where))
+    checker = _checker(blocks, embedder, settings)
+    gen = GenerationStats()
+    answer.stats["prepare_s"] = round(time.perf_counter() - t0, 4)
+    raw, quoted, own_shown, stopped = "", None, 0, ""
+
+    def show_quotes(ids: list[int]) -> Iterator[AnswerEvent]:
+        nonlocal quoted
+        quoted = [cands[i - 1] for i in ids] or cands[:1]  # the grammar names at least one
+        answer.stats["ttft_s"] = round(time.perf_counter() - t0, 4)
+        answer.stats["quoted"] = [i for i in ids]
+        yield from _stream_quotes(quoted, by_id, checker, lines_of, first=True)
+
+    pieces = runner.stream(toks, max_tokens=max_new, stop=stop, cancel=cancel, stats=gen,
+                           grammar=qf.grammar(len(cands)))
+    try:
+        for piece in pieces:
+            raw += piece
+            reply = qf.parse_reply(raw, len(cands))
+            if reply.quotes_done and quoted is None:
+                yield from show_quotes(reply.ids)
+            if quoted is not None and len(reply.own) > own_shown:
+                yield TokenEvent(text=(" " if not own_shown else "") + reply.own[own_shown:])
+                own_shown = len(reply.own)
+    except Cancelled:
+        stopped = "cancelled"
+    except (RuntimeError, ValueError) as e:
+        raise ModelError(ROLE, f"generation failed: {e}") from e
+    finally:
+        pieces.close()
+    reply = qf.parse_reply(raw, len(cands))
+    if quoted is None:
+        yield from show_quotes(reply.ids)
+    answer.raw_text = raw
+    answer.stats["generation"] = gen.to_json()
+    answer.stopped = stopped or ("length" if gen.finish_reason == "length" else "")
+    own = " ".join(reply.own.split())
+    text = extractive_text(quoted) + (" " + own if own else "")
+    yield from _finish(answer, text, blocks, checker, lines_of, [c.text for c in quoted])
+    answer.stats["total_s"] = round(time.perf_counter() - t0, 4)
     yield DoneEvent(answer=answer)

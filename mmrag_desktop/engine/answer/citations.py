@@ -15,6 +15,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ..sentence_split import sentence_spans
+
 MAX_RANGE = 50  # `[1-1000]` is not a citation range, it is garbage
 
 _LABEL = r"(?:(?:evidence|source|sources|ref|refs|reference|block|doc|id|citation)s?\s*[:#]?\s*)?"
@@ -24,7 +26,7 @@ _MARK = re.compile(r"(?:\[\s*)+" + _LABEL + r"(" + _IDS + r")\s*(?:\]\s*)*\]", r
 # Bracket content starting with a digit that is not a well-formed id list: [1a], [3.x], [2,b]
 _MALFORMED = re.compile(r"\[\s*" + _LABEL + r"\d[^\[\]\n]{0,12}\]", re.IGNORECASE)
 _CODE = re.compile(r"```|`")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+_LEAD_MARKS = re.compile(r"((?:\[[^\[\]]*\]\s*)+)")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 
 
@@ -161,19 +163,24 @@ def clean_citations(text: str, valid_ids: Iterable[int]) -> CleanResult:
     return res
 
 
+def marked_sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of an answer (the shared splitter, sentence_split.py); a
+    marker that opens a sentence ("... done. [2] Next") belongs to the previous one."""
+    out: list[tuple[int, int]] = []
+    for a, b in sentence_spans(text):
+        lead = _LEAD_MARKS.match(text, a, b)
+        if lead and out and find_marks(lead.group(1)):
+            out[-1] = (out[-1][0], a + len(lead.group(1).rstrip()))
+            a += len(lead.group(1))
+            if not text[a:b].strip():
+                continue
+        out.append((a, b))
+    return out
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of an answer; a marker that opens a sentence belongs to the previous one."""
-    parts = [p for p in _SENTENCE_END.split(text.strip()) if p.strip()]
-    merged: list[str] = []
-    for p in parts:
-        lead = re.match(r"^((?:\[[^\[\]]*\]\s*)+)(.*)$", p, re.DOTALL)
-        if lead and merged and find_marks(lead.group(1)):
-            merged[-1] = merged[-1] + " " + lead.group(1).strip()
-            p = lead.group(2)
-            if not p.strip():
-                continue
-        merged.append(p.strip())
-    return merged
+    return [text[a:b] for a, b in marked_sentence_spans(text)]
 
 
 def unsupported_sentences(text: str, valid_ids: Iterable[int]) -> list[str]:

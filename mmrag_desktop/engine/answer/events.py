@@ -47,7 +47,10 @@ class Answer:
     text cites (valid ids only); `removed_citations` lists what the check took out (ints for ids
     not among the evidence, raw strings for malformed markers); `unsupported_sentences` are
     sentences left without a valid citation; `nearest` are the closest pages when the manuals do
-    not cover the question; `stopped` is "" or "cancelled" / "length".
+    not cover the question; `stopped` is "" or "cancelled" / "length" / "guard" (a generation
+    guard stopped the model: a loop, garbled text, evidence echoed back; a notice says which).
+    `sentences` are the checked sentences of `text` (answer/support.py): every claim is either
+    supported by the evidence its citation highlights or marked not supported.
     """
 
     question: str
@@ -65,7 +68,14 @@ class Answer:
     model: str = ""
     stopped: str = ""
     raw_text: str = ""
+    sentences: list = field(default_factory=list)  # [support.SentenceCheck]
     stats: dict = field(default_factory=dict)
+
+    @property
+    def checked(self) -> dict:
+        """{"supported": n, "claims": m}: how many of the answer's claims the check backed."""
+        claims = [s for s in self.sentences if s.claim]
+        return {"supported": sum(s.supported for s in claims), "claims": len(claims)}
 
     def to_json(self) -> dict:
         """The `ask --json` object of DESIGN.md's CLI contract, plus diagnostic fields."""
@@ -76,6 +86,8 @@ class Answer:
             "confidence": round(float(self.confidence), 4),
             "removed_citations": list(self.removed_citations),
             "unsupported_sentences": list(self.unsupported_sentences),
+            "sentences": [s.to_json() for s in self.sentences],
+            "checked": self.checked,
             "nearest": [c.to_json() for c in self.nearest],
             "mode": self.mode,
             "question": self.question,
@@ -108,6 +120,16 @@ class CitationEvent(AnswerEvent):
 
     citation: Citation | None = None
     kind: str = "citation"
+
+
+@dataclass(kw_only=True)
+class SentenceEvent(AnswerEvent):
+    """A sentence of the streamed text is complete and checked: `sentence` is its `sentences[]`
+    dict (offsets into the text streamed so far). The final answer's `sentences` are the truth:
+    a fallback may replace the text."""
+
+    sentence: dict | None = None
+    kind: str = "sentence"
 
 
 @dataclass(kw_only=True)

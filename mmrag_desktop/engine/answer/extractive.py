@@ -1,4 +1,12 @@
-"""Extractive answers: the evidence sentences that best match the question, each cited."""
+"""Extractive answers: the evidence sentences that best match the question, each cited.
+
+Never quoted: table-of-contents and index lines ("4.25.1 DIP and QFP chips . . . 172",
+"plot, 12, 45"), running headers ("172 4.25.1 DIP and QFP chips customization"), runs of bare
+figure labels ("4 5 3 6 2 7 1 8 Dual-in-Line"), the "Labels:" list of a figure chunk. When the
+question asks for a value (how much, how many, default, maximum, ...) a sentence that carries a
+number is preferred; when it asks for a name (which command, option, function, ...), one that
+carries an identifier.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +14,23 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..sentence_split import split_sentences
 from .confidence import content_terms
 from .evidence import EvidenceBlock
+from .key_terms import terms
 
-_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'])|\n+|\s+(?=\u2022)")
+_TOC = re.compile(r"(?:(?:\.\s?){4,}|\u2026|\s{3,})\s*[0-9ivxlc]+\s*$|^\d+(?:\.\d+)+\s+\S.*\s\d+\s*$", re.I)
+_INDEX = re.compile(r",\s*\d+(?:\s*[-,]\s*\d+)*\s*$")
+_HEADER = re.compile(r"^(?:\d+\s+\d+(?:\.\d+)+\s|\d+(?:\.\d+)+\s.{0,80}\s\d+$|(?:chapter|section|page)\s+\d+\b)", re.I)
+_LABELS = re.compile(r"^(?:labels|referenced as)\s*:", re.I)
+_VALUE_Q = re.compile(
+    r"\b(?:how (?:much|many|long|large|big|small|fast|high|low|often|wide)|what (?:value|size|range|number)|"
+    r"default|maximum|minimum|max|min|limit|tolerance|voltage|current|frequency|rate|size|width|length|"
+    r"timeout|resolution|precision|accuracy|range|threshold|capacity|speed|delay|count)\b", re.I)
+_NAME_Q = re.compile(
+    r"\b(?:which|what) (?:command|option|function|flag|setting|variable|parameter|keyword|name|register|"
+    r"pin|signal|macro|argument|switch|directive|statement|package|library|file)s?\b|\bwhat is it called\b", re.I)
+VALUE_BONUS = 0.15
 
 
 @dataclass
@@ -20,14 +41,27 @@ class Candidate:
     score: float = 0.0
 
 
+def is_quotable(sentence: str) -> bool:
+    """False for navigation and label lines that never answer anything (see module docstring)."""
+    s = " ".join(sentence.split())
+    if not s or _LABELS.match(s) or _TOC.search(s) or _HEADER.match(s):
+        return False
+    if _INDEX.search(s) and not re.search(r"[.!?]", s[:-1]):
+        return False
+    tokens = s.split()
+    words = [t for t in tokens if sum(c.isalpha() for c in t) >= 3]
+    bare = [t for t in tokens if len(t.strip(".,;:()")) <= 1 or t.strip(".,;:()").replace(".", "").isdigit()]
+    return not (len(tokens) >= 5 and len(bare) >= 0.5 * len(tokens) and len(words) < 3)
+
+
 def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max_words: int = 60) -> list[Candidate]:
-    """Sentences of every block (truncation ellipses dropped), long ones cut to `max_words`."""
+    """Quotable sentences of every block (truncation ellipses dropped), long ones cut to `max_words`."""
     out = []
     for b in blocks:
         text = b.text[:-4] if b.truncated and b.text.endswith(" ...") else b.text
-        for pos, s in enumerate(_SPLIT.split(text)):
+        for pos, s in enumerate(split_sentences(text, newlines=True)):
             words = s.split()
-            if len(words) < min_words:
+            if len(words) < min_words or not is_quotable(s):
                 continue
             s = " ".join(words[:max_words]) + (" ..." if len(words) > max_words else "")
             out.append(Candidate(b.id, pos, s))
@@ -38,20 +72,19 @@ def _overlap(a: set[str], b: set[str]) -> float:
     return len(a & b) / max(1, min(len(a), len(b)))
 
 
-def select_sentences(
-    question: str,
-    blocks: Sequence[EvidenceBlock],
-    embedder=None,
-    *,
-    max_sentences: int = 3,
-    max_words: int = 110,
-) -> list[Candidate]:
-    """The best sentences for `question`, in reading order (block, position).
+def _asked_kind(question: str) -> str:
+    """"name" when the question asks for a name, "value" when it asks for a value, else ""."""
+    if _NAME_Q.search(question):
+        return "name"
+    return "value" if _VALUE_Q.search(question) else ""
 
-    Score = cosine(question, sentence) with `embedder` (if given) + 0.5 x share of the
-    question's content words in the sentence + a small bonus for better-ranked blocks.
-    Near-duplicates are skipped. Returns [] when the blocks hold no usable sentence.
-    """
+
+def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=None) -> list[Candidate]:
+    """Every quotable sentence scored for `question`, best first.
+
+    Score = cosine(question, sentence) with `embedder` (if given) + 0.5 x share of the question's
+    content words in the sentence + a small bonus for better-ranked blocks + VALUE_BONUS when the
+    sentence carries the kind of term the question asks for (a number, a name)."""
     cands = candidate_sentences(blocks)
     if not cands:
         return []
@@ -60,16 +93,32 @@ def select_sentences(
     if embedder is not None:
         vecs = embedder.encode([question] + [c.text for c in cands])
         cos = vecs[1:] @ vecs[0]
+    asked = _asked_kind(question)
     n = max(b.id for b in blocks)
     for i, c in enumerate(cands):
-        terms = set(content_terms(c.text))
-        cover = len(q_terms & terms) / len(q_terms) if q_terms else 0.0
+        cover = len(q_terms & set(content_terms(c.text))) / len(q_terms) if q_terms else 0.0
         c.score = (float(cos[i]) if cos is not None else 0.0) + 0.5 * cover + 0.05 * (n - c.block_id) / n
+        if asked and any(t.kind == ("number" if asked == "value" else "name") for t in terms(c.text)):
+            c.score += VALUE_BONUS
+    return sorted(cands, key=lambda c: -c.score)
+
+
+def select_sentences(
+    question: str,
+    blocks: Sequence[EvidenceBlock],
+    embedder=None,
+    *,
+    max_sentences: int = 3,
+    max_words: int = 110,
+    ranked: Sequence[Candidate] | None = None,
+) -> list[Candidate]:
+    """The best sentences for `question` (see `rank_candidates`), in reading order (block, position).
+    Near-duplicates are skipped. Returns [] when the blocks hold no usable sentence."""
     chosen: list[Candidate] = []
     words = 0
-    for c in sorted(cands, key=lambda c: -c.score):
-        terms = set(content_terms(c.text))
-        if any(_overlap(terms, set(content_terms(o.text))) > 0.7 for o in chosen):
+    for c in ranked if ranked is not None else rank_candidates(question, blocks, embedder):
+        terms_c = set(content_terms(c.text))
+        if any(_overlap(terms_c, set(content_terms(o.text))) > 0.7 for o in chosen):
             continue
         w = len(c.text.split())
         if chosen and words + w > max_words:
@@ -81,12 +130,14 @@ def select_sentences(
     return sorted(chosen, key=lambda c: (c.block_id, c.position))
 
 
+def quote_text(sentence: str, block_id: int) -> str:
+    """One quoted sentence with its citation: final punctuation added when missing."""
+    s = sentence.rstrip()
+    if s and s[-1] not in ".!?:":
+        s += "."
+    return f"{s} [{block_id}]"
+
+
 def extractive_text(chosen: Sequence[Candidate]) -> str:
     """The answer text: each sentence followed by its citation marker."""
-    parts = []
-    for c in chosen:
-        s = c.text.rstrip()
-        if s and s[-1] not in ".!?:":
-            s += "."
-        parts.append(f"{s} [{c.block_id}]")
-    return " ".join(parts)
+    return " ".join(quote_text(c.text, c.block_id) for c in chosen)

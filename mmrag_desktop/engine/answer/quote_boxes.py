@@ -1,8 +1,8 @@
 """Citation boxes that show what an answer used: the lines of the quoted (or supporting) sentence.
 
 A hit's own highlight is the sentence that best matches the *question*. An answer cites a block
-for a particular sentence of it — the one an extractive answer quotes, or the one closest in
-meaning to the generative answer's sentence that carries the marker — and clicking the citation
+for a particular sentence of it — the one an answer quotes, or the evidence sentence the support
+check (support.py) found saying the same as the answer's sentence — and clicking the citation
 should show that sentence. Sentences are found back in the chunk's line boxes by their words.
 """
 
@@ -64,42 +64,4 @@ def merge_boxes(parts: Sequence[list[tuple[int, BBox]]]) -> list[tuple[int, BBox
         for pb in boxes:
             if pb not in out:
                 out.append(pb)
-    return out
-
-
-def supporting_sentences(answer_text: str, blocks: Sequence, embedder) -> dict[int, list[str]]:
-    """For each block the answer cites: its sentence closest in meaning (MiniLM cosine) to the
-    answer sentences that cite it. One embedding call; {} without an embedder."""
-    from .citations import find_marks, split_sentences
-    from .extractive import candidate_sentences
-
-    if embedder is None:
-        return {}
-    by_id = {b.id: b for b in blocks}
-    citing: dict[int, list[str]] = {}
-    for s in split_sentences(answer_text):
-        for m in find_marks(s):
-            for i in m.ids if not m.malformed else []:
-                if i in by_id:
-                    citing.setdefault(i, []).append(s)
-    if not citing:
-        return {}
-    cands = [c for c in candidate_sentences([by_id[i] for i in citing], min_words=3)]
-    if not cands:
-        return {}
-    asked = [s for ss in citing.values() for s in ss]
-    vecs = embedder.encode(asked + [c.text for c in cands])
-    av, cv = vecs[: len(asked)], vecs[len(asked):]
-    out: dict[int, list[str]] = {}
-    k = 0
-    for i, ss in citing.items():
-        own = [j for j, c in enumerate(cands) if c.block_id == i]
-        if own:
-            for _ in ss:
-                best = max(own, key=lambda j: float(av[k] @ cv[j]))
-                if cands[best].text not in out.setdefault(i, []):
-                    out[i].append(cands[best].text)
-                k += 1
-        else:
-            k += len(ss)
     return out

@@ -251,11 +251,14 @@ class LlamaRunner:
         cancel: CancelToken | None = None,
         stats: GenerationStats | None = None,
         temperature: float = 0.0,
+        grammar: str | None = None,
     ) -> Iterator[str]:
-        """Generate from prompt `tokens`, yielding text pieces as they decode.
+        """Generate from prompt `tokens`, yielding text pieces as they decode; `grammar` (GBNF)
+        constrains the output to that language.
 
-        Checks `cancel` between tokens and raises `Cancelled`; fills `stats` as it goes.
-        Raises ModelError when the prompt does not fit the context.
+        Checks `cancel` between tokens and raises `Cancelled`; fills `stats` as it goes. Closing
+        the iterator stops the generation. Raises ModelError when the prompt does not fit the
+        context or the grammar does not parse.
         """
         if self.closed:
             raise ModelError(ROLE, "the answer model was closed")
@@ -264,6 +267,7 @@ class LlamaRunner:
             raise ModelError(ROLE, f"the prompt ({len(tokens)} tokens) does not fit the context ({self.n_ctx})")
         st = stats if stats is not None else GenerationStats()
         st.prompt_tokens = len(tokens)
+        compiled = self._grammar(grammar) if grammar else None
         with self.lock:
             st.cached_tokens = self._cached_prefix(tokens)
             t0 = time.perf_counter()
@@ -276,6 +280,7 @@ class LlamaRunner:
                 repeat_penalty=1.1,
                 stop=list(stop) or None,
                 stream=True,
+                grammar=compiled,
             )
             try:
                 for chunk in it:
@@ -294,6 +299,22 @@ class LlamaRunner:
             finally:
                 it.close()
                 st.total_s = time.perf_counter() - t0
+
+    def _grammar(self, gbnf: str):
+        from llama_cpp import LlamaGrammar
+
+        try:
+            return LlamaGrammar.from_string(gbnf, verbose=False)
+        except (ValueError, RuntimeError) as e:
+            raise ModelError(ROLE, f"the answer grammar does not parse: {e}") from e
+
+    @property
+    def n_params(self) -> int:
+        """The model's parameter count (0 when llama.cpp cannot tell)."""
+        try:
+            return int(self.llm.n_params())
+        except (AttributeError, ValueError, RuntimeError):
+            return 0
 
     def close(self) -> None:
         """Free the model and its context (idempotent)."""

@@ -1,0 +1,234 @@
+"""Is each sentence of an answer backed by the evidence it cites? The check behind every mark.
+
+A sentence is a *claim* unless it is a lead-in ("... from the manuals:") or too short to state
+anything (fewer than three words and no number or name). A claim is `supported` only when
+
+(a) one evidence sentence, or two adjacent ones, of the blocks it cites says the same: MiniLM
+    cosine >= `SUPPORT_THRESHOLD` (calibrated on labelled answer sentences, see
+    bench/support_labels.jsonl and bench/README.md), or the claim is a verbatim quote; and
+(b) every number (with its unit) and identifier in it occurs in those blocks (key_terms.py).
+
+A claim whose cited blocks fail but another evidence block passes both tests is re-cited to that
+block; an uncited claim gets the block that passes (the old "attribution"). What is re-cited or
+attributed is reported. Terms that occur in no evidence block at all are listed in `missing`:
+the front ends never show them as plain answer text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..sentence_split import split_sentences
+from .citations import find_marks, format_mark, marked_sentence_spans
+from .evidence import EvidenceBlock
+from .key_terms import Term, TermIndex, missing_terms, strip_markers, terms
+
+SUPPORT_THRESHOLD = 0.6
+_MIN_WORDS = 3
+
+
+@dataclass
+class Support:
+    """The evidence that backs a sentence: block id, its chunk, the evidence text, the cosine."""
+
+    id: int
+    chunk_id: int
+    text: str
+    score: float
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "chunk_id": self.chunk_id, "text": self.text, "score": round(float(self.score), 4)}
+
+
+@dataclass
+class SentenceCheck:
+    """One sentence of an answer and what the check found (the `sentences[]` item of `ask --json`).
+
+    start/end: offsets of `text` in the answer text; citations: valid ids it carries after the
+    check; cited_by_model: the ids the model wrote (before re-citing); missing: its terms found in
+    no evidence block; reason: why it is not supported ("" when it is)."""
+
+    text: str
+    start: int
+    end: int
+    citations: list[int] = field(default_factory=list)
+    claim: bool = True
+    supported: bool = False
+    quote: bool = False
+    support: Support | None = None
+    missing: list[str] = field(default_factory=list)
+    reason: str = ""
+    cited_by_model: list[int] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "text": self.text,
+            "citations": list(self.citations),
+            "supported": self.supported,
+            "claim": self.claim,
+            "quote": self.quote,
+            "support": self.support.to_json() if self.support else None,
+            "missing": list(self.missing),
+            "reason": self.reason,
+            "start": self.start,
+            "end": self.end,
+        }
+
+
+def _words(text: str) -> int:
+    return sum(1 for w in text.split() if any(c.isalpha() for c in w))
+
+
+def is_claim(sentence: str, sentence_terms: Sequence[Term] | None = None) -> bool:
+    """False for lead-ins ending in ':' and fragments of fewer than three words with no term."""
+    body = strip_markers(sentence).strip()
+    if not body or body.endswith(":"):
+        return False
+    if _words(body) >= _MIN_WORDS:
+        return True
+    return bool(sentence_terms if sentence_terms is not None else terms(body))
+
+
+class SupportChecker:
+    """Checks answer sentences against one answer's evidence blocks. The evidence sentences (and
+    adjacent pairs) are embedded once, on first need; `embedder` is the library's text embedder
+    (an `EncodeOnce`), or None, in which case nothing passes test (a) except verbatim quotes."""
+
+    def __init__(self, blocks: Sequence[EvidenceBlock], embedder, threshold: float | None = None):
+        self.blocks = {b.id: b for b in blocks}
+        self.embedder = embedder
+        self.threshold = SUPPORT_THRESHOLD if threshold is None else float(threshold)
+        self.index = {b.id: TermIndex(b.text) for b in blocks}
+        self.header_index = {b.id: TermIndex(b.header(), numbers=False) for b in blocks}  # names of sections
+        self.units: list[tuple[int, str]] = []  # (block id, one sentence or two adjacent ones)
+        for b in blocks:
+            sents = split_sentences(b.text.removesuffix(" ..."), newlines=True)
+            self.units.extend((b.id, s) for s in sents)
+            self.units.extend((b.id, a + " " + c) for a, c in zip(sents, sents[1:], strict=False))
+        self._vecs: np.ndarray | None = None
+
+    def _unit_vectors(self) -> np.ndarray | None:
+        if self._vecs is None and self.embedder is not None and self.units:
+            self._vecs = self.embedder.encode([t for _, t in self.units])
+        return self._vecs
+
+    def _best(self, vec: np.ndarray | None, ids: Iterable[int]) -> tuple[float, int]:
+        """(cosine, unit index) of the best unit among blocks `ids`; (-1, -1) when none."""
+        vecs = self._unit_vectors()
+        idset = set(ids)
+        rows = [i for i, (bid, _) in enumerate(self.units) if bid in idset]
+        if vec is None or vecs is None or not rows:
+            return -1.0, -1
+        sims = vecs[rows] @ vec
+        j = int(np.argmax(sims))
+        return float(sims[j]), rows[j]
+
+    def _verbatim(self, body: str, ids: Iterable[int]) -> tuple[int, str] | None:
+        norm = " ".join(body.split()).rstrip(".").lower()
+        if _words(norm) < _MIN_WORDS:  # "1." or "Yes" occur anywhere: not a quote
+            return None
+        for i in ids:
+            if norm and norm in " ".join(self.blocks[i].text.split()).lower():
+                return i, body
+        return None
+
+    def check(self, sentence: str, start: int = 0, end: int | None = None, *, quote: bool = False) -> SentenceCheck:
+        """Check one sentence (with its markers) and return what was found; the returned
+        `citations` are the ids it should carry (re-cited or attributed where another block backs
+        it). Never raises."""
+        valid = [i for m in find_marks(sentence) if not m.malformed for i in m.ids if i in self.blocks]
+        cited = list(dict.fromkeys(valid))
+        res = SentenceCheck(text=sentence, start=start, end=len(sentence) + start if end is None else end,
+                            citations=cited, cited_by_model=list(cited), quote=quote)
+        body = strip_markers(sentence).strip()
+        found = terms(body)
+        if not quote and not is_claim(sentence, found):
+            res.claim = False
+            return res
+        res.missing = [t.text for t in missing_terms(found, *self.index.values(), *self.header_index.values())]
+        verbatim = self._verbatim(body, cited or self.blocks)
+        if verbatim is not None:
+            bid, text = verbatim
+            res.supported, res.quote = True, True
+            res.support = Support(bid, self.blocks[bid].hit.chunk_id, text, 1.0)
+            res.citations = cited if bid in cited else [bid]
+            return res
+        vec = self.embedder.encode([body])[0] if self.embedder is not None else None
+
+        def passes(ids: list[int]) -> tuple[bool, float, int, list[Term]]:
+            absent = missing_terms(found, *(self.index[i] for i in ids), *(self.header_index[i] for i in ids))
+            score, unit = self._best(vec, ids)
+            return score >= self.threshold and not absent, score, unit, absent
+
+        ok, score, unit, absent = passes(cited) if cited else (False, -1.0, -1, found)
+        if not ok:  # another block may back it: re-cite (or attribute) to the best such block
+            best = None
+            for bid in self.blocks:
+                if bid in cited:
+                    continue
+                ok2, s2, u2, _ = passes([bid])
+                if ok2 and (best is None or s2 > best[0]):
+                    best = (s2, u2, bid)
+            if best is not None:
+                ok, score, unit = True, best[0], best[1]
+                res.citations = [best[2]]
+        if ok:
+            bid, text = self.units[unit]
+            res.supported = True
+            res.support = Support(bid, self.blocks[bid].hit.chunk_id, text, score)
+            return res
+        if res.missing:
+            res.reason = "not in any evidence: " + ", ".join(res.missing)
+        elif cited and absent:
+            res.reason = "not in the cited evidence: " + ", ".join(t.text for t in absent)
+        elif score >= 0:
+            res.reason = "no sentence of the cited evidence says this" if cited else \
+                "no sentence of the evidence says this"
+        else:
+            res.reason = "cites no evidence" if not cited else "the evidence could not be compared"
+        return res
+
+    def check_text(self, text: str, quotes: Iterable[str] = ()) -> list[SentenceCheck]:
+        """Check every sentence of `text` (`quotes`: sentences known to be verbatim evidence)."""
+        quoted = {" ".join(q.split()) for q in quotes}
+        out = []
+        for a, b in marked_sentence_spans(text):
+            s = text[a:b]
+            out.append(self.check(s, a, b, quote=" ".join(strip_markers(s).split()) in quoted))
+        return out
+
+
+def _with_ids(c: SentenceCheck) -> str:
+    """The sentence's text carrying exactly the ids the check gave it."""
+    if not c.claim or c.citations == c.cited_by_model:
+        return c.text
+    marks = find_marks(c.text)
+    if c.cited_by_model and marks:  # re-cite: the first marker takes the new ids, the others go
+        new = c.text[: marks[0].start] + format_mark(c.citations) + c.text[marks[0].end:]
+        for m in reversed(find_marks(new)[1:]):
+            new = new[: m.start].rstrip(" ") + new[m.end:]
+        return new
+    body = c.text.rstrip()  # attribute: the marker goes before the final punctuation
+    cut = len(body)
+    while cut > 0 and body[cut - 1] in ".!?;":
+        cut -= 1
+    return f"{body[:cut]} {format_mark(c.citations)}{body[cut:]}"
+
+
+def recite(text: str, checks: Sequence[SentenceCheck]) -> str:
+    """`text` with each checked sentence's markers replaced by the ids the check gave it (a
+    re-cited or attributed sentence). Updates each check's text and offsets to the new text."""
+    out: list[str] = []
+    pos = 0
+    for c in checks:
+        out.append(text[pos:c.start])
+        pos = c.end
+        new = _with_ids(c)
+        c.start = sum(len(p) for p in out)
+        c.text, c.end = new, c.start + len(new)
+        out.append(new)
+    out.append(text[pos:])
+    return "".join(out)

@@ -1,0 +1,74 @@
+"""One sentence splitter for answers: extractive selection, citation checks and support checks.
+
+A boundary is sentence-final punctuation (. ! ?) followed by white space and something that can
+open a sentence (a capital letter, a digit, a quote, a bracket, a bullet). A full stop does not end
+a sentence after an abbreviation that is usually followed by more of the same sentence ("Fig. 3",
+"approx. 5 V", "e.g. the", "No. 4", "Eq. 2.1", "vs. time") or inside a number ("3.3 V"). A single
+capital is not taken for an initial: in manuals it is a unit or a name ("5 V.", "part A."). With `newlines=True` every line break is a boundary
+too (evidence text whose lines are list items, table rows or headings), and so is a bullet.
+
+    >>> split_sentences("See Fig. 3 for the pins. The supply is approx. 5 V. Done.")
+    ['See Fig. 3 for the pins.', 'The supply is approx. 5 V.', 'Done.']
+"""
+
+from __future__ import annotations
+
+import re
+
+# Abbreviations after which a full stop rarely ends the sentence (lower-cased, without the dot).
+ABBREVIATIONS = frozenset(
+    """fig figs eq eqs no nos sec secs ch chap approx ca cf vs resp ref refs tab tbl vol pp p pg
+    e.g i.e etc al min max typ nom incl excl dept esp st mr mrs dr prof jr sr inc ltd co corp
+    art para app appx ex opt def""".split()
+)
+# "etc." and "e.g." often do end a sentence only before a capital that starts a new thought; keep
+# them as non-final only before a lower-case word or a number.
+_SOFT = frozenset({"etc", "al", "min", "max"})
+
+_BOUNDARY = re.compile(r"([.!?]+[\"')\]]*)(\s+)(?=[\"'(\[\u2018\u201c]?[A-Z0-9\u2022])")
+_LAST_WORD = re.compile(r"([A-Za-z][A-Za-z.]*)\.$")
+_BULLET = re.compile(r"\s+(?=\u2022)")
+
+
+def _is_abbreviation(before: str, after: str) -> bool:
+    """True when the full stop ending `before` belongs to an abbreviation."""
+    m = _LAST_WORD.search(before)
+    if not m:
+        return False
+    word = m.group(1)
+    low = word.lower().rstrip(".")
+    if low in _SOFT:
+        return bool(after[:1].isdigit())
+    if low in ABBREVIATIONS:
+        return True
+    return "." in low.strip(".") and len(low) <= 5  # "e.g", "i.e", "a.k.a"
+
+
+def sentence_spans(text: str, *, newlines: bool = False) -> list[tuple[int, int]]:
+    """(start, end) character offsets of each sentence in `text`, white space trimmed. Never raises."""
+    cuts: list[int] = []
+    for m in _BOUNDARY.finditer(text):
+        end = m.end(1)
+        if m.group(1) == "." and _is_abbreviation(text[max(0, end - 12):end], text[m.end():m.end() + 1]):
+            continue
+        cuts.append(end)
+    if newlines:
+        cuts.extend(m.start() for m in re.finditer(r"\n+", text))
+        cuts.extend(m.start() for m in _BULLET.finditer(text))
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for cut in sorted(set(cuts)) + [len(text)]:
+        a, b = start, cut
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        if b > a:
+            spans.append((a, b))
+        start = cut
+    return spans
+
+
+def split_sentences(text: str, *, newlines: bool = False) -> list[str]:
+    """The sentences of `text` (see the module docstring), white space trimmed."""
+    return [text[a:b] for a, b in sentence_spans(text, newlines=newlines)]

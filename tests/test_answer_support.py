@@ -1,0 +1,156 @@
+"""The sentence check behind every mark in an answer: the shared splitter, numbers and names,
+support against the cited evidence (real all-MiniLM-L6-v2), re-citing, generation guards, the
+extractive filters and the quote-first reply format."""
+
+from __future__ import annotations
+
+import pytest
+
+from mmrag_desktop.engine.answer.citations import check_citations, split_sentences
+from mmrag_desktop.engine.answer.evidence import pack_evidence
+from mmrag_desktop.engine.answer.extractive import candidate_sentences, is_quotable, rank_candidates
+from mmrag_desktop.engine.answer.guards import OutputGuard
+from mmrag_desktop.engine.answer.key_terms import TermIndex, missing_terms, terms
+from mmrag_desktop.engine.answer.quote_first import grammar, parse_reply
+from mmrag_desktop.engine.answer.support import SupportChecker, recite
+from mmrag_desktop.engine.hits import Hit
+from mmrag_desktop.engine.sentence_split import split_sentences as split_plain
+
+
+def hit(i: int, text: str, page: int = 1) -> Hit:
+    return Hit(chunk_id=i, doc_id=1, doc="eyes.pdf", page=page, bbox=(72.0, 100.0, 500.0, 120.0), kind="text",
+               score=0.03 - i / 1000, text=text, section="3 Outputs")
+
+
+EVIDENCE = [
+    hit(1, "The digital output OD0 can drive up to 100 mA current. OD1 can only drive up to 5 mA.", 12),
+    hit(2, "The programmer needs a supply voltage of 5 V (4.5 V to 5.5 V). Current draw stays below 100 mA.", 3),
+    hit(3, "The USB cable is 1 m long. Use only.values = TRUE to skip the eigenvectors.", 7),
+]
+
+
+@pytest.fixture(scope="module")
+def blocks():
+    return pack_evidence(EVIDENCE, 1000)
+
+
+# ---- splitter ------------------------------------------------------------------------------
+def test_one_splitter_keeps_abbreviations_and_numbers_together():
+    assert split_plain("See Fig. 3 for the pins. The supply is approx. 5 V. Done.") == [
+        "See Fig. 3 for the pins.", "The supply is approx. 5 V.", "Done."]
+    assert split_plain("Use e.g. the OD0 pin. It gives 3.3 V! Really? Yes.") == [
+        "Use e.g. the OD0 pin.", "It gives 3.3 V!", "Really?", "Yes."]
+    assert split_plain("a line\nanother line. \u2022 one \u2022 two", newlines=True) == [
+        "a line", "another line.", "\u2022 one", "\u2022 two"]
+    # the answer splitter: a marker that opens a sentence belongs to the previous one
+    assert split_sentences("It works. [1] See Eq. 2 next [2].") == ["It works. [1]", "See Eq. 2 next [2]."]
+
+
+# ---- numbers and names -----------------------------------------------------------------------
+def test_terms_find_numbers_units_and_identifiers():
+    got = {(t.text, t.kind) for t in terms("OD0 drives 100 mA [1]; use `droptol`, only.values, --without-fftw, 1e-3 and PORTB.")}
+    assert got == {("OD0", "name"), ("100 mA", "number"), ("droptol", "name"), ("only.values", "name"),
+                   ("--without-fftw", "name"), ("1e-3", "number"), ("PORTB", "name")}
+    assert terms("The answer is in the manual [2].") == []  # a marker is not a number
+
+
+def test_terms_compare_by_value_and_unit():
+    ix = TermIndex("OD1 can drive up to 5mA. RELTOL = 0.001; ONLY.VALUES; 1,000 samples")
+    assert not missing_terms(terms("OD1 drives 5 mA, RELTOL is 1e-3, only.values, 1000 samples"), ix)
+    assert [t.text for t in missing_terms(terms("OD1 drives 5 V"), ix)] == ["5 V"]
+    assert [t.text for t in missing_terms(terms("OD2 gives 8 mA"), ix)] == ["OD2", "8 mA"]
+
+
+# ---- support ---------------------------------------------------------------------------------
+def test_a_cited_sentence_is_supported_only_when_the_cited_block_says_it(blocks, embedder):
+    chk = SupportChecker(blocks, embedder)
+    ok = chk.check("The OD0 output can drive up to 100 mA of current [1].")
+    assert ok.supported and ok.support.id == 1 and "OD0" in ok.support.text and ok.support.score >= chk.threshold
+    bad_number = chk.check("The OD0 output can drive up to 250 mA of current [1].")
+    assert not bad_number.supported and bad_number.missing == ["250 mA"] and "250 mA" in bad_number.reason
+    invented = chk.check("The project is designed to provide a high-quality LED as an input of the circuit [1].")
+    assert not invented.supported and invented.missing == ["LED"]
+    unrelated = chk.check("The project is designed to give a good light as an input of the circuit [1].")
+    assert not unrelated.supported and unrelated.missing == [] and unrelated.reason.startswith("no sentence")
+    lead_in = chk.check("Best matching sentences from the manuals:")
+    assert not lead_in.claim
+
+
+def test_wrong_or_missing_citations_are_moved_to_the_block_that_says_it(blocks, embedder):
+    chk = SupportChecker(blocks, embedder)
+    text = ("The programmer needs a supply voltage of 5 V. The USB cable is 1 m long [1]. "
+            "The moon is made of green cheese. The programmer needs a supply voltage of 7 V.")
+    checks = chk.check_text(text)
+    assert [c.supported for c in checks] == [True, True, False, False]
+    assert [c.citations for c in checks] == [[2], [3], [], []]
+    assert checks[3].missing == ["7 V"]
+    new = recite(text, checks)
+    assert new.startswith("The programmer needs a supply voltage of 5 V [2]. The USB cable is 1 m long [3]. The moon")
+    assert [new[c.start:c.end] for c in checks] == [c.text for c in checks]
+    assert check_citations(new, [1, 2, 3]).unsupported == [
+        "The moon is made of green cheese.", "The programmer needs a supply voltage of 7 V."]
+
+
+def test_quotes_are_supported_verbatim_and_nothing_passes_without_an_embedder(blocks):
+    chk = SupportChecker(blocks, None)
+    q = chk.check("The USB cable is 1 m long. [3]", quote=True)
+    assert q.supported and q.quote and q.support.score == 1.0
+    assert not chk.check("A one metre USB cable comes with it [3].").supported
+
+
+# ---- guards ----------------------------------------------------------------------------------
+def test_guard_stops_a_loop_at_its_second_occurrence():
+    g = OutputGuard()
+    text = "It is 5 V [1]. " + "The project is designed to give a LED input [2]. " * 4
+    fired = next(f for n in range(1, len(text) + 1) if (f := g.check(text[:n])) is not None)
+    assert fired.guard == "loop" and text[: fired.cut].strip() == \
+        "It is 5 V [1]. The project is designed to give a LED input [2]."
+
+
+@pytest.mark.parametrize("text, guard", [
+    ("The value is log \ufffd\ufffdFmax here.", "garbled"),
+    ("It is fine. Then \u00c3\u00a9t\u00c3\u00a9 follows.", "garbled"),
+    ("See (en-eyes.pdf, page 248, section: LaTeX and Xfig) for it.", "echo"),
+    ("Answer: " + "=" * 30, "garbled"),
+])
+def test_guard_catches_garbled_text_and_echoed_headers(text, guard):
+    fired = OutputGuard().check(text)
+    assert fired is not None and fired.guard == guard and fired.notice.startswith("Stopped the model")
+
+
+def test_guard_catches_a_whole_block_echoed_back():
+    block = " ".join(f"word{i}" for i in range(60))
+    g = OutputGuard([block])
+    assert g.check("A short answer that quotes word1 word2 word3. ") is None
+    fired = g.check("First sentence. " + block + " ")
+    assert fired is not None and fired.guard == "echo" and fired.cut == len("First sentence.")
+
+
+# ---- extractive filters ------------------------------------------------------------------------
+@pytest.mark.parametrize("line", [
+    "172 4.25.1 DIP and QFP chips customization",
+    "4.25.1 DIP and QFP chips customization . . . . . . . 172",
+    "plot command, 12, 45, 78",
+    "4 5 3 6 2 7 1 8 Dual-in-Line",
+    "Labels: R1 C2 Q1 VCC GND",
+])
+def test_navigation_and_label_lines_are_never_quoted(line):
+    assert not is_quotable(line)
+
+
+def test_the_sentence_with_the_asked_for_value_is_preferred(embedder):
+    bl = pack_evidence([hit(1, "The digital outputs of the expEYES kit are described in this section. "
+                               "OD0 can drive up to 100 mA current.\n"
+                               "3.2.1 Digital outputs . . . . . . . . 12")], 1000)
+    assert all(". . ." not in c.text for c in candidate_sentences(bl))
+    best = rank_candidates("How much current can the digital outputs deliver?", bl, embedder)[0]
+    assert "100 mA" in best.text
+
+
+# ---- quote-first reply ---------------------------------------------------------------------------
+def test_quote_reply_parses_partial_and_complete_output():
+    assert parse_reply("Quotes: S2, S", 5).ids == [2] and not parse_reply("Quotes: S2, S", 5).quotes_done
+    r = parse_reply("Quotes: S2, S9, S2, S1\nAnswer: It is 5 V.", 5)
+    assert r.ids == [2, 1] and r.quotes_done and r.own == "It is 5 V."
+    g = grammar(3)
+    assert '"S3" | "S2" | "S1"' in g and g.startswith('root ::= "Quotes: " sid')
