@@ -39,6 +39,9 @@ def test_without_a_vlm_the_matching_figure_is_cited_and_the_gap_said(library, pa
     x0, y0, x1, y1 = panel.info["image_box"]
     assert top.bbox[0] <= x0 + 5 and top.bbox[1] <= y0 + 5 and top.bbox[2] >= x1 - 5 and top.bbox[3] >= y1 - 5
     assert "[1]" in ans.text and "Front panel" in ans.text
+    # the listed matches are checked pointers; the lead-in is not a claim
+    assert [s_.claim for s_ in ans.sentences][:1] == [False] and all(s_.supported for s_ in ans.sentences[1:])
+    assert all(ans.text[s_.start:s_.end] == s_.text for s_ in ans.sentences)
 
 
 def test_with_a_tiny_vlm_the_answer_goes_through_the_citation_check(library, panel, tmp_path):
@@ -53,6 +56,9 @@ def test_with_a_tiny_vlm_the_answer_goes_through_the_citation_check(library, pan
     valid = {c.id for c in ans.evidence}
     assert ans.citations and {c.id for c in ans.citations} <= valid
     assert all(isinstance(r, (int, str)) for r in ans.removed_citations)
+    # the random model's words back nothing: every claim it made is marked, the matches are not
+    assert all(ans.text[s_.start:s_.end] == s_.text for s_ in ans.sentences)
+    assert ans.unsupported_sentences == [s_.text for s_ in ans.sentences if s_.claim and not s_.supported]
 
 
 def test_unmatched_or_unreadable_images(library, panel, tmp_path):

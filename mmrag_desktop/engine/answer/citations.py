@@ -164,10 +164,11 @@ def clean_citations(text: str, valid_ids: Iterable[int]) -> CleanResult:
 
 
 def marked_sentence_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each sentence of an answer (the shared splitter, sentence_split.py); a
-    marker that opens a sentence ("... done. [2] Next") belongs to the previous one."""
+    """(start, end) of each sentence of an answer (the shared splitter, sentence_split.py; a line
+    break ends a sentence, so list items are sentences); a marker that opens a sentence
+    ("... done. [2] Next") belongs to the previous one."""
     out: list[tuple[int, int]] = []
-    for a, b in sentence_spans(text):
+    for a, b in sentence_spans(text, newlines=True):
         lead = _LEAD_MARKS.match(text, a, b)
         if lead and out and find_marks(lead.group(1)):
             out[-1] = (out[-1][0], a + len(lead.group(1).rstrip()))

@@ -3,8 +3,9 @@ screenshot, and, with a vision-language model, an answer about the image that ci
 
 The image is matched with `Library.search_image` (perceptual hash, CLIP when configured, OCR
 text). With a VLM (role `vlm`) the matches are numbered evidence and the model's answer goes
-through the same citation check as text answers. Without one the answer lists the matching
-figures, each cited, and a notice says what is missing. Same events and `Answer` as `answer_events`.
+through the same sentence check as text answers (support.py: a sentence about the image that no
+evidence backs is marked). Without one the answer lists the matching figures, each cited (those
+lines are pointers to the matches, shown as backed). Same events and `Answer` as `answer_events`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ..settings import Settings
 from .citations import check_citations
 from .events import Answer, AnswerEvent, CitationEvent, DoneEvent, NoticeEvent, TokenEvent
 from .evidence import default_token_counter, pack_evidence, render_evidence
+from .support import SentenceCheck, Support, SupportChecker, recite
 
 DEFAULT_QUESTION = "What is this?"
 NO_MATCH = "No figure or page of the indexed manuals matches this image."
@@ -80,13 +82,17 @@ def _run(library, img, q: str, cancel: CancelToken, settings: Settings, k: int, 
             answer.mode, answer.model, answer.raw_text = "generative", getattr(vlm, "model_id", ""), raw
             check = check_citations(raw, [b.id for b in blocks])
             answer.text, answer.removed_citations = check.text.strip(), list(check.removed)
-            answer.unsupported_sentences = check.unsupported
-            cited = check.cited
+            checks = SupportChecker(blocks, _embedder(library)).check_text(answer.text)
+            answer.text = recite(answer.text, checks)
+            answer.sentences = checks
+            answer.unsupported_sentences = [c.text for c in checks if c.claim and not c.supported]
+            cited = check_citations(answer.text, [b.id for b in blocks]).cited
             if not cited:  # the model cited nothing it was shown: the matches still stand, cited
-                answer.text = (answer.text + "\n\n" if answer.text else "") + _matches_text(blocks)
+                _append_matches(answer, blocks)
                 cited = [b.id for b in blocks]
         else:
-            answer.text, cited = _matches_text(blocks), [b.id for b in blocks]
+            _append_matches(answer, blocks)
+            cited = [b.id for b in blocks]
     finally:
         if own and vlm is not None:
             vlm.close()
@@ -99,10 +105,24 @@ def _run(library, img, q: str, cancel: CancelToken, settings: Settings, k: int, 
     yield DoneEvent(answer=answer)
 
 
-def _matches_text(blocks) -> str:
-    """One cited line per matching figure/page: its caption or first line."""
-    lines = ["The image matches these places in the manuals:"]
+def _embedder(library):
+    try:
+        return library.embedder
+    except (ModelError, AttributeError):  # no text model: nothing the VLM wrote can be shown as backed
+        return None
+
+
+def _append_matches(answer: Answer, blocks) -> None:
+    """Append one cited line per matching figure/page (its caption or first line) to the answer,
+    each a checked pointer to that match."""
+    lead = "The image matches these places in the manuals:"
+    text = (answer.text + "\n\n" if answer.text else "") + lead
+    answer.sentences.append(SentenceCheck(text=lead, start=len(text) - len(lead), end=len(text), claim=False))
     for b in blocks:
         first = next((ln.strip() for ln in b.hit.text.splitlines() if ln.strip()), b.hit.kind)
-        lines.append(f"- {b.hit.doc}, page {b.hit.page}: {first[:160]} [{b.id}]")
-    return "\n".join(lines)
+        line = f"- {b.hit.doc}, page {b.hit.page}: {first[:160]} [{b.id}]"
+        text += "\n" + line
+        answer.sentences.append(SentenceCheck(
+            text=line, start=len(text) - len(line), end=len(text), citations=[b.id], cited_by_model=[b.id],
+            supported=True, quote=True, support=Support(b.id, b.hit.chunk_id, first[:160], 1.0)))
+    answer.text = text
