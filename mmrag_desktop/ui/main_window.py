@@ -511,6 +511,8 @@ class MainWindow(QMainWindow):
             self.answer_pane.append_token(ev.text)
         elif ev.kind == "citation" and ev.item is not None:
             self.answer_pane.add_source(ev.item)
+        elif ev.kind == "sentence" and ev.sentence:
+            self.answer_pane.add_sentence(ev.sentence)
         elif ev.kind == "status":
             self.answer_pane.set_status(ev.text)
         elif ev.kind == "notice":

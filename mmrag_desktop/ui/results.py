@@ -71,12 +71,17 @@ class ResultItem:
 
 @dataclass
 class AnswerEvent:
-    """What an answer job yields to the GUI: kind = token | citation | status | notice | done."""
+    """What an answer job yields to the GUI: kind = token | citation | sentence | status | notice | done.
+
+    sentence: for kind "sentence", the engine's verdict on one finished sentence of the streamed
+    text (text, citations, supported, claim, quote, support, missing, reason, start, end).
+    """
 
     kind: str
     text: str = ""
     item: ResultItem | None = None
     answer: dict | None = None
+    sentence: dict | None = None
 
 
 def figure_thumbnail(path: str, page: int, bbox: BBox | None, max_px: int = 96) -> bytes | None:
@@ -277,6 +282,11 @@ def answer_job(question: str, history: list[dict] | None = None, mode: str = "au
                 if item.kind in THUMB_KINDS:
                     item.thumbnail_png = figure_thumbnail(item.doc_path, item.page, item.bbox)
                 yield AnswerEvent("citation", item=item)
+            elif kind == "sentence":
+                s = _ev_payload(ev, "sentence", "data")
+                s = s.to_json() if hasattr(s, "to_json") else s
+                if isinstance(s, dict):
+                    yield AnswerEvent("sentence", sentence=dict(s))
             elif kind == "done":
                 ans = _ev_payload(ev, "answer", "data") or ev
                 final = ans.to_json() if hasattr(ans, "to_json") else dict(ans)
