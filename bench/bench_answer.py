@@ -39,6 +39,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(BENCH))
 
 RESULTS = BENCH / "results"
 
@@ -187,6 +188,129 @@ def bench_answers(lib, questions: list[dict], mode: str, settings, k: int) -> di
     }
 
 
+# ---- modes x models (issue 11) ------------------------------------------------------------
+def load_facts() -> dict:
+    p = BENCH / "answer_facts.json"
+    return json.loads(p.read_text()) if p.exists() else {}
+
+
+def states_fact(text: str, groups: list[list[str]]) -> bool | None:
+    """Every fact group has an alternative in `text` (numbers by value, names as whole tokens,
+    case-insensitive); None when the question has no facts written down."""
+    from mmrag_desktop.engine.answer.key_terms import Term, TermIndex, terms
+
+    if not groups:
+        return None
+    ix = TermIndex(text)
+    low = " ".join(text.lower().split())
+
+    def has(alt: str) -> bool:
+        ts = terms(alt)
+        if len(ts) == 1 and ts[0].kind == "number" and ts[0].text.replace(" ", "") == alt.replace(" ", ""):
+            return ix.has(Term(alt, "number", value=ts[0].value, unit=ts[0].unit))
+        a = " ".join(alt.lower().split())
+        import re as _re
+        return _re.search(r"(?<![\w])" + _re.escape(a) + r"(?![\w])", low) is not None
+
+    return all(any(has(a) for a in g) for g in groups)
+
+
+_DIGITS = __import__("re").compile(r"\d+(?:[.,]\d+)?")
+
+
+def unbacked_numbers(sentence: str, evidence_text: str) -> list[str]:
+    """Digit runs of `sentence` (markers removed) that do not occur in `evidence_text` at all: a
+    check independent of the engine's term matching (plain substrings)."""
+    import re as _re
+
+    body = _re.sub(r"\[[\d,\s-]+\]", " ", sentence)
+    ev = evidence_text.replace(",", "")
+    return [n for n in _DIGITS.findall(body) if n.replace(",", "") not in ev]
+
+
+def bench_modes(lib, questions: list[dict], facts: dict, model_names: list[str], modes: list[str],
+                threads: int, k: int) -> list[dict]:
+    from answer_models import model_path
+
+    from mmrag_desktop.engine.answer import answer_events, close_models
+    from mmrag_desktop.engine.settings import Settings
+
+    out = []
+    for model in model_names:
+        for mode in modes:
+            if mode == "extractive" and model != model_names[0]:
+                continue  # the model plays no part
+            s = Settings(threads=threads, max_answer_tokens=160, evidence_tokens=1000)
+            path = model_path(model)
+            if path:
+                s.models["answer_llm"] = path
+            close_models()
+            rows = []
+            for q in questions:
+                t0 = time.perf_counter()
+                ans, err = None, ""
+                for ev in answer_events(lib, q["query"], mode=mode, settings=s, k=k):
+                    if ev.kind == "done":
+                        ans = ev.answer
+                    elif ev.kind == "error":
+                        err = ev.message
+                if ans is None:
+                    print(f"{q['id']}: error {err}", file=sys.stderr)
+                    continue
+                ev_text = "\n".join(c.text for c in ans.evidence)
+                supported = [x for x in ans.sentences if x.claim and x.supported]
+                claims = [x for x in ans.sentences if x.claim]
+                g = ans.stats.get("generation") or {}
+                gen_s = (g.get("total_s") or 0) - (g.get("ttft_s") or 0)
+                groups = (facts.get(q["id"]) or {}).get("facts") or []
+                rows.append({
+                    "id": q["id"], "none": q["kind"] == "none", "kind": q["kind"], "mode": ans.mode,
+                    "insufficient": ans.insufficient_evidence, "fallback": bool(ans.stats.get("fallback_from")),
+                    "guard": ans.stats.get("guard", ""),
+                    "gold": cites_gold(ans.citations, gold_pages(q)),
+                    "gold_box": cites_gold_box(ans.citations, q["gold"]),
+                    "fact": states_fact(" ".join(x.text for x in supported), groups),
+                    "fact_any": states_fact(ans.text, groups),
+                    "claims": len(claims), "supported": len(supported),
+                    "unmarked_unbacked": [x.text for x in supported if unbacked_numbers(x.text, ev_text)],
+                    "ttft_s": ans.stats.get("ttft_s"),
+                    "gen_tok_s": (g["generated_tokens"] - 1) / gen_s if gen_s > 0 and g.get("generated_tokens", 0) > 1 else None,
+                    "seconds": round(time.perf_counter() - t0, 2), "text": ans.text,
+                    "model_answer": ans.stats.get("model_answer", ""),
+                    "sentences": [x.to_json() for x in ans.sentences],
+                    "model_sentences": ans.stats.get("model_sentences", []),
+                })
+                r = rows[-1]
+                print(f"{model} {mode} {q['id']} {ans.mode:12s} gold={r['gold']} fact={r['fact']} "
+                      f"{r['supported']}/{r['claims']} {r['seconds']:.1f}s", file=sys.stderr)
+            close_models()
+            out.append(summarise_modes(model if mode != "extractive" else "-", mode, rows))
+    return out
+
+
+def summarise_modes(model: str, mode: str, rows: list[dict]) -> dict:
+    ans_q = [r for r in rows if not r["none"]]
+    none_q = [r for r in rows if r["none"]]
+    answered = [r for r in rows if not r["insufficient"]]
+    with_facts = [r for r in ans_q if r["fact"] is not None]
+    med = lambda xs: statistics.median(xs) if xs else None  # noqa: E731
+    return {
+        "model": model, "mode": mode, "n": len(rows), "answerable": len(ans_q), "none": len(none_q),
+        "cites_gold_page": sum(r["gold"] for r in ans_q) / max(1, len(ans_q)),
+        "states_gold_fact": sum(bool(r["fact"]) for r in with_facts) / max(1, len(with_facts)),
+        "states_gold_fact_any_sentence": sum(bool(r["fact_any"]) for r in with_facts) / max(1, len(with_facts)),
+        "facts_known": len(with_facts),
+        "supported_share": (sum(r["supported"] for r in answered) / max(1, sum(r["claims"] for r in answered))),
+        "unmarked_unbacked_numbers": sum(len(r["unmarked_unbacked"]) for r in rows),
+        "fallbacks": sum(r["fallback"] for r in rows), "guards": sum(bool(r["guard"]) for r in rows),
+        "not_covered_recall": sum(r["insufficient"] for r in none_q) / max(1, len(none_q)) if none_q else None,
+        "answerable_flagged": sum(r["insufficient"] for r in ans_q),
+        "ttft_median_s": med([r["ttft_s"] for r in answered if r["ttft_s"] is not None]),
+        "gen_tok_s_median": med([r["gen_tok_s"] for r in answered if r["gen_tok_s"]]),
+        "rows": rows,
+    }
+
+
 # ---- speed ---------------------------------------------------------------------------------
 def raw_llama(runner, toks: list[int], gen_tokens: int) -> dict:
     """llama.cpp on its own, same loaded model: prompt processing of `toks` from an empty KV
@@ -286,11 +410,26 @@ def _f(v, nd=2):
     return "-" if v is None else (f"{v:.{nd}f}" if isinstance(v, float) else str(v))
 
 
+def print_modes(res: list[dict]) -> None:
+    print("| model | mode | cites gold page | states gold fact (backed sentences / any) | shown sentences "
+          "backed | unmarked sentences with unbacked numbers | not-covered recall | fallbacks | TTFT median | tok/s |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in res:
+        print(f"| {r['model']} | {r['mode']} | {_f(r['cites_gold_page'])} | {_f(r['states_gold_fact'])} / "
+              f"{_f(r['states_gold_fact_any_sentence'])} (n={r['facts_known']}) | {_f(r['supported_share'])} | "
+              f"{r['unmarked_unbacked_numbers']} | {_f(r['not_covered_recall'])} | {r['fallbacks']} | "
+              f"{_f(r['ttft_median_s'])} s | {_f(r['gen_tok_s_median'], 1)} |")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--library", type=Path, default=BENCH / "data" / "lib-answer")
     ap.add_argument("--questions", type=Path, default=BENCH / "questions.jsonl")
-    ap.add_argument("--only", choices=["confidence", "answers", "extractive", "speed"], nargs="*")
+    ap.add_argument("--only", choices=["confidence", "answers", "extractive", "speed", "modes"], nargs="*")
+    ap.add_argument("--models", nargs="*", default=["smol", "qwen05", "qwen15"],
+                    help="answer models for --only modes (bench/answer_models.py names or .gguf paths)")
+    ap.add_argument("--modes", nargs="*", default=["extractive", "quote", "generative"])
+    ap.add_argument("--tag", default="", help="suffix of the modes result file (e.g. heldout, unseen)")
     ap.add_argument("--limit", type=int, default=24, help="questions for generative answers (all 'none' included)")
     ap.add_argument("--speed-n", type=int, default=4, help="questions for the speed part")
     ap.add_argument("--threads", type=int, nargs="*", default=[1, 2])
@@ -298,6 +437,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-k", type=int, default=8)
     args = ap.parse_args(argv)
     parts = set(args.only or ["confidence", "answers", "extractive", "speed"])
+    if "modes" in parts:  # its own result file, one per question set
+        questions = load_questions(args.questions)
+        lib = open_library(args.library, threads=min(args.threads))
+        qs = pick(questions, args.limit) if args.limit else questions
+        res = bench_modes(lib, qs, load_facts(), args.models, args.modes, max(args.threads), args.k)
+        lib.close()
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        name = f"answer_modes{'_' + args.tag if args.tag else ''}.json"
+        (RESULTS / name).write_text(json.dumps({"questions": str(args.questions), "results": res}, indent=1, default=str))
+        print_modes(res)
+        return 0
     from mmrag_desktop.engine.settings import Settings
 
     questions = load_questions(args.questions)

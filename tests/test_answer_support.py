@@ -111,6 +111,7 @@ def test_guard_stops_a_loop_at_its_second_occurrence():
     ("The value is log \ufffd\ufffdFmax here.", "garbled"),
     ("It is fine. Then \u00c3\u00a9t\u00c3\u00a9 follows.", "garbled"),
     ("See (en-eyes.pdf, page 248, section: LaTeX and Xfig) for it.", "echo"),
+    ("It is 5 V. [2] (section: 1 Power supply) The programmer", "echo"),
     ("Answer: " + "=" * 30, "garbled"),
 ])
 def test_guard_catches_garbled_text_and_echoed_headers(text, guard):

@@ -45,7 +45,7 @@ from .prompt import INSUFFICIENT_REPLY, build_messages, is_insufficient_reply
 from .quote_boxes import merge_boxes, quote_boxes
 from .rewrite import rewrite_followup
 from .runner import POOL, ROLE, close_models
-from .support import SupportChecker, recite
+from .support import SentenceCheck, SupportChecker, recite
 
 MODES = ("auto", "generative", "quote", "extractive")
 QUOTE_BELOW_PARAMS = 1_000_000_000  # "auto" answers quote-first below this model size (bench/README.md)
@@ -314,20 +314,22 @@ def _finish(answer: Answer, text: str, blocks, checker: SupportChecker, lines_of
         yield CitationEvent(citation=answer.citations[-1])
 
 
-def _stream_quotes(chosen, by_id, checker, lines_of, first: bool) -> Iterator[AnswerEvent]:
-    """Token, citation and sentence events for quoted evidence sentences."""
-    offset = 0
-    for c in chosen:
-        piece = ("" if first and not offset else " ") + quote_text(c.text, c.block_id)
+def _stream_quotes(chosen, by_id, checker, lines_of, base: int = 0) -> Iterator[AnswerEvent]:
+    """Token, citation and sentence events for quoted evidence sentences; `base` is the length of
+    the text streamed before them (the sentence events' offsets count from the stream's start)."""
+    offset = base
+    for n, c in enumerate(chosen):
+        piece = ("" if n == 0 else " ") + quote_text(c.text, c.block_id)
         yield TokenEvent(text=piece)
         b = by_id[c.block_id]
         yield CitationEvent(citation=b.citation(_sentence_boxes(b, [c.text], lines_of)))
-        yield SentenceEvent(sentence=checker.check(piece.strip(), quote=True).to_json())
+        start = offset + len(piece) - len(piece.lstrip())
+        yield SentenceEvent(sentence=checker.check(piece.strip(), start, offset + len(piece), quote=True).to_json())
         offset += len(piece)
 
 
 def _extractive(answer: Answer, question: str, hits, embedder, settings: Settings, t0: float,
-                lines_of=None) -> Iterator[AnswerEvent]:
+                lines_of=None, base: int = 0) -> Iterator[AnswerEvent]:
     answer.mode = "extractive"
     count = getattr(embedder, "count_tokens", None) if embedder is not None else None
     blocks = pack_evidence(hits, settings.evidence_tokens, count) if count else pack_evidence(hits, settings.evidence_tokens)
@@ -338,7 +340,7 @@ def _extractive(answer: Answer, question: str, hits, embedder, settings: Setting
         return
     checker = _checker(blocks, embedder, settings)
     answer.stats["ttft_s"] = round(time.perf_counter() - t0, 4)
-    yield from _stream_quotes(chosen, {b.id: b for b in blocks}, checker, lines_of, first=True)
+    yield from _stream_quotes(chosen, {b.id: b for b in blocks}, checker, lines_of, base)
     yield from _finish(answer, extractive_text(chosen), blocks, checker, lines_of, [c.text for c in chosen])
     answer.stats["total_s"] = round(time.perf_counter() - t0, 4)
     yield DoneEvent(answer=answer)
@@ -356,15 +358,19 @@ def choose_style(runner, settings: Settings) -> str:
 
 
 def _fallback_to_quotes(answer: Answer, question: str, hits, embedder, settings: Settings, t0: float,
-                        lines_of, reason: str) -> Iterator[AnswerEvent]:
-    """Replace the model's answer by the cited sentences; its text stays one click away."""
+                        lines_of, reason: str, streamed: int) -> Iterator[AnswerEvent]:
+    """Replace the model's answer by the cited sentences; its text stays one click away.
+    `streamed`: the length of the text the stream showed so far."""
     answer.stats["model_answer"] = answer.text
     answer.stats["model_sentences"] = [c.to_json() for c in answer.sentences]
     answer.stats["fallback_from"] = answer.mode
     answer.notices.append(reason)
     yield NoticeEvent(message=reason)
-    yield TokenEvent(text="\n\nBest matching sentences from the manuals:\n")
-    yield from _extractive(answer, question, hits, embedder, settings, t0, lines_of)
+    sep, lead = "\n\n", "Best matching sentences from the manuals:"
+    yield TokenEvent(text=sep + lead + "\n")
+    start = streamed + len(sep)
+    yield SentenceEvent(sentence=SentenceCheck(lead, start, start + len(lead), claim=False).to_json())
+    yield from _extractive(answer, question, hits, embedder, settings, t0, lines_of, start + len(lead) + 1)
 
 
 def _generative(
@@ -471,13 +477,13 @@ def _generative(
     answer.stats["total_s"] = round(time.perf_counter() - t0, 4)
     checked = answer.checked
     if stopped != "cancelled" and settings.extra.get("uncited_fallback", True) and (
-        not answer.text or checked["supported"] * 2 < checked["claims"]
+        not checked["claims"] or checked["supported"] * 2 < checked["claims"]
     ):
         reason = (f"Only {checked['supported']} of the model's {checked['claims']} sentences are backed by the "
                   "manuals; showing the best matching sentences from the manuals instead (the model's "
-                  "answer is one click away)." if answer.text else
+                  "answer is one click away)." if checked["claims"] else
                   "The model's answer was unusable; showing the best matching sentences from the manuals instead.")
-        yield from _fallback_to_quotes(answer, question, hits, embedder, settings, t0, lines_of, reason)
+        yield from _fallback_to_quotes(answer, question, hits, embedder, settings, t0, lines_of, reason, len(streamed))
         return
     yield DoneEvent(answer=answer)
 
@@ -515,7 +521,7 @@ def _quote_first(
         quoted = [cands[i - 1] for i in ids] or cands[:1]  # the grammar names at least one
         answer.stats["ttft_s"] = round(time.perf_counter() - t0, 4)
         answer.stats["quoted"] = [i for i in ids]
-        yield from _stream_quotes(quoted, by_id, checker, lines_of, first=True)
+        yield from _stream_quotes(quoted, by_id, checker, lines_of)
 
     pieces = runner.stream(toks, max_tokens=max_new, stop=stop, cancel=cancel, stats=gen,
                            grammar=qf.grammar(len(cands)))
@@ -540,7 +546,7 @@ def _quote_first(
     answer.raw_text = raw
     answer.stats["generation"] = gen.to_json()
     answer.stopped = stopped or ("length" if gen.finish_reason == "length" else "")
-    own = " ".join(reply.own.split())
+    own = qf.own_sentences(reply.own, [c.text for c in quoted])
     text = extractive_text(quoted) + (" " + own if own else "")
     yield from _finish(answer, text, blocks, checker, lines_of, [c.text for c in quoted])
     answer.stats["total_s"] = round(time.perf_counter() - t0, 4)

@@ -60,17 +60,17 @@ class EvidenceBlock:
     truncated: bool = False
 
     def header(self) -> str:
+        """"[n] (table, section: ...)": the id, the kind when not running text, the section. No
+        file name or page: small models copied "(manual.pdf, page 248, ...)" into their answers
+        (the citation carries the document and page; the guards stop an echo)."""
         h = self.hit
-        where = f"{h.doc}, page {h.page}" if h.page else h.doc
-        kind = _KIND_LABEL.get(h.kind)
-        if kind:
-            where += f", {kind}"
+        parts = [k for k in (_KIND_LABEL.get(h.kind),) if k]
         if h.section:
-            where += f", section: {neutralise(h.section)}"
-        return f"[{self.id}] ({where})"
+            parts.append(f"section: {neutralise(h.section)}")
+        return f"[{self.id}] ({', '.join(parts)})" if parts else f"[{self.id}]"
 
     def render(self) -> str:
-        """The block as it appears in the prompt: "[n] (doc, page p, section: ...) text"."""
+        """The block as it appears in the prompt: "[n] (section: ...)" and its text."""
         return f"{self.header()}\n{self.text}"
 
     def citation(self, boxes: list[tuple[int, BBox]] | None = None) -> Citation:

@@ -26,7 +26,7 @@ _CHAR_RUN = re.compile(r"(\S)\1{19,}")
 _GARBLED = re.compile(r"\ufffd(?:\s?\ufffd)+|\ufffd.{0,3}\ufffd|Ã[\x80-\xbf\u00a0-\u00bf]|â€[\x80-\xbf\u2018-\u201d\u2122\u0153]")
 _HEADER = re.compile(
     r"\(\s*[^()\n]{1,120}?\.(?:pdf|md|markdown|png|jpe?g|json|txt)\s*,\s*page\s+\d+|"
-    r"(?:^|\n)\s*\[\d+\]\s*\([^()\n]{0,120}(?:page|section)", re.I)
+    r"\[\d+\]\s*\((?:table, |figure, |caption, |code, |formula, )?section:|\(section:", re.I)
 _WORD = re.compile(r"\S+")
 
 

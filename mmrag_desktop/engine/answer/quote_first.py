@@ -24,6 +24,7 @@ from .extractive import Candidate
 MAX_CANDIDATES = 8
 MAX_QUOTES = 3
 MAX_TOKENS = 160  # two short sentences and the quote list fit well within this
+MAX_SENTENCE_CHARS = 160  # a sentence of the model's own is short: it cannot run on
 QUOTES_PREFIX = "Quotes: "
 ANSWER_PREFIX = "\nAnswer: "
 
@@ -61,7 +62,7 @@ def grammar(n_candidates: int) -> str:
     return (
         f'root ::= "{QUOTES_PREFIX}" sid{more} "\\nAnswer: " sent (" " sent)?\n'
         f"sid ::= {ids}\n"
-        'sent ::= [A-Za-z0-9(`"\'] ([^\\n.!?\\[\\]] | "." [0-9])+ [.!?]\n'
+        f"sent ::= [A-Za-z0-9] ([A-Za-z0-9 ,;:'%/+=_-] | \".\" [0-9]){{8,{MAX_SENTENCE_CHARS}}} [.!?]\n"
     )
 
 
@@ -88,3 +89,13 @@ def parse_reply(text: str, n_candidates: int) -> QuoteReply:
         if 1 <= i <= n_candidates and i not in ids:
             ids.append(i)
     return QuoteReply(ids=ids[:MAX_QUOTES], own=own.strip() if sep else "", quotes_done=bool(sep))
+
+
+def own_sentences(own: str, quotes: Sequence[str]) -> str:
+    """The model's own sentences, less those that only repeat a quoted sentence."""
+    from ..sentence_split import split_sentences
+
+    quoted = [" ".join(q.lower().split()).rstrip(".") for q in quotes]
+    keep = [s for s in split_sentences(" ".join(own.split()))
+            if not any(" ".join(s.lower().split()).rstrip(".") in q for q in quoted)]
+    return " ".join(keep)

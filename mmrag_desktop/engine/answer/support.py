@@ -49,7 +49,9 @@ class SentenceCheck:
 
     start/end: offsets of `text` in the answer text; citations: valid ids it carries after the
     check; cited_by_model: the ids the model wrote (before re-citing); missing: its terms found in
-    no evidence block; reason: why it is not supported ("" when it is)."""
+    no evidence block; reason: why it is not supported ("" when it is); nearest: the evidence
+    sentence closest in meaning among the blocks it cites (all blocks when it cites none), even when
+    it does not back the sentence (what the check compared; the threshold's calibration reads it)."""
 
     text: str
     start: int
@@ -62,6 +64,7 @@ class SentenceCheck:
     missing: list[str] = field(default_factory=list)
     reason: str = ""
     cited_by_model: list[int] = field(default_factory=list)
+    nearest: Support | None = None
 
     def to_json(self) -> dict:
         return {
@@ -75,6 +78,7 @@ class SentenceCheck:
             "reason": self.reason,
             "start": self.start,
             "end": self.end,
+            "nearest": self.nearest.to_json() if self.nearest else None,
         }
 
 
@@ -163,7 +167,12 @@ class SupportChecker:
             score, unit = self._best(vec, ids)
             return score >= self.threshold and not absent, score, unit, absent
 
-        ok, score, unit, absent = passes(cited) if cited else (False, -1.0, -1, found)
+        ok, score, unit, absent = passes(cited or list(self.blocks))
+        if unit >= 0:
+            nb, nt = self.units[unit]
+            res.nearest = Support(nb, self.blocks[nb].hit.chunk_id, nt, score)
+        if not cited:
+            ok = False  # an uncited claim is attributed below, to one block that backs it alone
         if not ok:  # another block may back it: re-cite (or attribute) to the best such block
             best = None
             for bid in self.blocks:
