@@ -24,6 +24,12 @@ Usage::
     python bench/make_gold.py --draw 8        # also renders 8 pages per kind with the gold box
                                               # into bench/results/gold_png/ for a visual check
     python bench/make_gold.py --defs heldout  # writes bench/heldout.jsonl
+    python bench/make_gold.py --defs unseen   # writes bench/unseen.jsonl from the manuals in
+                                              # bench/data/unseen/ (fetch_unseen_manuals.sh)
+    python bench/make_gold.py --defs unseen_defs --manuals bench/data/unseen --out bench/unseen.jsonl
+                                              # the same, spelled out: any definitions module
+                                              # (a file in bench/ defining QUESTIONS), manuals
+                                              # folder and output file
 """
 
 from __future__ import annotations
@@ -39,7 +45,10 @@ sys.path.insert(0, str(BENCH))
 MANUALS = BENCH / "data" / "manuals"
 OUT = BENCH / "questions.jsonl"
 # --defs NAME: (module defining QUESTIONS, default output file)
-DEFS = {"dev": ("question_defs", OUT), "heldout": ("heldout_defs", BENCH / "heldout.jsonl")}
+DEFS = {"dev": ("question_defs", OUT), "heldout": ("heldout_defs", BENCH / "heldout.jsonl"),
+        "unseen": ("unseen_defs", BENCH / "unseen.jsonl")}
+# --defs NAME: default manuals folder when it is not MANUALS
+DEFS_MANUALS = {"unseen": BENCH / "data" / "unseen"}
 
 Box = tuple[float, float, float, float]
 
@@ -185,17 +194,19 @@ def resolve(page, locator: dict) -> Box:
 
 
 def load_defs(name: str = "dev") -> list[dict]:
-    """Return the QUESTIONS list of the definitions module named by ``name`` (a key of DEFS)."""
+    """Return the QUESTIONS list of the definitions module named by ``name`` (a key of DEFS, or
+    the name of a module in bench/ such as ``unseen_defs``)."""
     import importlib
 
-    return importlib.import_module(DEFS[name][0]).QUESTIONS
+    return importlib.import_module(DEFS[name][0] if name in DEFS else name).QUESTIONS
 
 
-def build(questions: list[dict] | None = None) -> list[dict]:
+def build(questions: list[dict] | None = None, manuals: Path | None = None) -> list[dict]:
     """Return the question records with computed gold boxes (of ``questions``, default the dev
-    set); raises GoldError on a bad definition."""
+    set; PDFs read from ``manuals``, default MANUALS); raises GoldError on a bad definition."""
     import pymupdf
 
+    manuals = Path(manuals) if manuals is not None else MANUALS
     if questions is None:
         questions = load_defs("dev")
     docs: dict[str, object] = {}
@@ -210,9 +221,10 @@ def build(questions: list[dict] | None = None) -> list[dict]:
         for g in q.get("gold", []):
             doc = docs.get(g["doc"])
             if doc is None:
-                path = MANUALS / g["doc"]
+                path = manuals / g["doc"]
                 if not path.exists():
-                    raise GoldError(f"{path} is missing: run bench/fetch_manuals.sh")
+                    raise GoldError(f"{path} is missing: run bench/fetch_manuals.sh"
+                                    + (" or bench/fetch_unseen_manuals.sh" if manuals != MANUALS else ""))
                 doc = docs[g["doc"]] = pymupdf.open(path)
             page = doc[g["page"] - 1]
             try:
@@ -231,10 +243,11 @@ def build(questions: list[dict] | None = None) -> list[dict]:
     return records
 
 
-def draw(records: list[dict], per_kind: int, out_dir: Path) -> list[Path]:
+def draw(records: list[dict], per_kind: int, out_dir: Path, manuals: Path | None = None) -> list[Path]:
     """Render up to ``per_kind`` gold pages per kind with the gold box drawn in red; return PNG paths."""
     import pymupdf
 
+    manuals = Path(manuals) if manuals is not None else MANUALS
     out_dir.mkdir(parents=True, exist_ok=True)
     counts: dict[str, int] = {}
     written = []
@@ -243,7 +256,7 @@ def draw(records: list[dict], per_kind: int, out_dir: Path) -> list[Path]:
             continue
         counts[r["kind"]] = counts.get(r["kind"], 0) + 1
         g = r["gold"][0]
-        doc = pymupdf.open(MANUALS / g["doc"])
+        doc = pymupdf.open(manuals / g["doc"])
         page = doc[g["page"] - 1]
         page.draw_rect(pymupdf.Rect(g["bbox"]), color=(1, 0, 0), width=2)
         path = out_dir / f"{r['id']}.png"
@@ -255,14 +268,23 @@ def draw(records: list[dict], per_kind: int, out_dir: Path) -> list[Path]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--draw", type=int, default=0, help="render N gold pages per kind for checking")
-    ap.add_argument("--defs", choices=sorted(DEFS), default="dev",
-                    help="question definitions: dev (question_defs.py) or heldout (heldout_defs.py)")
+    ap.add_argument("--defs", default="dev",
+                    help="question definitions: dev (question_defs.py), heldout (heldout_defs.py), "
+                         "unseen (unseen_defs.py), or the name of another definitions module in bench/")
     ap.add_argument("--out", type=Path, default=None,
-                    help="output JSON lines (default bench/questions.jsonl, or bench/heldout.jsonl for --defs heldout)")
+                    help="output JSON lines (default bench/questions.jsonl, bench/heldout.jsonl for "
+                         "--defs heldout, bench/unseen.jsonl for --defs unseen; required for other modules)")
+    ap.add_argument("--manuals", type=Path, default=None,
+                    help="folder holding the PDFs (default bench/data/manuals, bench/data/unseen for --defs unseen)")
     args = ap.parse_args()
-    out = args.out or DEFS[args.defs][1]
+    key = args.defs if args.defs in DEFS else next(
+        (k for k, (mod, _) in DEFS.items() if mod == args.defs), None)
+    out = args.out or (DEFS[key][1] if key else None)
+    if out is None:
+        ap.error(f"--out is required for --defs {args.defs}")
+    manuals = args.manuals or DEFS_MANUALS.get(key, MANUALS)
     try:
-        records = build(load_defs(args.defs))
+        records = build(load_defs(args.defs), manuals)
     except GoldError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
@@ -274,7 +296,7 @@ def main() -> int:
         kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
     print(f"wrote {len(records)} questions to {out}: {kinds}")
     if args.draw:
-        for p in draw(records, args.draw, BENCH / "results" / "gold_png"):
+        for p in draw(records, args.draw, BENCH / "results" / "gold_png", manuals):
             print(p)
     return 0
 
