@@ -2,8 +2,8 @@
 
     python scripts/screenshots.py OUT_DIR [MANUAL.pdf ...]
 
-Without manuals it cuts a few chapters out of /tmp/manuals (ngspice: raster figures and
-tables; R-intro: prose) into a temp folder. Saves:
+Without manuals it cuts a few chapters out of the benchmark manuals (bench/fetch_manuals.sh puts
+them in bench/data/manuals/; ngspice: raster figures and tables; R-intro: prose) into a temp folder. Saves:
   01-empty.png, 02-ingest.png, 03-answer.png, 04-table-highlight.png, 05-figure-highlight.png
 """
 
@@ -15,8 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
-CUTS = [("/tmp/manuals/ngspice.pdf", 120, 175, "ngspice-devices.pdf"),
-        ("/tmp/manuals/R-intro.pdf", 0, 30, "R-intro-start.pdf")]
+MANUALS = Path(__file__).resolve().parent.parent / "bench" / "data" / "manuals"
+CUTS = [(MANUALS / "ngspice-manual.pdf", 120, 175, "ngspice-devices.pdf"),
+        (MANUALS / "R-intro.pdf", 0, 30, "R-intro-start.pdf")]
 QUESTION = "How do I model a lossy transmission line?"
 TABLE_QUERY = "table of model parameters default value units"
 FIGURE_QUERY = "figure schematic"

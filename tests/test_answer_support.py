@@ -40,8 +40,10 @@ def test_one_splitter_keeps_abbreviations_and_numbers_together():
         "See Fig. 3 for the pins.", "The supply is approx. 5 V.", "Done."]
     assert split_plain("Use e.g. the OD0 pin. It gives 3.3 V! Really? Yes.") == [
         "Use e.g. the OD0 pin.", "It gives 3.3 V!", "Really?", "Yes."]
-    assert split_plain("a line\nanother line. \u2022 one \u2022 two", newlines=True) == [
-        "a line", "another line.", "\u2022 one", "\u2022 two"]
+    assert split_plain("A line\nAnother line. \u2022 one \u2022 two", newlines=True) == [
+        "A line", "Another line.", "\u2022 one", "\u2022 two"]
+    assert split_plain("A line that wraps\nonto the next one.\n2 items", newlines=True) == [
+        "A line that wraps\nonto the next one.", "2 items"]
     # the answer splitter: a marker that opens a sentence belongs to the previous one
     assert split_sentences("It works. [1] See Eq. 2 next [2].") == ["It works. [1]", "See Eq. 2 next [2]."]
 

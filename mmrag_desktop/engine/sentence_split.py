@@ -5,7 +5,8 @@ open a sentence (a capital letter, a digit, a quote, a bracket, a bullet). A ful
 a sentence after an abbreviation that is usually followed by more of the same sentence ("Fig. 3",
 "approx. 5 V", "e.g. the", "No. 4", "Eq. 2.1", "vs. time") or inside a number ("3.3 V"). A single
 capital is not taken for an initial: in manuals it is a unit or a name ("5 V.", "part A."). With `newlines=True` every line break is a boundary
-too (evidence text whose lines are list items, table rows or headings), and so is a bullet.
+too (evidence text whose lines are list items, table rows or headings), unless a lower-case word
+follows it (a wrapped line), and so is a bullet.
 
     >>> split_sentences("See Fig. 3 for the pins. The supply is approx. 5 V. Done.")
     ['See Fig. 3 for the pins.', 'The supply is approx. 5 V.', 'Done.']
@@ -17,7 +18,7 @@ import re
 
 # Abbreviations after which a full stop rarely ends the sentence (lower-cased, without the dot).
 ABBREVIATIONS = frozenset(
-    """fig figs eq eqs no nos sec secs ch chap approx ca cf vs resp ref refs tab tbl vol pp p pg
+    """fig figs eq eqs no nos sec secs sect ch chap chapt fn approx ca cf vs resp ref refs tab tbl vol pp p pg
     e.g i.e etc al min max typ nom incl excl dept esp st mr mrs dr prof jr sr inc ltd co corp
     art para app appx ex opt def""".split()
 )
@@ -52,8 +53,8 @@ def sentence_spans(text: str, *, newlines: bool = False) -> list[tuple[int, int]
         if m.group(1) == "." and _is_abbreviation(text[max(0, end - 12):end], text[m.end():m.end() + 1]):
             continue
         cuts.append(end)
-    if newlines:
-        cuts.extend(m.start() for m in re.finditer(r"\n+", text))
+    if newlines:  # a line break before a lower-case word is a wrapped line, not a boundary
+        cuts.extend(m.start() for m in re.finditer(r"\n+(?![a-z])", text))
         cuts.extend(m.start() for m in _BULLET.finditer(text))
     spans: list[tuple[int, int]] = []
     start = 0

@@ -5,7 +5,9 @@ Never quoted: table-of-contents and index lines ("4.25.1 DIP and QFP chips . . .
 figure labels ("4 5 3 6 2 7 1 8 Dual-in-Line"), the "Labels:" list of a figure chunk. When the
 question asks for a value (how much, how many, default, maximum, ...) a sentence that carries a
 number is preferred; when it asks for a name (which command, option, function, ...), one that
-carries an identifier.
+carries an identifier; a sentence that lacks it while the next sentence of its block carries it is
+quoted together with that sentence ("XMU=x sets the damping factor." + "The default value is
+XMU=0.5."), as search highlights a sentence with the next one.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from .key_terms import terms
 _TOC = re.compile(r"(?:(?:\.\s?){4,}|\u2026|\s{3,})\s*[0-9ivxlc]+\s*$|^\d+(?:\.\d+)+\s+\S.*\s\d+\s*$", re.I)
 _INDEX = re.compile(r",\s*\d+(?:\s*[-,]\s*\d+)*\s*$")
 _HEADER = re.compile(r"^(?:\d+\s+\d+(?:\.\d+)+\s|\d+(?:\.\d+)+\s.{0,80}\s\d+$|(?:chapter|section|page)\s+\d+\b)", re.I)
-_LABELS = re.compile(r"^(?:labels|referenced as)\s*:", re.I)
+_LABELS = re.compile(r"^(?:labels|referenced as|section)\s*:", re.I)
+# A figure chunk's parts ("Figure 2: ... Labels: ... Section: ... Referenced as: ...") are separate.
+_FIGURE_PART = re.compile(r"\s(?=(?:Labels|Section|Referenced as):\s)")
 _VALUE_Q = re.compile(
     r"\b(?:how (?:much|many|long|large|big|small|fast|high|low|often|wide)|what (?:value|size|range|number)|"
     r"default|maximum|minimum|max|min|limit|tolerance|voltage|current|frequency|rate|size|width|length|"
@@ -31,14 +35,20 @@ _NAME_Q = re.compile(
     r"\b(?:which|what) (?:command|option|function|flag|setting|variable|parameter|keyword|name|register|"
     r"pin|signal|macro|argument|switch|directive|statement|package|library|file)s?\b|\bwhat is it called\b", re.I)
 VALUE_BONUS = 0.15
+PAIR_WORDS = 60  # a sentence and the next one it needs, quoted together, stay this short
+LEAD_IN_PENALTY = 0.1
 
 
 @dataclass
 class Candidate:
+    """A quotable evidence sentence of block `block_id` (`position` in the block); `following`
+    is the block's next sentence when quotable ("" otherwise)."""
+
     block_id: int
     position: int
     text: str
     score: float = 0.0
+    following: str = ""
 
 
 def is_quotable(sentence: str) -> bool:
@@ -59,12 +69,14 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
     out = []
     for b in blocks:
         text = b.text[:-4] if b.truncated and b.text.endswith(" ...") else b.text
-        for pos, s in enumerate(split_sentences(text, newlines=True)):
+        sentences = [p for s in split_sentences(text, newlines=True) for p in _FIGURE_PART.split(s)]
+        for pos, s in enumerate(sentences):
             words = s.split()
             if len(words) < min_words or not is_quotable(s):
                 continue
             s = " ".join(words[:max_words]) + (" ..." if len(words) > max_words else "")
-            out.append(Candidate(b.id, pos, s))
+            nxt = sentences[pos + 1] if pos + 1 < len(sentences) else ""
+            out.append(Candidate(b.id, pos, s, following=nxt if is_quotable(nxt) else ""))
     return out
 
 
@@ -98,9 +110,20 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     for i, c in enumerate(cands):
         cover = len(q_terms & set(content_terms(c.text))) / len(q_terms) if q_terms else 0.0
         c.score = (float(cos[i]) if cos is not None else 0.0) + 0.5 * cover + 0.05 * (n - c.block_id) / n
-        if asked and any(t.kind == ("number" if asked == "value" else "name") for t in terms(c.text)):
+        if asked and _carries(c.text, asked):
             c.score += VALUE_BONUS
+        elif asked and c.following and _carries(c.following, asked) and len(c.text.split()) + len(
+                c.following.split()) <= PAIR_WORDS:
+            # "XMU=x sets the damping factor." + "The default value is XMU=0.5.": quote both
+            c.text = f"{c.text} {c.following}"
+            c.score += VALUE_BONUS / 2
+        if c.text.rstrip()[-1:] not in ".!?)":  # a lead-in to a list or a fragment, not an answer
+            c.score -= LEAD_IN_PENALTY
     return sorted(cands, key=lambda c: -c.score)
+
+
+def _carries(text: str, asked: str) -> bool:
+    return any(t.kind == ("number" if asked == "value" else "name") for t in terms(text))
 
 
 def select_sentences(
@@ -131,10 +154,11 @@ def select_sentences(
 
 
 def quote_text(sentence: str, block_id: int) -> str:
-    """One quoted sentence with its citation: final punctuation added when missing."""
+    """One quoted sentence with its citation; a piece that does not end a sentence (a line of a
+    list, a fragment) ends with " ..." rather than a full stop the manual did not print."""
     s = sentence.rstrip()
-    if s and s[-1] not in ".!?:":
-        s += "."
+    if s and s[-1] not in ".!?:)" and not s.endswith("..."):
+        s += " ..."
     return f"{s} [{block_id}]"
 
 

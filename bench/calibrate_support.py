@@ -1,0 +1,81 @@
+"""Calibrating the support threshold (answer/support.py SUPPORT_THRESHOLD) on labelled sentences.
+
+    python bench/calibrate_support.py extract results/answer_modes_dev.json ...  # -> results/support_to_label.jsonl
+    python bench/calibrate_support.py report                                    # reads bench/support_labels.jsonl
+
+`extract` collects every sentence a model wrote itself (claims that are not verbatim quotes, from
+the answers and from the model's own answers a fallback replaced) with the evidence sentence the
+check compared it with (`nearest`) and the cosine. A person reads each against that evidence and
+the cited page and writes `label`: 1 when the evidence says what the sentence says (numbers and
+names included), 0 otherwise, into bench/support_labels.jsonl (one JSON object a line, `set` =
+the question set the answer came from).
+
+`report` prints, for thresholds 0.40-0.90, on each set's labels: how many sentences would be shown
+unmarked (score >= t and every term in the cited evidence), and the share of those that are
+really supported (precision), and the share of really supported sentences shown unmarked (recall).
+The threshold is chosen on the development set's labels alone: the smallest t whose precision
+there is >= 0.95; the held-out labels then say how it fares on answers nobody tuned on.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+LABELS = BENCH / "support_labels.jsonl"
+OUT = BENCH / "results" / "support_to_label.jsonl"
+
+
+def extract(paths: list[str]) -> int:
+    seen = set()
+    rows = []
+    for p in paths:
+        data = json.loads(Path(p).read_text())
+        qset = Path(data["questions"]).stem
+        for res in data["results"]:
+            for r in res["rows"]:
+                for s in r["sentences"] + r.get("model_sentences", []):
+                    if not s["claim"] or s["quote"] or not s.get("nearest"):
+                        continue
+                    key = (r["id"], s["text"])
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    terms_ok = not s["missing"] and not s["reason"].startswith("not in the cited")
+                    rows.append({"set": qset, "qid": r["id"], "model": res["model"], "mode": res["mode"],
+                                 "sentence": s["text"], "evidence": s["nearest"]["text"],
+                                 "score": s["nearest"]["score"], "terms_ok": terms_ok,
+                                 "supported": s["supported"], "label": None})
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    print(f"{len(rows)} sentences to label -> {OUT}")
+    return 0
+
+
+def report() -> int:
+    rows = [json.loads(line) for line in LABELS.read_text().splitlines() if line.strip()]
+    rows = [r for r in rows if r.get("label") in (0, 1)]
+    sets = sorted({r["set"] for r in rows})
+    print(f"{len(rows)} labelled sentences: " + ", ".join(f"{s} {sum(r['set'] == s for r in rows)}" for s in sets))
+    print("| set | t | shown unmarked | precision | recall |\n|---|---|---|---|---|")
+    chosen = None
+    for qset in sets:
+        part = [r for r in rows if r["set"] == qset]
+        pos = sum(r["label"] for r in part)
+        for t in [x / 100 for x in range(40, 91, 5)]:
+            shown = [r for r in part if r["terms_ok"] and r["score"] >= t]
+            tp = sum(r["label"] for r in shown)
+            prec = tp / len(shown) if shown else None
+            print(f"| {qset} | {t:.2f} | {len(shown)} | {'-' if prec is None else f'{prec:.2f}'} | "
+                  f"{tp / pos if pos else 0:.2f} |")
+            if qset == "questions" and chosen is None and prec is not None and prec >= 0.95:
+                chosen = t
+    print(f"\nsmallest threshold with precision >= 0.95 on the development labels: {chosen}")
+    return 0
+
+
+if __name__ == "__main__":
+    cmd = sys.argv[1] if len(sys.argv) > 1 else "report"
+    sys.exit(extract(sys.argv[2:]) if cmd == "extract" else report())
