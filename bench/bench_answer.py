@@ -331,11 +331,23 @@ def raw_llama(runner, toks: list[int], gen_tokens: int) -> dict:
             "gen_tokens": gen_tokens, "raw_gen_tok_s": gen_tokens / gen_s}
 
 
-def bench_speed(lib, questions: list[dict], threads: int, model: str | None, n: int, k: int) -> dict:
+def bench_speed(lib, questions: list[dict], threads: int, model: str | None, n: int, k: int,
+                style: str = "generative") -> dict:
     from mmrag_desktop.engine.answer import POOL, answer_events, close_models
+    from mmrag_desktop.engine.answer import quote_first as qf
+    from mmrag_desktop.engine.answer.encode_once import EncodeOnce
     from mmrag_desktop.engine.answer.evidence import pack_evidence
+    from mmrag_desktop.engine.answer.extractive import rank_candidates
     from mmrag_desktop.engine.answer.prompt import SYSTEM_PROMPT, build_messages
     from mmrag_desktop.engine.settings import Settings
+
+    system = qf.SYSTEM_PROMPT if style == "quote" else SYSTEM_PROMPT
+
+    def messages(question, blocks):
+        if style != "quote":
+            return build_messages(question, blocks)
+        cands = rank_candidates(question, blocks, EncodeOnce(lib.embedder))[: qf.MAX_CANDIDATES]
+        return qf.build_messages(question, cands, {b.id: f"{b.hit.doc}, page {b.hit.page}" for b in blocks})
 
     s = Settings(threads=threads, evidence_tokens=1000, max_answer_tokens=64, n_ctx=4096)
     if model:
@@ -354,16 +366,16 @@ def bench_speed(lib, questions: list[dict], threads: int, model: str | None, n: 
     for q in qs:
         # ours, in steady state: only the system prompt is in the KV cache (a previous question)
         if POOL._runner is not None:
-            POOL._runner.warm([{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "?"}])
+            POOL._runner.warm([{"role": "system", "content": system}, {"role": "user", "content": "?"}])
         t_start = time.perf_counter()
         first = None
         ans = None
-        for ev in answer_events(lib, q["query"], mode="generative", settings=s, k=k):
+        for ev in answer_events(lib, q["query"], mode=style, settings=s, k=k):
             if ev.kind == "token" and first is None:
                 first = time.perf_counter() - t_start
             if ev.kind == "done":
                 ans = ev.answer
-        if ans is None or ans.mode != "generative" or first is None:
+        if ans is None or ans.mode != style or first is None:
             print(f"{q['id']}: no generative answer ({ans.mode if ans else 'error'})", file=sys.stderr)
             continue
         runner = POOL._runner
@@ -373,7 +385,7 @@ def bench_speed(lib, questions: list[dict], threads: int, model: str | None, n: 
         # the same prompt, raw llama.cpp, same run and same loaded model
         hits = lib.search(ans.search_query, k=k)
         blocks = pack_evidence(hits, min(1000, s.evidence_tokens), runner.count_tokens)
-        toks, _ = runner.render(build_messages(ans.search_query, blocks))
+        toks, _ = runner.render(messages(ans.search_query, blocks))
         same = len(toks) == g["prompt_tokens"]
         raw = raw_llama(runner, toks, gen_tokens=max(16, g["generated_tokens"]))
         rows.append({
@@ -398,7 +410,7 @@ def bench_speed(lib, questions: list[dict], threads: int, model: str | None, n: 
         vals = [r[key] for r in rows if r.get(key) is not None]
         return statistics.median(vals) if vals else None
 
-    return {"threads": threads, "model": model_id, "n": len(rows), "wall_s": time.perf_counter() - t0, "load_s": load_s,
+    return {"threads": threads, "style": style, "model": model_id, "n": len(rows), "wall_s": time.perf_counter() - t0, "load_s": load_s,
             "median": {k_: med(k_) for k_ in ("prompt_tokens", "cached_tokens", "evidence_tokens",
                                               "ttft_end_to_end_s", "ttft_generation_s", "llama_prompt_s_full",
                                               "ttft_ratio", "ttft_generation_ratio", "raw_prompt_tok_s", "ours_gen_tok_s", "raw_gen_tok_s",
@@ -467,7 +479,8 @@ def main(argv: list[str] | None = None) -> int:
         s = Settings(threads=min(args.threads), max_answer_tokens=96, evidence_tokens=1000)
         out["answers"] = bench_answers(lib, pick(questions, args.limit), "generative", s, args.k)
     if "speed" in parts:
-        out["speed"] = [bench_speed(lib, questions, t, args.model, args.speed_n, args.k) for t in args.threads]
+        out["speed"] = [bench_speed(lib, questions, t, args.model, args.speed_n, args.k, style)
+                        for t in args.threads for style in args.modes if style != "extractive"]
     lib.close()
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "answer.json").write_text(json.dumps(out, indent=1, default=str))
@@ -499,7 +512,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{_f(a['mean_seconds'])} s/answer")
     for sp in out.get("speed", []):
         m = sp["median"]
-        print(f"- speed {sp['model']} threads={sp['threads']} (n={sp['n']}, medians): prompt {_f(m['prompt_tokens'], 0)} tok "
+        print(f"- speed {sp['model']} {sp.get('style', 'generative')} threads={sp['threads']} (n={sp['n']}, medians): prompt {_f(m['prompt_tokens'], 0)} tok "
               f"(cached {_f(m['cached_tokens'], 0)}), evidence {_f(m['evidence_tokens'], 0)} tok; TTFT end-to-end "
               f"{_f(m['ttft_end_to_end_s'])} s vs llama.cpp prompt processing {_f(m['llama_prompt_s_full'])} s "
               f"= x{_f(m['ttft_ratio'])} (target <= 1.2); prompt {_f(m['raw_prompt_tok_s'], 0)} tok/s; generation "

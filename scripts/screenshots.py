@@ -4,7 +4,8 @@
 
 Without manuals it cuts a few chapters out of the benchmark manuals (bench/fetch_manuals.sh puts
 them in bench/data/manuals/; ngspice: raster figures and tables; R-intro: prose) into a temp folder. Saves:
-  01-empty.png, 02-ingest.png, 03-answer.png, 04-table-highlight.png, 05-figure-highlight.png
+  01-empty.png, 02-ingest.png, 03-answer.png (the default answer style), 04-table-highlight.png,
+  05-figure-highlight.png, 06-answer-checked.png (a free-text answer, its sentences checked)
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ MANUALS = Path(__file__).resolve().parent.parent / "bench" / "data" / "manuals"
 CUTS = [(MANUALS / "ngspice-manual.pdf", 120, 175, "ngspice-devices.pdf"),
         (MANUALS / "R-intro.pdf", 0, 30, "R-intro-start.pdf")]
 QUESTION = "How do I model a lossy transmission line?"
+FREE_QUESTION = "What is the default value of the lossy line's conductance per unit length?"
 TABLE_QUERY = "table of model parameters default value units"
 FIGURE_QUERY = "figure schematic"
 
@@ -131,6 +133,11 @@ def main() -> int:
             w.viewer.fit_width()
         shot(name)
         w.query_bar.kind_filter.setCurrentIndex(0)
+    w.settings.answer_mode = "generative"  # free text: the marks on sentences the manuals do not back
+    ask(FREE_QUESTION, "answer")
+    if w.answer_pane.sources.items:
+        w.answer_pane.activate_citation(len(w.answer_pane.turns) - 1, w.answer_pane.sources.items[0].number)
+    shot("06-answer-checked.png")
     w.close()
     QTimer.singleShot(0, app.quit)
     return 0

@@ -24,7 +24,7 @@ from .extractive import Candidate
 MAX_CANDIDATES = 8
 MAX_QUOTES = 3
 MAX_TOKENS = 160  # two short sentences and the quote list fit well within this
-MAX_SENTENCE_CHARS = 160  # a sentence of the model's own is short: it cannot run on
+MAX_SENTENCE_WORDS = 30  # a sentence of the model's own is short words: it cannot run on
 QUOTES_PREFIX = "Quotes: "
 ANSWER_PREFIX = "\nAnswer: "
 
@@ -62,7 +62,8 @@ def grammar(n_candidates: int) -> str:
     return (
         f'root ::= "{QUOTES_PREFIX}" sid{more} "\\nAnswer: " sent (" " sent)?\n'
         f"sid ::= {ids}\n"
-        f"sent ::= [A-Za-z0-9] ([A-Za-z0-9 ,;:'%/+=_-] | \".\" [0-9]){{8,{MAX_SENTENCE_CHARS}}} [.!?]\n"
+        f'sent ::= [A-Z] [a-z]* (" " word){{2,{MAX_SENTENCE_WORDS}}} [.!?]\n'
+        "word ::= [A-Za-z0-9(] [A-Za-z0-9,;:'%/+=_()-]{0,24} (\".\" [0-9]{1,6})?\n"
     )
 
 
