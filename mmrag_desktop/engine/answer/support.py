@@ -4,8 +4,12 @@ A sentence is a *claim* unless it is a lead-in ("... from the manuals:") or too 
 anything (fewer than three words and no number or name). A claim is `supported` only when
 
 (a) one evidence sentence, or two adjacent ones, of the blocks it cites says the same: MiniLM
-    cosine >= `SUPPORT_THRESHOLD` (calibrated on labelled answer sentences, see
-    bench/support_labels.jsonl and bench/README.md), or the claim is a verbatim quote; and
+    cosine >= `SUPPORT_THRESHOLD` *and* those evidence sentences hold the claim's content words
+    (at most `MAX_MISSING_WORDS` of them, and no more than 1 - `MIN_COVERAGE`, missing: a claim
+    that adds what the evidence does not say fails even when its topic matches), or the claim is a
+    verbatim quote; both thresholds were calibrated on labelled answer sentences
+    (bench/support_labels.jsonl, bench/calibrate_support.py; cosine alone passed sentences that
+    restate the topic and add invented detail); and
 (b) every number (with its unit) and identifier in it occurs in those blocks (key_terms.py).
 
 A claim whose cited blocks fail but another evidence block passes both tests is re-cited to that
@@ -23,10 +27,13 @@ import numpy as np
 
 from ..sentence_split import split_sentences
 from .citations import find_marks, format_mark, marked_sentence_spans
+from .confidence import content_terms
 from .evidence import EvidenceBlock
 from .key_terms import Term, TermIndex, missing_terms, strip_markers, terms
 
 SUPPORT_THRESHOLD = 0.6
+MIN_COVERAGE = 0.9
+MAX_MISSING_WORDS = 1
 _MIN_WORDS = 3
 
 
@@ -65,6 +72,7 @@ class SentenceCheck:
     reason: str = ""
     cited_by_model: list[int] = field(default_factory=list)
     nearest: Support | None = None
+    coverage: float | None = None  # share of its content words in `nearest`
 
     def to_json(self) -> dict:
         return {
@@ -79,6 +87,7 @@ class SentenceCheck:
             "start": self.start,
             "end": self.end,
             "nearest": self.nearest.to_json() if self.nearest else None,
+            "coverage": self.coverage,
         }
 
 
@@ -87,13 +96,23 @@ def _words(text: str) -> int:
 
 
 def is_claim(sentence: str, sentence_terms: Sequence[Term] | None = None) -> bool:
-    """False for lead-ins ending in ':' and fragments of fewer than three words with no term."""
+    """False for lead-ins ending in ':' and for fragments of fewer than three words that hold
+    neither a name nor a number with a unit (a list enumerator "1." states nothing)."""
     body = strip_markers(sentence).strip()
     if not body or body.endswith(":"):
         return False
     if _words(body) >= _MIN_WORDS:
         return True
-    return bool(sentence_terms if sentence_terms is not None else terms(body))
+    found = sentence_terms if sentence_terms is not None else terms(body)
+    return any(t.kind == "name" or t.unit for t in found)
+
+
+def coverage(sentence_words: Sequence[str], evidence_words: set[str]) -> tuple[float, int]:
+    """(share of the sentence's content words found in the evidence, how many are not)."""
+    if not sentence_words:
+        return 1.0, 0
+    missing = sum(w not in evidence_words for w in sentence_words)
+    return 1 - missing / len(sentence_words), missing
 
 
 class SupportChecker:
@@ -101,10 +120,12 @@ class SupportChecker:
     adjacent pairs) are embedded once, on first need; `embedder` is the library's text embedder
     (an `EncodeOnce`), or None, in which case nothing passes test (a) except verbatim quotes."""
 
-    def __init__(self, blocks: Sequence[EvidenceBlock], embedder, threshold: float | None = None):
+    def __init__(self, blocks: Sequence[EvidenceBlock], embedder, threshold: float | None = None,
+                 min_coverage: float | None = None):
         self.blocks = {b.id: b for b in blocks}
         self.embedder = embedder
         self.threshold = SUPPORT_THRESHOLD if threshold is None else float(threshold)
+        self.min_coverage = MIN_COVERAGE if min_coverage is None else float(min_coverage)
         self.index = {b.id: TermIndex(b.text) for b in blocks}
         self.header_index = {b.id: TermIndex(b.header(), numbers=False) for b in blocks}  # names of sections
         self.units: list[tuple[int, str]] = []  # (block id, one sentence or two adjacent ones)
@@ -113,22 +134,31 @@ class SupportChecker:
             self.units.extend((b.id, s) for s in sents)
             self.units.extend((b.id, a + " " + c) for a, c in zip(sents, sents[1:], strict=False))
         self._vecs: np.ndarray | None = None
+        self._unit_words = [set(content_terms(t)) for _, t in self.units]
 
     def _unit_vectors(self) -> np.ndarray | None:
         if self._vecs is None and self.embedder is not None and self.units:
             self._vecs = self.embedder.encode([t for _, t in self.units])
         return self._vecs
 
-    def _best(self, vec: np.ndarray | None, ids: Iterable[int]) -> tuple[float, int]:
-        """(cosine, unit index) of the best unit among blocks `ids`; (-1, -1) when none."""
+    def _best(self, vec: np.ndarray | None, words: list[str], ids: Iterable[int]) -> tuple[float, int, bool]:
+        """(cosine, unit index, passes) of the best unit among blocks `ids`: the closest unit that
+        passes test (a) when one does, else the closest; (-1, -1, False) when there is none."""
         vecs = self._unit_vectors()
         idset = set(ids)
         rows = [i for i, (bid, _) in enumerate(self.units) if bid in idset]
         if vec is None or vecs is None or not rows:
-            return -1.0, -1
+            return -1.0, -1, False
         sims = vecs[rows] @ vec
-        j = int(np.argmax(sims))
-        return float(sims[j]), rows[j]
+        order = np.argsort(-sims)
+        for j in order:
+            if sims[j] < self.threshold:
+                break
+            share, missing = coverage(words, self._unit_words[rows[j]])
+            if share >= self.min_coverage and missing <= MAX_MISSING_WORDS:
+                return float(sims[j]), rows[j], True
+        j = int(order[0])
+        return float(sims[j]), rows[j], False
 
     def _verbatim(self, body: str, ids: Iterable[int]) -> tuple[int, str] | None:
         norm = " ".join(body.removesuffix("...").split()).rstrip(".").lower()
@@ -161,16 +191,18 @@ class SupportChecker:
             res.citations = cited if bid in cited else [bid]
             return res
         vec = self.embedder.encode([body])[0] if self.embedder is not None else None
+        words = content_terms(body)
 
         def passes(ids: list[int]) -> tuple[bool, float, int, list[Term]]:
             absent = missing_terms(found, *(self.index[i] for i in ids), *(self.header_index[i] for i in ids))
-            score, unit = self._best(vec, ids)
-            return score >= self.threshold and not absent, score, unit, absent
+            score, unit, ok_meaning = self._best(vec, words, ids)
+            return ok_meaning and not absent, score, unit, absent
 
         ok, score, unit, absent = passes(cited or list(self.blocks))
         if unit >= 0:
             nb, nt = self.units[unit]
             res.nearest = Support(nb, self.blocks[nb].hit.chunk_id, nt, score)
+            res.coverage = round(coverage(words, self._unit_words[unit])[0], 3)
         if not cited:
             ok = False  # an uncited claim is attributed below, to one block that backs it alone
         if not ok:  # another block may back it: re-cite (or attribute) to the best such block
@@ -193,6 +225,9 @@ class SupportChecker:
             res.reason = "not in any evidence: " + ", ".join(res.missing)
         elif cited and absent:
             res.reason = "not in the cited evidence: " + ", ".join(t.text for t in absent)
+        elif score >= self.threshold:
+            res.reason = ("the cited evidence is about this but does not say all of it" if cited else
+                          "the evidence is about this but does not say all of it")
         elif score >= 0:
             res.reason = "no sentence of the cited evidence says this" if cited else \
                 "no sentence of the evidence says this"
