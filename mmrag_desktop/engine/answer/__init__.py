@@ -291,8 +291,8 @@ def _finish(answer: Answer, text: str, blocks, checker: SupportChecker, lines_of
     checks = checker.check_text(text, quotes)
     text = recite(text, checks)
     by_id = {b.id: b for b in blocks}
-    final = check_citations(text, by_id)
-    answer.text = final.text
+    final = check_citations(text, by_id)  # the valid ids cited, in order (the text is already clean)
+    answer.text = text  # the checks' offsets point into this text
     answer.sentences = checks
     answer.unsupported_sentences = [c.text for c in checks if c.claim and not c.supported]
     moved = [c for c in checks if c.claim and c.supported and c.citations != c.cited_by_model]
