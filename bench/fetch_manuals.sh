@@ -1,30 +1,48 @@
 #!/usr/bin/env bash
-# Fetch the development-set manuals from Debian documentation packages (pinned versions) and
-# extract the PDFs the benchmarks use into bench/data/manuals/ (gitignored).
+# Fetch the benchmark manuals from Debian documentation packages (pinned versions) and extract the
+# PDFs the benchmarks use (gitignored).
 #
-#   bash bench/fetch_manuals.sh            # idempotent: skips manuals already present and verified
+#   bash bench/fetch_manuals.sh            # the development/held-out manuals -> bench/data/manuals/
+#   bash bench/fetch_manuals.sh unseen     # the unseen-manuals set (bench/unseen.jsonl) -> bench/data/unseen/
+# Idempotent: skips manuals already present and verified.
 #
-# Total download ~25 MB. Licences (see each package's copyright file, copied next to the PDFs):
+# Development/held-out, ~25 MB. Licences (see each package's copyright file, copied next to the PDFs):
 #   ngspice-doc  manual.pdf   BSD-3-clause and CC-BY-SA-4.0 and public-domain
 #   octave-doc   octave.pdf   GPL-3+ (GNU Octave manual)
 #   gnuplot-doc  gnuplot.pdf  gnuplot licence
 #   r-doc-pdf    R-*.pdf      GPL-2+ (R manuals)
+# Unseen (manuals the engine was never tuned on), ~11 MB, 476 pages:
+#   avr-libc        avr-libc-user-manual.pdf  Modified BSD licence (avr-libc 2.0.0 user manual)
+#   avrdude-doc     avrdude.pdf               GPL-2+ (AVRDUDE 7.1 manual)
+#   expeyes-doc-en  expeyes-junior.pdf        GFDL-1.3 (no invariant sections; expEYES Junior
+#                                             user's manual, en/Docs-jr/eyesj.lyx)
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 DATA="$HERE/data"
-OUT="$DATA/manuals"
 DEBS="$DATA/debs"
-mkdir -p "$OUT" "$DEBS"
 
 # package=version  path-inside-package  output-name  sha256-of-output
-MANUALS=(
-  "ngspice-doc=39.3+ds-1|usr/share/doc/ngspice-doc/manual.pdf.gz|ngspice-manual.pdf|abfaa04e146be731287dc182de216b22c0b4463dea4266fae92a1e51be955da5"
-  "octave-doc=7.3.0-2|usr/share/doc/octave/octave.pdf|octave.pdf|ddd24489f87b46fbf99c15cc34aa865ae66775fb7c21927f7f2d6be9470becb8"
-  "gnuplot-doc=5.4.4+dfsg1-2|usr/share/doc/gnuplot/gnuplot.pdf|gnuplot.pdf|df68dd0613f043141512fc4436d17aaf96727d5a758d85233915ac5056a97206"
-  "r-doc-pdf=4.2.2.20221110-2|usr/share/R/doc/manual/R-intro.pdf|R-intro.pdf|337ccd0b490b1e66f7e783b45f4588d0599730b4206c0c051edfe1419c568c51"
-  "r-doc-pdf=4.2.2.20221110-2|usr/share/R/doc/manual/R-admin.pdf|R-admin.pdf|50e256b5f873bbee4c8482df3754fa8654f02ef693409fe5e30b2f114e3efe9f"
-)
+case "${1:-dev}" in
+  dev)
+    OUT="$DATA/manuals"
+    MANUALS=(
+      "ngspice-doc=39.3+ds-1|usr/share/doc/ngspice-doc/manual.pdf.gz|ngspice-manual.pdf|abfaa04e146be731287dc182de216b22c0b4463dea4266fae92a1e51be955da5"
+      "octave-doc=7.3.0-2|usr/share/doc/octave/octave.pdf|octave.pdf|ddd24489f87b46fbf99c15cc34aa865ae66775fb7c21927f7f2d6be9470becb8"
+      "gnuplot-doc=5.4.4+dfsg1-2|usr/share/doc/gnuplot/gnuplot.pdf|gnuplot.pdf|df68dd0613f043141512fc4436d17aaf96727d5a758d85233915ac5056a97206"
+      "r-doc-pdf=4.2.2.20221110-2|usr/share/R/doc/manual/R-intro.pdf|R-intro.pdf|337ccd0b490b1e66f7e783b45f4588d0599730b4206c0c051edfe1419c568c51"
+      "r-doc-pdf=4.2.2.20221110-2|usr/share/R/doc/manual/R-admin.pdf|R-admin.pdf|50e256b5f873bbee4c8482df3754fa8654f02ef693409fe5e30b2f114e3efe9f"
+    ) ;;
+  unseen)
+    OUT="$DATA/unseen"
+    MANUALS=(
+      "avr-libc=1:2.0.0+Atmel3.6.2-3|usr/share/doc/avr-libc/avr-libc-user-manual.pdf.gz|avr-libc-user-manual.pdf|4787184a9cdd6c1664efbd2a3f322515a3c528013144d8e3f66021b5de16c3c6"
+      "avrdude-doc=7.1+dfsg-3|usr/share/doc/avrdude/avrdude.pdf.gz|avrdude.pdf|da2b3288f8310ecd4b53c14308f25a2acac96e6adf7e24e5769819de221118f3"
+      "expeyes-doc-en=4.3-3|usr/share/expeyes/doc/en-eyesj.pdf|expeyes-junior.pdf|166ade592cd14a3c527a7d1bf63e0ce092c79a085e95ea103ac7ecb05ea4277d"
+    ) ;;
+  *) echo "usage: bash bench/fetch_manuals.sh [dev|unseen]" >&2; exit 2 ;;
+esac
+mkdir -p "$OUT" "$DEBS"
 
 verified() {  # verified FILE SHA256 -> 0 when FILE exists with that hash
   [[ -f "$1" ]] && [[ "$(sha256sum "$1" | cut -d' ' -f1)" == "$2" ]]
@@ -39,6 +57,7 @@ for entry in "${MANUALS[@]}"; do
   fi
   pkg="${pkgver%%=*}"
   ver="${pkgver#*=}"
+  # apt-get download writes an epoch "1:" as "1%3a" in the file name
   deb="$(ls "$DEBS/${pkg}_"*.deb 2>/dev/null | head -n1 || true)"
   if [[ -z "$deb" ]]; then
     (
@@ -62,7 +81,7 @@ for entry in "${MANUALS[@]}"; do
   [[ -n "$copyright" ]] && cp "$copyright" "$OUT/${pkg}.copyright"
   rm -rf "$tmp"
   if verified "$OUT/$name" "$sha"; then
-    echo "fetched  $name"
+    echo "fetched  $name ($pkg $ver)"
   else
     echo "WARNING: $name does not match the pinned sha256 (different package build?)" >&2
   fi
