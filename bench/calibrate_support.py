@@ -2,6 +2,7 @@
 
     python bench/calibrate_support.py extract results/answer_modes_dev.json ...  # -> results/support_to_label.jsonl
     python bench/calibrate_support.py report                                    # reads bench/support_labels.jsonl
+    python bench/calibrate_support.py sample MODEL results/answer_modes_heldout.json ...  # 30 unmarked sentences to read
 
 `extract` collects every sentence a model wrote itself (claims that are not verbatim quotes, from
 the answers and from the model's own answers a fallback replaced) with the evidence sentence the
@@ -9,6 +10,10 @@ check compared it with (`nearest`) and the cosine. A person reads each against t
 the cited page and writes `label`: 1 when the evidence says what the sentence says (numbers and
 names included), 0 otherwise, into bench/support_labels.jsonl (one JSON object a line, `set` =
 the question set the answer came from).
+
+`sample` draws (seeded) 30 sentences a model's answers showed unmarked (supported claims: quotes
+and its own sentences), with the evidence that backs each and its page, to read against the page;
+the verdicts go into bench/support_labels.jsonl too (`set` "sample-<model>").
 
 `report` prints, for cosine thresholds and content-word coverage thresholds, on each set's labels:
 how many sentences would be shown unmarked (both met and every term in the cited evidence), the
@@ -88,7 +93,33 @@ def report() -> int:
     return 0
 
 
+def sample(model: str, paths: list[str], n: int = 30) -> int:
+    import random
+
+    pool = []
+    for p in paths:
+        data = json.loads(Path(p).read_text())
+        for res in data["results"]:
+            if res["model"] != model and not (model == "-" and res["mode"] == "extractive"):
+                continue
+            for r in res["rows"]:
+                for s in r["sentences"]:
+                    if s["claim"] and s["supported"]:
+                        pool.append({"qid": r["id"], "mode": res["mode"], "sentence": s["text"], "quote": s["quote"],
+                                     "evidence": (s.get("support") or {}).get("text", ""),
+                                     "chunk_id": (s.get("support") or {}).get("chunk_id")})
+    random.Random(f"sample:{model}").shuffle(pool)
+    for i, r in enumerate(pool[:n]):
+        print(json.dumps({"i": i, **r}, ensure_ascii=False))
+    print(f"# {min(n, len(pool))} of {len(pool)} unmarked sentences", file=sys.stderr)
+    return 0
+
+
 if __name__ == "__main__":
     sys.path.insert(0, str(BENCH.parent))
     cmd = sys.argv[1] if len(sys.argv) > 1 else "report"
-    sys.exit(extract(sys.argv[2:]) if cmd == "extract" else report())
+    if cmd == "extract":
+        sys.exit(extract(sys.argv[2:]))
+    if cmd == "sample":
+        sys.exit(sample(sys.argv[2], sys.argv[3:]))
+    sys.exit(report())

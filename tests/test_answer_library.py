@@ -354,6 +354,14 @@ def test_quote_first_answer_quotes_the_evidence_verbatim(library):
                             citations=[c for c in ans.citations if any(c.id in s.citations for s in quotes)])
     assert_boxes_show_quoted_lines(library, quoted_only)
     assert ans.stats["ttft_s"] > 0 and [e.kind for e in events].index("token") < [e.kind for e in events].index("done")
+    # the CLI's --quote asks for the same style
+    from mmrag_desktop.cli import run
+
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        code = run(["--library", str(library.folder), "ask", QUESTION, "--quote", "--json", "--max-tokens", "80"])
+    obj = json.loads(buf.getvalue())
+    assert code == 0 and obj["mode"] == "quote" and any(s["quote"] for s in obj["sentences"])
 
 
 def test_ask_json_carries_checked_sentences(library):

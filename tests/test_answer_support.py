@@ -157,3 +157,15 @@ def test_quote_reply_parses_partial_and_complete_output():
     assert r.ids == [2, 1] and r.quotes_done and r.own == "It is 5 V."
     g = grammar(3)
     assert '"S3" | "S2" | "S1"' in g and g.startswith('root ::= "Quotes: " sid')
+
+
+def test_a_table_is_quoted_by_its_row(embedder):
+    rows = ("Name | Parameter | Units/Type | Default | Example\n"
+            "Name: R | Parameter: resistance/length | Units/Type: ohm/unit | Default: 0.0 | Example: 0.2\n"
+            "Name: G | Parameter: conductance/length | Units/Type: mhos/unit | Default: 0.0 | Example: 0.0\n"
+            "Name: LEN | Parameter: length of line | Units/Type: unit | Default: no default | Example: 1.0")
+    table = Hit(chunk_id=9, doc_id=1, doc="ngspice.pdf", page=121, bbox=None, kind="table", score=0.03, text=rows)
+    bl = pack_evidence([table], 1000)
+    assert bl[0].text.count("\n") == 3  # rows stay rows (running text would be unwrapped)
+    best = rank_candidates("default conductance per unit length of the lossy line", bl, embedder)[0]
+    assert best.text.startswith("Name: G |") and "\n" not in best.text

@@ -132,7 +132,9 @@ def pack_evidence(
         if hit.chunk_id in seen or not (hit.text or "").strip():
             continue
         seen.add(hit.chunk_id)
-        block = EvidenceBlock(id=len(blocks) + 1, hit=hit, text=neutralise(unwrap_lines(hit.text)))
+        # a table's lines are its rows: joining "wrapped" lines would run the rows together
+        text = hit.text if hit.kind == "table" else unwrap_lines(hit.text)
+        block = EvidenceBlock(id=len(blocks) + 1, hit=hit, text=neutralise(text))
         header_tokens = count_tokens(block.header()) + 1
         tokens = header_tokens + count_tokens(block.text)
         room = budget_tokens - used

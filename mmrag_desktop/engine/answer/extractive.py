@@ -36,7 +36,7 @@ _NAME_Q = re.compile(
     r"pin|signal|macro|argument|switch|directive|statement|package|library|file)s?\b|\bwhat is it called\b", re.I)
 VALUE_BONUS = 0.15
 PAIR_WORDS = 60  # a sentence and the next one it needs, quoted together, stay this short
-LEAD_IN_PENALTY = 0.1
+LEAD_IN_PENALTY = 0.2
 
 
 @dataclass

@@ -312,7 +312,7 @@ class LlamaRunner:
     def n_params(self) -> int:
         """The model's parameter count (0 when llama.cpp cannot tell)."""
         try:
-            return int(self.llm.n_params())
+            return int(self.llm._model.n_params())  # noqa: SLF001 - llama-cpp-python keeps it on its model wrapper
         except (AttributeError, ValueError, RuntimeError):
             return 0
 
