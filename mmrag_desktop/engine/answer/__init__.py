@@ -373,18 +373,23 @@ def _fallback_to_quotes(answer: Answer, question: str, hits, embedder, settings:
     yield from _extractive(answer, question, hits, embedder, settings, t0, lines_of, start + len(lead) + 1)
 
 
+def _start_model_answer(answer: Answer, runner, style: str) -> Iterator[AnswerEvent]:
+    """Record the style and model; a model without a chat template gets a notice."""
+    answer.mode = style
+    answer.model = runner.model_id
+    if not runner.has_chat_template:
+        msg = f"{runner.model_id} has no chat template; using a generic prompt (answers may be worse)."
+        answer.notices.append(msg)
+        yield NoticeEvent(message=msg)
+
+
 def _generative(
     answer: Answer, runner, question: str, hits, settings: Settings, cancel, t0: float, embedder=None,
     lines_of=None,
 ) -> Iterator[AnswerEvent]:
     from .runner import GenerationStats
 
-    answer.mode = "generative"
-    answer.model = runner.model_id
-    if not runner.has_chat_template:
-        msg = f"{runner.model_id} has no chat template; using a generic prompt (answers may be worse)."
-        answer.notices.append(msg)
-        yield NoticeEvent(message=msg)
+    yield from _start_model_answer(answer, runner, "generative")
     max_new = int(settings.max_answer_tokens)
     blocks = _pack(runner, question, hits, settings, build_messages("", [])[0]["content"], max_new)
     if not blocks:
@@ -495,8 +500,7 @@ def _quote_first(
     from . import quote_first as qf
     from .runner import GenerationStats
 
-    answer.mode = "quote"
-    answer.model = runner.model_id
+    yield from _start_model_answer(answer, runner, "quote")
     max_new = min(int(settings.max_answer_tokens), qf.MAX_TOKENS)
     blocks = _pack(runner, question, hits, settings, qf.SYSTEM_PROMPT, max_new)
     ranked = rank_candidates(question, blocks, embedder) if blocks else []
