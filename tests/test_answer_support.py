@@ -169,3 +169,11 @@ def test_a_table_is_quoted_by_its_row(embedder):
     assert bl[0].text.count("\n") == 3  # rows stay rows (running text would be unwrapped)
     best = rank_candidates("default conductance per unit length of the lossy line", bl, embedder)[0]
     assert best.text.startswith("Name: G |") and "\n" not in best.text
+
+
+def test_a_table_cut_to_the_budget_keeps_its_rows():
+    rows = "\n".join(f"Name: R{i} | Parameter: resistor {i} | Default: {i}.0" for i in range(40))
+    table = Hit(chunk_id=9, doc_id=1, doc="t.pdf", page=1, bbox=None, kind="table", score=0.03, text=rows)
+    (block,) = pack_evidence([table], 120)
+    assert block.truncated and block.text.endswith(" ...") and block.text.count("\n") >= 3
+    assert all(line.startswith("Name: R") for line in block.text.splitlines())

@@ -96,16 +96,17 @@ class EvidenceBlock:
 
 
 def _truncate(text: str, max_tokens: int, count: TokenCounter) -> str:
-    """The longest word-prefix of `text` within `max_tokens` (ends with an ellipsis)."""
-    words = text.split()
-    lo, hi = 0, len(words)
+    """The longest word-prefix of `text` within `max_tokens` (ends with an ellipsis); its line
+    breaks are kept (a table's rows stay rows)."""
+    ends = [m.end() for m in re.finditer(r"\S+", text)]
+    lo, hi = 0, len(ends)
     while lo < hi:  # binary search on the number of words
         mid = (lo + hi + 1) // 2
-        if count(" ".join(words[:mid]) + " ...") <= max_tokens:
+        if count(text[: ends[mid - 1]] + " ...") <= max_tokens:
             lo = mid
         else:
             hi = mid - 1
-    return " ".join(words[:lo]) + " ..." if lo else ""
+    return text[: ends[lo - 1]] + " ..." if lo else ""
 
 
 def pack_evidence(
