@@ -135,8 +135,11 @@ def main() -> int:
         w.query_bar.kind_filter.setCurrentIndex(0)
     w.settings.answer_mode = "generative"  # free text: the marks on sentences the manuals do not back
     ask(FREE_QUESTION, "answer")
+    last = len(w.answer_pane.turns) - 1
     if w.answer_pane.sources.items:
-        w.answer_pane.activate_citation(len(w.answer_pane.turns) - 1, w.answer_pane.sources.items[0].number)
+        w.answer_pane.activate_citation(last, w.answer_pane.sources.items[0].number)
+    if w.answer_pane.turns[last].get("model_answer"):  # fell back: show the model's marked answer too
+        w.answer_pane.toggle_model_answer(last)
     shot("06-answer-checked.png")
     w.close()
     QTimer.singleShot(0, app.quit)
