@@ -39,7 +39,7 @@ from .events import (
     TokenEvent,
 )
 from .evidence import EvidenceBlock, pack_evidence
-from .extractive import extractive_text, quote_text, rank_candidates, select_sentences
+from .extractive import quote_text, rank_candidates, select_sentences
 from .guards import OutputGuard
 from .prompt import INSUFFICIENT_REPLY, build_messages, is_insufficient_reply
 from .quote_boxes import merge_boxes, quote_boxes
@@ -288,14 +288,27 @@ def _checker(blocks, embedder, settings: Settings) -> SupportChecker:
     return SupportChecker(blocks, embedder, settings.extra.get("support_threshold"))
 
 
-def _finish(answer: Answer, text: str, blocks, checker: SupportChecker, lines_of,
-            quotes: Sequence[str] = ()) -> Iterator[AnswerEvent]:
-    """Check every sentence of the final `text`, re-cite or attribute where another block backs
-    a sentence, and set the answer's text, sentences and citations. Each citation highlights the
-    evidence sentences that back the answer sentences citing it (re-sent to replace the chip the
-    stream showed); a citation backing nothing keeps the hit's own highlight."""
-    text = text.strip()
-    checks = checker.check_text(text, quotes)
+def _finish(answer: Answer, own: str, blocks, checker: SupportChecker, lines_of,
+            quoted: Sequence = ()) -> Iterator[AnswerEvent]:
+    """Check every sentence of the final answer — the `quoted` candidates (each one sentence of
+    the answer, whatever the splitter would make of it), then the model's text `own` — re-cite or
+    attribute where another block backs a sentence, and set the answer's text, sentences and
+    citations. Each citation highlights the evidence sentences that back the answer sentences
+    citing it (re-sent to replace the chip the stream showed); a citation backing nothing keeps
+    the hit's own highlight."""
+    text, checks = "", []
+    for c in quoted:
+        piece = quote_text(c.text, c.block_id)
+        start = len(text) + (1 if text else 0)
+        text = f"{text} {piece}" if text else piece
+        checks.append(checker.check(piece, start, len(text), quote=True))
+    own = own.strip()
+    if own:
+        base = len(text) + (1 if text else 0)
+        text = f"{text} {own}" if text else own
+        for c in checker.check_text(own):
+            c.start, c.end = c.start + base, c.end + base
+            checks.append(c)
     text = recite(text, checks)
     by_id = {b.id: b for b in blocks}
     final = check_citations(text, by_id)  # the valid ids cited, in order (the text is already clean)
@@ -348,7 +361,7 @@ def _extractive(answer: Answer, question: str, hits, embedder, settings: Setting
     checker = _checker(blocks, embedder, settings)
     answer.stats["ttft_s"] = round(time.perf_counter() - t0, 4)
     yield from _stream_quotes(chosen, {b.id: b for b in blocks}, checker, lines_of, base)
-    yield from _finish(answer, extractive_text(chosen), blocks, checker, lines_of, [c.text for c in chosen])
+    yield from _finish(answer, "", blocks, checker, lines_of, chosen)
     answer.stats["total_s"] = round(time.perf_counter() - t0, 4)
     yield DoneEvent(answer=answer)
 
@@ -559,7 +572,6 @@ def _quote_first(
     answer.stats["generation"] = gen.to_json()
     answer.stopped = stopped or ("length" if gen.finish_reason == "length" else "")
     own = qf.own_sentences(reply.own, [c.text for c in quoted])
-    text = extractive_text(quoted) + (" " + own if own else "")
-    yield from _finish(answer, text, blocks, checker, lines_of, [c.text for c in quoted])
+    yield from _finish(answer, own, blocks, checker, lines_of, quoted)
     answer.stats["total_s"] = round(time.perf_counter() - t0, 4)
     yield DoneEvent(answer=answer)
