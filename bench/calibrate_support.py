@@ -71,7 +71,12 @@ def _passes(r: dict, t: float, k: float) -> bool:
 
 def report() -> int:
     rows = [json.loads(line) for line in LABELS.read_text().splitlines() if line.strip()]
-    rows = [r for r in rows if r.get("label") in (0, 1)]
+    samples = [r for r in rows if r["set"].startswith("sample-")]
+    for name in sorted({r["set"] for r in samples}):
+        part = [r for r in samples if r["set"] == name]
+        print(f"{name}: {sum(r['label'] for r in part)} of {len(part)} unmarked sentences read against the page "
+              f"are backed by it ({sum(bool(r.get('quote')) for r in part)} verbatim quotes)")
+    rows = [r for r in rows if r.get("label") in (0, 1) and "score" in r]
     sets = sorted({r["set"] for r in rows})
     print(f"{len(rows)} labelled sentences: " + ", ".join(f"{s} {sum(r['set'] == s for r in rows)}" for s in sets))
     print("| set | cosine >= | coverage >= | shown unmarked | precision | recall |\n|---|---|---|---|---|---|")
