@@ -200,3 +200,10 @@ def test_encode_once_reuses_vectors_within_one_answer(embedder):
     assert len(once._vectors) == 2
     assert once.encode([]).shape == (0, first.shape[1])
     assert once.count_tokens("ZERO key") == embedder.count_tokens("ZERO key")  # the rest passes through
+
+
+def test_a_question_naming_what_no_hit_mentions_is_not_covered(embedder):
+    r = assess("What supply voltage does the programmer need to flash an ESP32?", POWER, embedder)
+    assert r.insufficient and r.absent == ["ESP32"] and r.features["absent_names"] == 1.0
+    ok = assess("What supply voltage does the programmer need over USB?", POWER, embedder)
+    assert ok.absent == [] and not ok.insufficient  # "USB" is in the evidence

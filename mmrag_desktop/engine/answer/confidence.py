@@ -79,6 +79,7 @@ class ConfidenceReport:
     insufficient: bool
     threshold: float
     features: dict[str, float] = field(default_factory=dict)
+    absent: list[str] = field(default_factory=list)  # question names no hit mentions
 
 
 def _similarity(question: str, hits: Sequence[Hit], embedder) -> float | None:
@@ -138,4 +139,20 @@ def assess(
     thr = DEFAULT_THRESHOLD if threshold is None else float(threshold)
     f = features(question, hits, embedder)
     score = score_features(f) if hits else 0.0
-    return ConfidenceReport(score=score, insufficient=(not hits) or score < thr, threshold=thr, features=f)
+    absent = absent_names(question, hits)
+    f["absent_names"] = float(len(absent))
+    return ConfidenceReport(score=score, insufficient=(not hits) or score < thr or bool(absent), threshold=thr,
+                            features=f, absent=absent)
+
+
+def absent_names(question: str, hits: Sequence[Hit]) -> list[str]:
+    """The question's names (part numbers, ALL-CAPS names, identifiers: key_terms.py) that occur in
+    none of the hits: a question about "the ESP32" or "the RS-485 port" is not answered by pages
+    that never name it, however close their wording."""
+    from .key_terms import TermIndex, missing_terms, terms
+
+    names = [t for t in terms(question) if t.kind == "name"]
+    if not names or not hits:
+        return []
+    index = TermIndex("\n".join(f"{h.section}\n{h.text}" for h in hits))
+    return [t.text for t in missing_terms(names, index)]
