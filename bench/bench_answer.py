@@ -353,6 +353,7 @@ def bench_speed(lib, questions: list[dict], threads: int, model: str | None, n: 
     if model:
         s.models["answer_llm"] = model
     s.extra["answer_confidence_threshold"] = 0.0  # always generate: this part measures speed
+    s.extra["uncited_fallback"] = False  # and keep the model's answer, backed or not
     close_models()
     from mmrag_desktop.engine.answer import _load_runner
 

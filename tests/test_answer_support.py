@@ -153,6 +153,7 @@ def test_the_sentence_with_the_asked_for_value_is_preferred(embedder):
 # ---- quote-first reply ---------------------------------------------------------------------------
 def test_quote_reply_parses_partial_and_complete_output():
     assert parse_reply("Quotes: S2, S", 5).ids == [2] and not parse_reply("Quotes: S2, S", 5).quotes_done
+    assert parse_reply("Quotes: S2, S", 5).complete == 1 and parse_reply("Quotes: S2, S1", 12).complete == 1
     r = parse_reply("Quotes: S2, S9, S2, S1\nAnswer: It is 5 V.", 5)
     assert r.ids == [2, 1] and r.quotes_done and r.own == "It is 5 V."
     g = grammar(3)

@@ -541,12 +541,25 @@ def _quote_first(
     answer.stats["prepare_s"] = round(time.perf_counter() - t0, 4)
     raw, quoted, own_shown, stopped = "", None, 0, ""
 
-    def show_quotes(ids: list[int]) -> Iterator[AnswerEvent]:
+    shown_quotes: list = []  # quoted candidates streamed so far, each as soon as its id is complete
+
+    def show_quotes(ids: list[int], final: bool) -> Iterator[AnswerEvent]:
         nonlocal quoted
-        quoted = [cands[i - 1] for i in ids] or cands[:1]  # the grammar names at least one
-        answer.stats["ttft_s"] = round(time.perf_counter() - t0, 4)
-        answer.stats["quoted"] = [i for i in ids]
-        yield from _stream_quotes(quoted, by_id, checker, lines_of)
+        chosen = [cands[i - 1] for i in ids] or (cands[:1] if final else [])  # the grammar names one at least
+        for c in chosen:
+            if c in shown_quotes:
+                continue
+            if not shown_quotes:
+                answer.stats["ttft_s"] = round(time.perf_counter() - t0, 4)
+            streamed = len(" ".join(quote_text(x.text, x.block_id) for x in shown_quotes))
+            if shown_quotes:
+                yield TokenEvent(text=" ")
+                streamed += 1
+            yield from _stream_quotes([c], by_id, checker, lines_of, streamed)
+            shown_quotes.append(c)
+        if final:
+            quoted = list(shown_quotes)
+            answer.stats["quoted"] = list(ids)
 
     pieces = runner.stream(toks, max_tokens=max_new, stop=stop, cancel=cancel, stats=gen,
                            grammar=qf.grammar(len(cands)))
@@ -554,8 +567,8 @@ def _quote_first(
         for piece in pieces:
             raw += piece
             reply = qf.parse_reply(raw, len(cands))
-            if reply.quotes_done and quoted is None:
-                yield from show_quotes(reply.ids)
+            if quoted is None:
+                yield from show_quotes(reply.ids[: reply.complete], reply.quotes_done)
             if quoted is not None and len(reply.own) > own_shown:
                 yield TokenEvent(text=(" " if not own_shown else "") + reply.own[own_shown:])
                 own_shown = len(reply.own)
@@ -567,7 +580,7 @@ def _quote_first(
         pieces.close()
     reply = qf.parse_reply(raw, len(cands))
     if quoted is None:
-        yield from show_quotes(reply.ids)
+        yield from show_quotes(reply.ids, True)
     answer.raw_text = raw
     answer.stats["generation"] = gen.to_json()
     answer.stopped = stopped or ("length" if gen.finish_reason == "length" else "")

@@ -75,6 +75,7 @@ class QuoteReply:
     ids: list[int]
     own: str
     quotes_done: bool
+    complete: int = 0  # how many of `ids` are finished (followed by ", " or the end of the list)
 
 
 _SID = re.compile(r"S(\d{1,2})\b")
@@ -85,11 +86,15 @@ def parse_reply(text: str, n_candidates: int) -> QuoteReply:
     head, sep, own = text.partition(ANSWER_PREFIX.strip("\n"))
     head = head.removeprefix(QUOTES_PREFIX.strip())
     ids: list[int] = []
+    complete = 0
     for m in _SID.finditer(head):
         i = int(m.group(1))
+        done = bool(sep) or head[m.end():m.end() + 1] in (",", "\n")  # "S1" may still become "S12"
         if 1 <= i <= n_candidates and i not in ids:
             ids.append(i)
-    return QuoteReply(ids=ids[:MAX_QUOTES], own=own.strip() if sep else "", quotes_done=bool(sep))
+            complete += done
+    ids = ids[:MAX_QUOTES]
+    return QuoteReply(ids=ids, own=own.strip() if sep else "", quotes_done=bool(sep), complete=min(complete, len(ids)))
 
 
 def own_sentences(own: str, quotes: Sequence[str]) -> str:
