@@ -543,19 +543,21 @@ def _quote_first(
 
     shown_quotes: list = []  # quoted candidates streamed so far, each as soon as its id is complete
 
+    streamed = 0  # characters of the quotes streamed so far
+
     def show_quotes(ids: list[int], final: bool) -> Iterator[AnswerEvent]:
-        nonlocal quoted
+        nonlocal quoted, streamed
         chosen = [cands[i - 1] for i in ids] or (cands[:1] if final else [])  # the grammar names one at least
         for c in chosen:
             if c in shown_quotes:
                 continue
             if not shown_quotes:
                 answer.stats["ttft_s"] = round(time.perf_counter() - t0, 4)
-            streamed = len(" ".join(quote_text(x.text, x.block_id) for x in shown_quotes))
-            if shown_quotes:
+            else:
                 yield TokenEvent(text=" ")
                 streamed += 1
             yield from _stream_quotes([c], by_id, checker, lines_of, streamed)
+            streamed += len(quote_text(c.text, c.block_id))
             shown_quotes.append(c)
         if final:
             quoted = list(shown_quotes)
