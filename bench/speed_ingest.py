@@ -63,7 +63,7 @@ def _consume(events) -> tuple[dict[str, float], list[str]]:
 
 def ingest_vs_embedder(manual: Path) -> dict:
     """Ingest ``manual`` into a fresh library, then time the embedder alone on the same texts."""
-    from mmrag_desktop.engine.ingest import embed_text_of
+    from mmrag_desktop.engine.ingest.pipeline import embed_text_of
     from mmrag_desktop.engine.library import Library
 
     lib = Library.open(_fresh(WORK / "lib-ingest"))
@@ -86,7 +86,7 @@ def ingest_vs_embedder(manual: Path) -> dict:
         t_embed_seg = time.perf_counter() - t0
         # background work that follows ingest (not part of the ratio: documents are searchable
         # before it starts): each segment encoded on its own for sharper highlights
-        from mmrag_desktop.engine.sentences import sentence_events
+        from mmrag_desktop.engine.ingest.sentences import sentence_events
 
         t0 = time.perf_counter()
         for _ev in sentence_events(lib):

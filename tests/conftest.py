@@ -25,7 +25,7 @@ def isolated_dirs(tmp_path_factory, monkeypatch):
 @pytest.fixture(scope="session")
 def embedder():
     """The real all-MiniLM-L6-v2 from its package, loaded once per test session."""
-    from mmrag_desktop.engine.text_embedder import TextEmbedder
+    from mmrag_desktop.engine.models.text_embedder import TextEmbedder
 
     emb = TextEmbedder(threads=2)
     emb.encode(["warm up"])

@@ -382,7 +382,7 @@ def test_ask_json_carries_checked_sentences(library):
 
 @pytest.mark.llm
 def test_auto_style_follows_the_models_size(library):
-    from mmrag_desktop.engine.answer import AUTO_STYLES, POOL, choose_style
+    from mmrag_desktop.engine.answer.pipeline import AUTO_STYLES, POOL, choose_style
 
     events, ans = _run(library, QUESTION, settings=settings())  # auto, with the bundled 135 M model
     assert POOL._runner.n_params and POOL._runner.n_params < AUTO_STYLES[0][0]

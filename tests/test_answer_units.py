@@ -40,7 +40,7 @@ POWER = [
 
 @pytest.fixture(scope="module")
 def embedder():
-    from mmrag_desktop.engine.text_embedder import TextEmbedder
+    from mmrag_desktop.engine.models.text_embedder import TextEmbedder
 
     return TextEmbedder(threads=1)
 

@@ -13,7 +13,7 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 from test_models_builders import build_tiny_clip, build_tiny_vlm
 
-from mmrag_desktop.engine.enrich import enrich_events, load_enrichers, pending_figures
+from mmrag_desktop.engine.background.enrich import enrich_events, load_enrichers, pending_figures
 from mmrag_desktop.engine.errors import Cancelled
 from mmrag_desktop.engine.figures.similar import duplicate_groups
 from mmrag_desktop.engine.jobs import CancelToken
@@ -72,7 +72,7 @@ def manuals(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def embedder():
-    from mmrag_desktop.engine.text_embedder import TextEmbedder
+    from mmrag_desktop.engine.models.text_embedder import TextEmbedder
 
     return TextEmbedder(threads=2)
 
@@ -126,7 +126,7 @@ def test_ocr_enrichment_makes_text_inside_raster_figures_searchable(library):
             # the chunk's dense vector leaves the OCR words out (they stay in BM25 and a segment)
             from types import SimpleNamespace
 
-            from mmrag_desktop.engine.ingest import embed_text_of
+            from mmrag_desktop.engine.ingest.pipeline import embed_text_of
 
             base_text, _ = embed_text_of(SimpleNamespace(section=chunk["section"], text=chunk["meta"]["base"]["text"]))
             full_text, _ = embed_text_of(SimpleNamespace(section=chunk["section"], text=chunk["text"]))

@@ -20,7 +20,7 @@ from pdf_factory import make_raster_figure_pdf, make_vector_figure_pdf, sample_i
 from PIL import Image
 from test_models_builders import build_tiny_clip
 
-from mmrag_desktop.engine.enrich import enrich_figure, load_enrichers, pending_figures
+from mmrag_desktop.engine.background.enrich import enrich_figure, load_enrichers, pending_figures
 from mmrag_desktop.engine.errors import Cancelled
 from mmrag_desktop.engine.jobs import CancelToken
 from mmrag_desktop.engine.library import Library
@@ -211,7 +211,7 @@ def test_old_model_folder_deleted_mid_change_falls_back_with_a_notice(lib_on_a, 
     lib.close()
     shutil.rmtree(clip_a)
 
-    with caplog.at_level(logging.WARNING, logger="mmrag_desktop.engine.image_model"), \
+    with caplog.at_level(logging.WARNING, logger="mmrag_desktop.engine.background.image_model"), \
             Library.open(folder, settings, embedder=embedder) as again:
         assert again.image_notice is None
         assert image_search(again) == list(done_by_b) and served_by(again) == "clip-b"  # partial coverage

@@ -149,7 +149,7 @@ def test_chunks_fit_the_embedder_window(tmp_path, library, embedder):
     sample = make_headings_pdf(tmp_path / "h.pdf", pages=4)
     outcome(library, [sample.path, make_page_break_pdf(tmp_path / "pb.pdf").path,
                       make_ruled_table_pdf(tmp_path / "t.pdf").path])
-    from mmrag_desktop.engine.ingest import embed_text_of
+    from mmrag_desktop.engine.ingest.pipeline import embed_text_of
 
     rows = library.conn.execute("SELECT text, section FROM chunks").fetchall()
     assert len(rows) >= 3
@@ -268,7 +268,7 @@ def test_engine_never_imports_qt():
 
 @pytest.mark.parametrize("name", ["big.pdf"])
 def test_huge_file_is_refused_before_reading(tmp_path, library, monkeypatch, name):
-    from mmrag_desktop.engine import ingest
+    from mmrag_desktop.engine.ingest import pipeline as ingest
 
     monkeypatch.setattr(ingest, "MAX_FILE_BYTES", 1000)
     pdf = write_pdf(tmp_path / name, [GOOD] * 5)

@@ -169,7 +169,7 @@ def test_commit_is_atomic(tmp_path, library, monkeypatch):
     good = write_pdf(tmp_path / "good.pdf", [POWER])
     events(library, [good])
     before = library.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
-    from mmrag_desktop.engine import ingest
+    from mmrag_desktop.engine.ingest import pipeline as ingest
 
     real = ingest._write_links
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mmrag_desktop.engine.chunking import Chunker, group_key_for
 from mmrag_desktop.engine.elements import Block, Figure, Line, PageContent, Table, TableCell
 from mmrag_desktop.engine.errors import QueryError
+from mmrag_desktop.engine.ingest.chunking import Chunker, group_key_for
 from mmrag_desktop.engine.search.fusion import mmr, weighted_rrf
 from mmrag_desktop.engine.search.highlight import choose_highlight, iou, lexical_overlap
 from mmrag_desktop.engine.search.query import plan_query

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from conftest import write_pdf
 
-from mmrag_desktop.engine import sentences
 from mmrag_desktop.engine.errors import Cancelled
+from mmrag_desktop.engine.ingest import sentences
 from mmrag_desktop.engine.jobs import CancelToken
 from mmrag_desktop.engine.search.highlight import segment_texts
 

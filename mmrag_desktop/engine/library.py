@@ -127,13 +127,13 @@ class Library:
 
     def _target_embedder(self):
         """The text embedder the settings ask for (user choice, else the registry's default)."""
-        from .text_embedder import TextEmbedder
+        from .models.text_embedder import TextEmbedder
 
         choice = self.settings.models.get("text_embedder") or None
         return TextEmbedder(choice, threads=self.settings.threads)
 
     def _choose_active_embedder(self):
-        from .text_embedder import TextEmbedder
+        from .models.text_embedder import TextEmbedder
 
         target = self._target_embedder()
         active_id, active_path = self._kv_get("text_model"), self._kv_get("text_model_path")
@@ -169,7 +169,7 @@ class Library:
     def image_change_pending(self) -> bool:
         """True when the settings name an image embedder whose figure vectors are not complete yet
         (image search keeps using the previous one until `enrich()` has embedded every figure)."""
-        from .image_model import active_model, is_pending, missing_vectors
+        from .background.image_model import active_model, is_pending, missing_vectors
         from .models.registry import resolve
 
         target = resolve("image_embedder", self.settings)
@@ -186,7 +186,7 @@ class Library:
         """Compute text vectors with the newly chosen embedder for every chunk, in committed
         batches (resumable, cancellable), then switch the active model and rebuild the index.
         Search uses the previous model until the switch. Yields Progress(stage="reembed")."""
-        from .reembed import reembed_events
+        from .background.reembed import reembed_events
 
         yield from reembed_events(self, cancel or CancelToken())
 
@@ -249,7 +249,7 @@ class Library:
         if isolated:
             yield from self._worker().run(("add", [str(p) for p in paths]), cancel or CancelToken(), self.refresh)
             return
-        from .ingest import ingest_events
+        from .ingest.pipeline import ingest_events
 
         try:
             yield from ingest_events(self, paths, cancel)
@@ -266,8 +266,8 @@ class Library:
         if isolated:
             yield from self._worker().run(("enrich", doc_ids), cancel or CancelToken(), self.refresh)
             return
-        from .enrich import enrich_events
-        from .sentences import sentence_events
+        from .background.enrich import enrich_events
+        from .ingest.sentences import sentence_events
 
         try:
             yield from sentence_events(self, cancel, doc_ids=doc_ids)
@@ -285,7 +285,7 @@ class Library:
 
     def _worker(self):
         if self._worker_proc is None:
-            from .worker_process import WorkerProcess
+            from .ingest.worker_process import WorkerProcess
 
             self._worker_proc = WorkerProcess(self.folder, self.settings)
         return self._worker_proc
@@ -293,7 +293,7 @@ class Library:
     def refresh(self) -> None:
         """Catch up with changes another process committed: indices reconciled with SQLite
         (new vectors added, removed ones marked deleted), cached names dropped."""
-        from .image_model import sync
+        from .background.image_model import sync
 
         sync(self)  # another process may have switched the image model
         with self.lock:
@@ -458,7 +458,7 @@ class Library:
         new model's vectors are complete), or None when no image model is configured. Raises
         ModelError when the model to use fails to load (image search then stays off until
         `models_changed()`)."""
-        from .image_model import choose_active, sync
+        from .background.image_model import choose_active, sync
 
         sync(self)
         if self._clip is None:
@@ -571,7 +571,7 @@ class Library:
 
     def _commit_document(self, doc_id: int, path: Path, sha: str, stat, meta: dict, job) -> None:
         """Replace the document's content with `job` in one transaction, then update the index."""
-        from .ingest import write_document
+        from .ingest.pipeline import write_document
 
         model_id = self.embedder.model_id
         index = self.text_index()
@@ -641,7 +641,7 @@ class Library:
     def _match_vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
         """The segment vectors search matches queries against: pooled, mixed with each segment's
         own vector once the background pass has encoded it (sentences.py)."""
-        from .sentences import match_vectors
+        from .ingest.sentences import match_vectors
 
         pooled = self._segment_vectors(ids)
         own = self._segment_vectors(list(pooled), "sentence_vectors") if pooled else {}

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import ModelError
+from ..errors import ModelError
 
 
 @dataclass
@@ -29,7 +29,7 @@ def default_model_dir() -> Path:
 
     Raises ModelError when no text embedder is installed or chosen.
     """
-    from .models.registry import require
+    from .registry import require
 
     resolved = require("text_embedder")
     assert resolved.path is not None
@@ -97,7 +97,7 @@ class TextEmbedder:
         return self._model
 
     def _load(self):
-        from .models.offline_hf import offline_and_quiet
+        from .offline_hf import offline_and_quiet
 
         offline_and_quiet()
         try:

@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .jobs import CancelToken, Progress
-from .search.highlight import segment_texts
-from .store.db import Transaction
+from ..jobs import CancelToken, Progress
+from ..search.highlight import segment_texts
+from ..store.db import Transaction
 
 if TYPE_CHECKING:
-    from .library import Library
+    from ..library import Library
 
 BATCH_CHUNKS = 32
 

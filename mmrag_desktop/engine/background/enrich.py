@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import DocumentError, EngineError, ModelError
-from .jobs import CancelToken, Progress
+from ..errors import DocumentError, EngineError, ModelError
+from ..jobs import CancelToken, Progress
 
 if TYPE_CHECKING:
-    from .library import Library
+    from ..library import Library
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ class Enrichers:
 
     def open_pdf(self, path: str):
         """The PyMuPDF document for `path`, kept open while consecutive figures come from it."""
-        from .figures.crops import open_pdf_for_crops
+        from ..figures.crops import open_pdf_for_crops
 
         if path not in self.pdfs:
             self.close_pdfs()
@@ -93,7 +93,7 @@ def load_enrichers(library: Library, image_embedder=AUTO, vlm=AUTO) -> Enrichers
     A role without a model is simply off (its reason goes to `notes`); a model that is configured
     but fails to load is off too, and its error is in `notes`. Pass objects to use them instead.
     """
-    from .models.registry import resolve
+    from ..models.registry import resolve
 
     out = Enrichers(ocr=library.ocr())
     if out.ocr is None:
@@ -103,7 +103,7 @@ def load_enrichers(library: Library, image_embedder=AUTO, vlm=AUTO) -> Enrichers
         image_embedder = None
         if r.ok:
             try:
-                from .models.clip import load_image_embedder
+                from ..models.clip import load_image_embedder
 
                 image_embedder = load_image_embedder(settings=library.settings, threads=library.settings.threads)
             except ModelError as e:
@@ -115,7 +115,7 @@ def load_enrichers(library: Library, image_embedder=AUTO, vlm=AUTO) -> Enrichers
         vlm = None
         if r.ok:
             try:
-                from .models.vlm import load_vlm
+                from ..models.vlm import load_vlm
 
                 vlm = load_vlm(library.settings)
             except ModelError as e:
@@ -204,7 +204,7 @@ def enrich_events(library: Library, cancel: CancelToken | None = None, *, doc_id
 
 def enrich_figure(library: Library, w: FigureWork, enrichers: Enrichers) -> list[str]:
     """Run the figure's pending steps; returns plain-words errors (empty when all went well)."""
-    from .figures.crops import load_crop
+    from ..figures.crops import load_crop
 
     errors: list[str] = []
     image = None
@@ -250,8 +250,8 @@ def enrich_figure(library: Library, w: FigureWork, enrichers: Enrichers) -> list
 
 
 def _make_crop(library: Library, w: FigureWork, enrichers: Enrichers):
-    from .figures.crops import crop_image_file, render_pdf_region, save_crop
-    from .figures.phash import dhash, phash
+    from ..figures.crops import crop_image_file, render_pdf_region, save_crop
+    from ..figures.phash import dhash, phash
 
     if w.doc_kind == "pdf":
         image = render_pdf_region(Path(w.doc_path), w.page, w.bbox, doc=enrichers.open_pdf(w.doc_path))
@@ -297,7 +297,7 @@ def compose_figure_text(base_text: str, ocr_lines: list[dict] | None, caption: d
 
     Returns (text, spans of the appended parts (one segment each), the lines of each part).
     """
-    from .models.caption_schema import caption_text
+    from ..models.caption_schema import caption_text
 
     text = base_text
     spans: list[tuple[int, int]] = []
@@ -318,9 +318,9 @@ def compose_figure_text(base_text: str, ocr_lines: list[dict] | None, caption: d
 
 
 def _commit_figure(library: Library, w: FigureWork, enrichers: Enrichers, additions: dict, vector) -> None:
+    from ..models.caption_schema import component_page_boxes
+    from ..store.db import Transaction
     from . import image_model
-    from .models.caption_schema import component_page_boxes
-    from .store.db import Transaction
 
     caption = additions.get("vlm")
     vlm_id = getattr(enrichers.vlm, "model_id", None)
@@ -414,7 +414,7 @@ def _commit_figure(library: Library, w: FigureWork, enrichers: Enrichers, additi
 
 def _embed(library: Library, section: str, text: str, spans: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
     """Chunk vector and the vectors of `spans` (appended parts), the way ingest embeds chunks."""
-    from .ingest import embed_text_of
+    from ..ingest.pipeline import embed_text_of
 
     full, offset = embed_text_of(SimpleNamespace(section=section, text=text))
     enc = library.embedder.encode_with_segments([full], [[(a + offset, b + offset) for a, b in spans]])

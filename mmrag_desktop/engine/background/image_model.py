@@ -26,13 +26,13 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import ModelError
-from .store.db import Transaction
-from .store.vector_index import VectorIndex
+from ..errors import ModelError
+from ..store.db import Transaction
+from ..store.vector_index import VectorIndex
 
 if TYPE_CHECKING:
-    from .library import Library
-    from .models.clip import ImageEmbedder
+    from ..library import Library
+    from ..models.clip import ImageEmbedder
 
 log = logging.getLogger(__name__)
 
@@ -85,8 +85,8 @@ def choose_active(library: Library) -> ImageEmbedder | None:
     Returns None when no image model is configured. Raises ModelError when the model to use fails
     to load.
     """
-    from .models.clip import load_image_embedder
-    from .models.registry import resolve
+    from ..models.clip import load_image_embedder
+    from ..models.registry import resolve
 
     target = resolve(ROLE, library.settings)
     if not target.ok:
@@ -111,7 +111,7 @@ def choose_active(library: Library) -> ImageEmbedder | None:
 def _load_previous(library: Library, model: str, path: str | None, new_model: str) -> ImageEmbedder | None:
     """The previous active model loaded from its recorded path; None when that path is gone or the
     model fails to load (then `library.image_notice` says what image search does instead, logged)."""
-    from .models.clip import load_image_embedder
+    from ..models.clip import load_image_embedder
 
     if path and Path(path).exists():
         try:

@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..errors import Cancelled, CorruptDocumentError, DocumentError, EngineError
+from ..jobs import CancelToken, Progress
+from ..parse import is_supported, open_document
+from ..store.db import Transaction
 from .chunking import ChunkDraft, Chunker
-from .errors import Cancelled, CorruptDocumentError, DocumentError, EngineError
-from .jobs import CancelToken, Progress
-from .parse import is_supported, open_document
-from .store.db import Transaction
 
 if TYPE_CHECKING:
-    from .library import Library
+    from ..library import Library
 
 MAX_FILE_BYTES = 2 * 1024**3
 EMBED_BATCH = 64
@@ -313,8 +313,8 @@ def _write_links(conn, ids: list[int], drafts: list[ChunkDraft]) -> None:
 
 def _write_figures(conn, library: Library, doc_id: int, ids: list[int], drafts: list[ChunkDraft]) -> None:
     """One `figures` row per figure chunk, with its crop saved under cache/ and its hashes."""
-    from .figures.crops import save_crop
-    from .figures.phash import dhash, phash
+    from ..figures.crops import save_crop
+    from ..figures.phash import dhash, phash
 
     for cid, d in zip(ids, drafts, strict=True):
         if d.kind != "figure" or d.figure is None or d.region is None:

@@ -18,10 +18,10 @@ from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
 
-from . import errors
-from .errors import EngineError
-from .jobs import CancelToken, Progress
-from .settings import Settings
+from .. import errors
+from ..errors import EngineError
+from ..jobs import CancelToken, Progress
+from ..settings import Settings
 
 POLL_SECONDS = 0.1
 
@@ -43,7 +43,7 @@ def _child_main(folder: str, settings: dict, conn, cancel_event) -> None:
         os.nice(5)
     except OSError:
         pass
-    from .library import Library
+    from ..library import Library
 
     lib = Library.open(Path(folder), Settings(**settings))
     try:

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .jobs import CancelToken, Progress
-from .store.db import Transaction
-from .store.vector_index import VectorIndex
+from ..jobs import CancelToken, Progress
+from ..store.db import Transaction
+from ..store.vector_index import VectorIndex
 
 if TYPE_CHECKING:
-    from .library import Library
+    from ..library import Library
 
 BATCH = 64
 
@@ -41,8 +41,8 @@ def _segments(text_len: int, meta: dict) -> list[tuple[int, int]]:
 
 def reembed_events(library: Library, cancel: CancelToken) -> Iterator[Progress]:
     """See module doc. Yields Progress(stage="reembed", unit="chunks"), then "finished"."""
-    from .chunking import ChunkDraft
-    from .ingest import embed_text_of
+    from ..ingest.chunking import ChunkDraft
+    from ..ingest.pipeline import embed_text_of
 
     library.embedder  # noqa: B018 - resolve active/pending
     target = library._pending_embedder

@@ -1,0 +1,592 @@
+"""Answering questions from the library: retrieval -> confidence -> generation or extraction,
+with every citation checked against the evidence.
+
+    for ev in answer_events(library, "What supply voltage does the programmer need?"):
+        if ev.kind == "token": print(ev.text, end="")
+        elif ev.kind == "citation": ...   # ev.citation: doc, page, bbox
+        elif ev.kind == "notice": ...     # e.g. fell back to extractive mode, and why
+        elif ev.kind == "done": answer = ev.answer
+        elif ev.kind == "error": ...      # ev.message, ev.error
+
+Bad input (empty question, a question longer than the model context can hold, a library
+without documents, an unknown mode) raises before any event (QueryError / LibraryError).
+Failures while running end the stream with an `error` event; a cancel ends it with a `done`
+event whose answer has `stopped == "cancelled"`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import Cancelled, EngineError, LibraryError, ModelError, QueryError
+from ..jobs import CancelToken
+from ..settings import Settings
+from .citations import StreamingCitationFilter, check_citations, marked_sentence_spans
+from .confidence import assess
+from .encode_once import EncodeOnce
+from .events import (
+    Answer,
+    AnswerEvent,
+    Citation,
+    CitationEvent,
+    DoneEvent,
+    ErrorEvent,
+    NoticeEvent,
+    SentenceEvent,
+    TokenEvent,
+)
+from .evidence import EvidenceBlock, pack_evidence
+from .extractive import quote_text, rank_candidates, select_sentences
+from .guards import OutputGuard
+from .prompt import INSUFFICIENT_REPLY, build_messages, is_insufficient_reply
+from .quote_boxes import merge_boxes, quote_boxes
+from .rewrite import rewrite_followup
+from .runner import POOL, ROLE, close_models
+from .support import SentenceCheck, SupportChecker, recite
+
+MODES = ("auto", "generative", "quote", "extractive")
+# "auto" by the answer model's size, as measured on the held-out set (bench/README.md, "Answers"):
+# (models below this many parameters, style). Larger models write free text.
+AUTO_STYLES = ((300_000_000, "extractive"), (1_000_000_000, "quote"))
+DEFAULT_K = 8
+MAX_QUESTION_CHARS = 4000  # ~1,000 tokens: beyond that no small context holds evidence too
+NOT_COVERED = "The indexed manuals do not cover this."
+
+__all__ = [
+    "Answer",
+    "AnswerEvent",
+    "Citation",
+    "answer_events",
+    "ask",
+    "close_models",
+    "resolve_answer_model",
+]
+
+
+def validate_question(question: str, settings: Settings | None = None) -> str:
+    """The question with whitespace normalised. Raises QueryError when it is empty or too long
+    for the answer model's context."""
+    q = " ".join((question or "").split())
+    if not q:
+        raise QueryError("the question is empty: type what you want to know")
+    n_ctx = (settings.n_ctx if settings else 4096) or 4096
+    limit = min(MAX_QUESTION_CHARS, n_ctx * 2)
+    if len(q) > limit:
+        raise QueryError(
+            f"the question is too long ({len(q)} characters; at most {limit} fit the answer model's "
+            f"context of {n_ctx} tokens together with the evidence): shorten it"
+        )
+    return q
+
+
+def resolve_answer_model(settings: Settings | None = None):
+    """The answer model's `ResolvedModel` from the model registry (path, model_id, source,
+    message; a non-empty message says e.g. that the user's choice was unusable and which model
+    is used instead). Raises ModelError with the registry's plain message when no usable GGUF is
+    available."""
+    from ..models.registry import require
+
+    r = require(ROLE, settings)
+    if r.path is None:
+        raise ModelError(ROLE, r.message or "no answer model available")
+    return r
+
+
+def _load_runner(settings: Settings):
+    r = resolve_answer_model(settings)
+    # Files the user brought are loaded in a subprocess first: llama.cpp aborts on some bad files.
+    verify = r.source not in ("package", "bundled")
+    runner = POOL.get(Path(r.path), n_ctx=settings.n_ctx, n_threads=answer_threads(settings),
+                      model_id=r.model_id, verify=verify)
+    return runner, r.message
+
+
+def answer_threads(settings: Settings) -> int:
+    """Threads for the answer model: `settings.extra["answer_threads"]` when set, else
+    `settings.threads` (benchmarked in bench/bench_answer.py)."""
+    return max(1, int(settings.extra.get("answer_threads") or settings.threads or 1))
+
+
+def _nearest(hits: Sequence, n: int = 3) -> list[Citation]:
+    out: list[Citation] = []
+    seen: set[tuple[str, int]] = set()
+    for h in hits:
+        if (h.doc, h.page) in seen:
+            continue
+        seen.add((h.doc, h.page))
+        out.append(EvidenceBlock(id=len(out) + 1, hit=h, text=h.text).citation())
+        if len(out) >= n:
+            break
+    return out
+
+
+def _not_covered_text(nearest: Sequence[Citation]) -> str:
+    if not nearest:
+        return NOT_COVERED + " Nothing in the library matches the question."
+    pages = "; ".join(f"{c.doc}, page {c.page}" for c in nearest)
+    return f"{NOT_COVERED} The nearest pages are: {pages}."
+
+
+def answer_events(
+    library: Any,
+    question: str,
+    *,
+    history: Sequence[Any] | None = None,
+    mode: str = "auto",
+    cancel: CancelToken | None = None,
+    settings: Settings | None = None,
+    k: int | None = None,
+) -> Iterator[AnswerEvent]:
+    """Answer `question` from `library`, as a generator of events (see module docstring).
+
+    history: earlier turns, oldest first (`Answer` objects, dicts with "question", or
+    (question, answer) pairs): a follow-up is rewritten with the previous turn before retrieval.
+    mode: "auto" (the settings' answer mode; generative when an answer model loads, else
+    extractive with a notice saying why), "generative" (same fallback) or "extractive".
+    Raises QueryError (empty / too long question, unknown mode) and LibraryError (no documents)
+    before the first event.
+    """
+    settings = settings or getattr(library, "settings", None) or Settings()
+    q = validate_question(question, settings)
+    if mode not in MODES:
+        raise QueryError(f"unknown answer mode {mode!r}: use one of {', '.join(MODES)}")
+    if mode == "auto" and settings.answer_mode in MODES:
+        mode = settings.answer_mode
+    docs = library.documents()
+    if not docs:
+        raise LibraryError("the library has no documents yet: add manuals first (mmrag add PATH, or drop files in the window)")
+    return _run(library, q, history, mode, cancel or CancelToken(), settings, k or DEFAULT_K)
+
+
+def ask(library: Any, question: str, **kwargs: Any) -> Answer:
+    """Run `answer_events` to the end and return the final Answer; an error event is raised
+    as its engine exception."""
+    for ev in answer_events(library, question, **kwargs):
+        if isinstance(ev, DoneEvent) and ev.answer is not None:
+            return ev.answer
+        if isinstance(ev, ErrorEvent):
+            raise ev.error if isinstance(ev.error, EngineError) else EngineError(ev.message)
+    raise EngineError("answering ended without an answer")
+
+
+def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: int) -> Iterator[AnswerEvent]:
+    t0 = time.perf_counter()
+    search_q = rewrite_followup(q, history)
+    answer = Answer(question=q, text="", mode=mode, search_query=search_q)
+    stats = answer.stats
+    try:
+        cancel.check()
+        hits = library.search(search_q, k=k)
+        stats["retrieval_s"] = round(time.perf_counter() - t0, 4)
+        for notice in getattr(library, "model_notices", []):  # a configured model is not in use
+            answer.notices.append(notice)
+            yield NoticeEvent(message=notice)
+        cancel.check()
+        try:
+            embedder = EncodeOnce(library.embedder)  # the evidence sentences are embedded by several steps
+        except ModelError:
+            embedder = None
+        threshold = settings.extra.get("answer_confidence_threshold")
+        report = assess(search_q, hits, embedder, threshold)
+        answer.confidence = report.score
+        stats["confidence_features"] = {k_: round(v, 4) for k_, v in report.features.items()}
+        stats["confidence_threshold"] = report.threshold
+        answer.nearest = _nearest(hits)
+        if report.insufficient:
+            yield from _finish_not_covered(answer, t0)
+            return
+
+        runner = None
+        if mode != "extractive":
+            try:
+                runner, note = _load_runner(settings)
+                if note:
+                    answer.notices.append(note)
+                    yield NoticeEvent(message=note)
+            except ModelError as e:
+                msg = f"No answer model could be used ({e.reason}); showing the best matching sentences instead."
+                answer.notices.append(msg)
+                yield NoticeEvent(message=msg)
+            stats["model_ready_s"] = round(time.perf_counter() - t0, 4)
+        lines_of = _lines_reader(library)
+        style = mode if runner is None or mode != "auto" else choose_style(runner, settings)
+        if runner is not None and style == "extractive":
+            msg = (f"{runner.model_id} is too small to write reliable answers; showing the best matching "
+                   "sentences from the manuals (Settings ▸ answer style uses it anyway).")
+            answer.notices.append(msg)
+            yield NoticeEvent(message=msg)
+        if runner is None or style == "extractive":
+            yield from _extractive(answer, search_q, hits, embedder, settings, t0, lines_of)
+        elif style == "quote":
+            yield from _quote_first(answer, runner, search_q, hits, settings, cancel, t0, embedder, lines_of)
+        else:
+            yield from _generative(answer, runner, search_q, hits, settings, cancel, t0, embedder, lines_of)
+    except Cancelled:
+        answer.stopped = "cancelled"
+        stats["total_s"] = round(time.perf_counter() - t0, 4)
+        yield DoneEvent(answer=answer)
+    except EngineError as e:
+        yield ErrorEvent(message=str(e), error=e)
+
+
+def _finish_not_covered(answer: Answer, t0: float, reason: str = "") -> Iterator[AnswerEvent]:
+    answer.insufficient_evidence = True
+    answer.mode = "insufficient"
+    answer.citations = []
+    answer.text = _not_covered_text(answer.nearest)
+    if reason:
+        answer.notices.append(reason)
+        yield NoticeEvent(message=reason)
+    yield TokenEvent(text=answer.text)
+    answer.stats["total_s"] = round(time.perf_counter() - t0, 4)
+    yield DoneEvent(answer=answer)
+
+
+def _lines_reader(library) -> Callable[[int], list[dict]]:
+    """chunk id -> the chunk's stored lines ([] when it is gone), each chunk read once."""
+    cache: dict[int, list[dict]] = {}
+    read = getattr(library, "chunk", None)  # any library-like object without stored lines: no refinement
+
+    def lines_of(chunk_id: int) -> list[dict]:
+        if chunk_id not in cache:
+            try:
+                cache[chunk_id] = (read(chunk_id).get("lines") or []) if read else []
+            except LibraryError:  # the document was removed meanwhile: keep the hit's own box
+                cache[chunk_id] = []
+        return cache[chunk_id]
+
+    return lines_of
+
+
+def _sentence_boxes(block, sentences: list[str], lines_of) -> list | None:
+    """The boxes of `sentences` inside `block`'s chunk (see quote_boxes.py), or None to keep the
+    hit's own highlight (figures keep their region; sentences not found keep the hit's box)."""
+    if lines_of is None or not sentences or block.hit.kind == "figure":
+        return None
+    lines = lines_of(block.hit.chunk_id)
+    return merge_boxes([quote_boxes(lines, s) for s in sentences]) or None
+
+
+def _pack(runner, question: str, hits, settings: Settings, system_prompt: str, max_new: int):
+    """Evidence blocks for a model answer: within the evidence budget and the room the context
+    leaves for the question and the answer. Raises QueryError when the question itself is too long."""
+    q_tokens = runner.count_tokens(question)
+    room = runner.n_ctx - max_new - runner.count_tokens(system_prompt) - 96
+    if q_tokens > room // 2:
+        raise QueryError(
+            f"the question is too long for the answer model ({q_tokens} tokens; its context of "
+            f"{runner.n_ctx} tokens must also hold the evidence and the answer): shorten it"
+        )
+    budget = max(64, min(int(settings.evidence_tokens), room - q_tokens))
+    return pack_evidence(hits, budget, runner.count_tokens)
+
+
+def _checker(blocks, embedder, settings: Settings) -> SupportChecker:
+    return SupportChecker(blocks, embedder, settings.extra.get("support_threshold"))
+
+
+def _finish(answer: Answer, own: str, blocks, checker: SupportChecker, lines_of,
+            quoted: Sequence = ()) -> Iterator[AnswerEvent]:
+    """Check every sentence of the final answer — the `quoted` candidates (each one sentence of
+    the answer, whatever the splitter would make of it), then the model's text `own` — re-cite or
+    attribute where another block backs a sentence, and set the answer's text, sentences and
+    citations. Each citation highlights the evidence sentences that back the answer sentences
+    citing it (re-sent to replace the chip the stream showed); a citation backing nothing keeps
+    the hit's own highlight."""
+    text, checks = "", []
+    for c in quoted:
+        piece = quote_text(c.text, c.block_id)
+        start = len(text) + (1 if text else 0)
+        text = f"{text} {piece}" if text else piece
+        checks.append(checker.check(piece, start, len(text), quote=True))
+    own = own.strip()
+    if own:
+        base = len(text) + (1 if text else 0)
+        text = f"{text} {own}" if text else own
+        for c in checker.check_text(own):
+            c.start, c.end = c.start + base, c.end + base
+            checks.append(c)
+    text = recite(text, checks)
+    by_id = {b.id: b for b in blocks}
+    final = check_citations(text, by_id)  # the valid ids cited, in order (the text is already clean)
+    answer.text = text  # the checks' offsets point into this text
+    answer.sentences = checks
+    answer.unsupported_sentences = [c.text for c in checks if c.claim and not c.supported]
+    moved = [c for c in checks if c.claim and c.supported and c.citations != c.cited_by_model]
+    if moved:
+        answer.stats["attributed"] = [{"sentence": c.text, "id": c.citations[0], "model_cited": c.cited_by_model}
+                                      for c in moved]
+        msg = (f"{len(moved)} sentence(s) carried no citation or one that does not back them; "
+               "each now cites the evidence that says the same.")
+        answer.notices.append(msg)
+        yield NoticeEvent(message=msg)
+    backing: dict[int, list[str]] = {}
+    for c in checks:
+        if c.supported and c.support is not None:
+            backing.setdefault(c.support.id, []).append(c.support.text)
+    answer.citations = []
+    for i in final.cited:
+        boxes = _sentence_boxes(by_id[i], backing.get(i, []), lines_of)
+        answer.citations.append(by_id[i].citation(boxes))
+        yield CitationEvent(citation=answer.citations[-1])
+
+
+def _stream_quotes(chosen, by_id, checker, lines_of, base: int = 0) -> Iterator[AnswerEvent]:
+    """Token, citation and sentence events for quoted evidence sentences; `base` is the length of
+    the text streamed before them (the sentence events' offsets count from the stream's start)."""
+    offset = base
+    for n, c in enumerate(chosen):
+        piece = ("" if n == 0 else " ") + quote_text(c.text, c.block_id)
+        yield TokenEvent(text=piece)
+        b = by_id[c.block_id]
+        yield CitationEvent(citation=b.citation(_sentence_boxes(b, [c.text], lines_of)))
+        start = offset + len(piece) - len(piece.lstrip())
+        yield SentenceEvent(sentence=checker.check(piece.strip(), start, offset + len(piece), quote=True).to_json())
+        offset += len(piece)
+
+
+def _extractive(answer: Answer, question: str, hits, embedder, settings: Settings, t0: float,
+                lines_of=None, base: int = 0) -> Iterator[AnswerEvent]:
+    answer.mode = "extractive"
+    count = getattr(embedder, "count_tokens", None) if embedder is not None else None
+    blocks = pack_evidence(hits, settings.evidence_tokens, count) if count else pack_evidence(hits, settings.evidence_tokens)
+    answer.evidence = [b.citation() for b in blocks]
+    chosen = select_sentences(question, blocks, embedder)
+    if not chosen:
+        yield from _finish_not_covered(answer, t0, "The evidence holds no sentence that answers the question.")
+        return
+    checker = _checker(blocks, embedder, settings)
+    answer.stats["ttft_s"] = round(time.perf_counter() - t0, 4)
+    yield from _stream_quotes(chosen, {b.id: b for b in blocks}, checker, lines_of, base)
+    yield from _finish(answer, "", blocks, checker, lines_of, chosen)
+    answer.stats["total_s"] = round(time.perf_counter() - t0, 4)
+    yield DoneEvent(answer=answer)
+
+
+def choose_style(runner, settings: Settings) -> str:
+    """The answer style for "auto" with a loaded model: `settings.extra["auto_style"]` when set,
+    else by model size (AUTO_STYLES, measured in bench/bench_answer.py): below 300 M parameters
+    the model's answers were worse than the cited sentences alone (extractive), below 1 B quote
+    first, above that free text. A model whose size llama.cpp cannot tell writes free text."""
+    forced = settings.extra.get("auto_style")
+    if forced in ("quote", "generative", "extractive"):
+        return forced
+    n = runner.n_params
+    return next((style for limit, style in AUTO_STYLES if n and n < limit), "generative")
+
+
+def _fallback_to_quotes(answer: Answer, question: str, hits, embedder, settings: Settings, t0: float,
+                        lines_of, reason: str, streamed: int) -> Iterator[AnswerEvent]:
+    """Replace the model's answer by the cited sentences; its text stays one click away.
+    `streamed`: the length of the text the stream showed so far."""
+    answer.stats["model_answer"] = answer.text
+    answer.stats["model_sentences"] = [c.to_json() for c in answer.sentences]
+    answer.stats["fallback_from"] = answer.mode
+    answer.notices.append(reason)
+    yield NoticeEvent(message=reason)
+    sep, lead = "\n\n", "Best matching sentences from the manuals:"
+    yield TokenEvent(text=sep + lead + "\n")
+    start = streamed + len(sep)
+    yield SentenceEvent(sentence=SentenceCheck(lead, start, start + len(lead), claim=False).to_json())
+    yield from _extractive(answer, question, hits, embedder, settings, t0, lines_of, start + len(lead) + 1)
+
+
+def _start_model_answer(answer: Answer, runner, style: str) -> Iterator[AnswerEvent]:
+    """Record the style and model; a model without a chat template gets a notice."""
+    answer.mode = style
+    answer.model = runner.model_id
+    if not runner.has_chat_template:
+        msg = f"{runner.model_id} has no chat template; using a generic prompt (answers may be worse)."
+        answer.notices.append(msg)
+        yield NoticeEvent(message=msg)
+
+
+def _generative(
+    answer: Answer, runner, question: str, hits, settings: Settings, cancel, t0: float, embedder=None,
+    lines_of=None,
+) -> Iterator[AnswerEvent]:
+    from .runner import GenerationStats
+
+    yield from _start_model_answer(answer, runner, "generative")
+    max_new = int(settings.max_answer_tokens)
+    blocks = _pack(runner, question, hits, settings, build_messages("", [])[0]["content"], max_new)
+    if not blocks:
+        yield from _finish_not_covered(answer, t0)
+        return
+    toks, stop = runner.render(build_messages(question, blocks))
+    while len(toks) + 32 > runner.n_ctx - max_new and len(blocks) > 1:
+        blocks = blocks[:-1]
+        toks, stop = runner.render(build_messages(question, blocks))
+    answer.evidence = [b.citation() for b in blocks]
+    by_id = {b.id: b for b in blocks}
+    filt = StreamingCitationFilter(by_id)
+    checker = _checker(blocks, embedder, settings)
+    guard = OutputGuard([b.text for b in blocks])
+    gen = GenerationStats()
+    answer.stats["prepare_s"] = round(time.perf_counter() - t0, 4)
+    held = ""  # text held back while it may still become the "INSUFFICIENT EVIDENCE" reply
+    streamed = ""  # what the token events showed
+    n_checked = 0
+    stopped = ""
+    fired = None
+
+    def emit(piece: str, new_ids: list[int]) -> Iterator[AnswerEvent]:
+        nonlocal held, streamed
+        held += piece
+        if INSUFFICIENT_REPLY.lower().startswith(" ".join(held.split()).lower()):
+            return  # also holds leading whitespace
+        if not streamed:
+            answer.stats["ttft_s"] = round(time.perf_counter() - t0, 4)
+        out = held if streamed else held.lstrip()
+        streamed += out
+        held = ""
+        if out:
+            yield TokenEvent(text=out)
+        for i in new_ids:
+            yield CitationEvent(citation=by_id[i].citation())
+
+    def check_complete(final: bool) -> Iterator[AnswerEvent]:
+        nonlocal n_checked
+        spans = marked_sentence_spans(streamed)
+        done = spans if final else spans[:-1]
+        for a, b in done[n_checked:]:
+            yield SentenceEvent(sentence=checker.check(streamed[a:b], a, b).to_json())
+        n_checked = max(n_checked, len(done))
+
+    # settings.extra["free_grammar"]: a GBNF grammar for the free answer (experiments and tests)
+    pieces = runner.stream(toks, max_tokens=max_new, stop=stop, cancel=cancel, stats=gen,
+                           grammar=settings.extra.get("free_grammar"))
+    try:
+        for piece in pieces:
+            text, new = filt.feed(piece)
+            yield from emit(text, new)
+            fired = guard.check(filt.raw_text)
+            if fired is not None:
+                break
+            yield from check_complete(final=False)
+    except Cancelled:
+        stopped = "cancelled"
+    except (RuntimeError, ValueError) as e:
+        raise ModelError(ROLE, f"generation failed: {e}") from e
+    finally:
+        pieces.close()  # stops llama.cpp and releases the runner's lock (a guard breaks out early)
+    raw = filt.raw_text
+    if fired is not None:
+        raw = raw[: fired.cut]
+        stopped = "guard"
+        answer.stats["guard"] = fired.guard
+        answer.notices.append(fired.notice)
+        yield NoticeEvent(message=fired.notice)
+    check = check_citations(raw, by_id)
+    answer.stats["generation"] = gen.to_json()
+    answer.removed_citations = check.removed
+    answer.stats["refs_total"] = check.refs_total
+    answer.stats["refs_valid"] = check.refs_valid
+    answer.stats["model_cited"] = list(check.cited)
+    answer.stopped = stopped or ("length" if gen.finish_reason == "length" else "")
+    answer.raw_text = filt.raw_text
+    if stopped != "cancelled" and fired is None and (is_insufficient_reply(check.text) or not check.text.strip()):
+        reason = "The answer model found no answer in the evidence." if check.text.strip() else "The answer model returned nothing."
+        yield from _finish_not_covered(answer, t0, reason)
+        return
+    if fired is None:
+        tail, tail_ids = filt.flush()
+        yield from emit(tail, tail_ids)
+        if held:
+            streamed += held
+            yield TokenEvent(text=held)
+        yield from check_complete(final=True)
+    yield from _finish(answer, check.text, blocks, checker, lines_of)
+    answer.stats["total_s"] = round(time.perf_counter() - t0, 4)
+    checked = answer.checked
+    if stopped != "cancelled" and settings.extra.get("uncited_fallback", True) and (
+        not checked["claims"] or checked["supported"] * 2 < checked["claims"]
+    ):
+        reason = (f"Only {checked['supported']} of the model's {checked['claims']} sentences are backed by the "
+                  "manuals; showing the best matching sentences from the manuals instead (the model's "
+                  "answer is one click away)." if checked["claims"] else
+                  "The model's answer was unusable; showing the best matching sentences from the manuals instead.")
+        yield from _fallback_to_quotes(answer, question, hits, embedder, settings, t0, lines_of, reason, len(streamed))
+        return
+    yield DoneEvent(answer=answer)
+
+
+def _quote_first(
+    answer: Answer, runner, question: str, hits, settings: Settings, cancel, t0: float, embedder=None,
+    lines_of=None,
+) -> Iterator[AnswerEvent]:
+    from . import quote_first as qf
+    from .runner import GenerationStats
+
+    yield from _start_model_answer(answer, runner, "quote")
+    max_new = min(int(settings.max_answer_tokens), qf.MAX_TOKENS)
+    blocks = _pack(runner, question, hits, settings, qf.SYSTEM_PROMPT, max_new)
+    ranked = rank_candidates(question, blocks, embedder) if blocks else []
+    if not ranked:
+        yield from _finish_not_covered(answer, t0, "The evidence holds no sentence that answers the question.")
+        return
+    cands = ranked[: qf.MAX_CANDIDATES]
+    answer.evidence = [b.citation() for b in blocks]
+    by_id = {b.id: b for b in blocks}
+    where = {b.id: f"{b.hit.doc}, page {b.hit.page}" for b in blocks}
+    toks, stop = runner.render(qf.build_messages(question, cands, where))
+    while len(toks) + 32 > runner.n_ctx - max_new and len(cands) > 1:
+        cands = cands[:-1]
+        toks, stop = runner.render(qf.build_messages(question, cands, where))
+    checker = _checker(blocks, embedder, settings)
+    gen = GenerationStats()
+    answer.stats["prepare_s"] = round(time.perf_counter() - t0, 4)
+    raw, quoted, own_shown, stopped = "", None, 0, ""
+
+    shown_quotes: list = []  # quoted candidates streamed so far, each as soon as its id is complete
+
+    streamed = 0  # characters of the quotes streamed so far
+
+    def show_quotes(ids: list[int], final: bool) -> Iterator[AnswerEvent]:
+        nonlocal quoted, streamed
+        chosen = [cands[i - 1] for i in ids] or (cands[:1] if final else [])  # the grammar names one at least
+        for c in chosen:
+            if c in shown_quotes:
+                continue
+            if not shown_quotes:
+                answer.stats["ttft_s"] = round(time.perf_counter() - t0, 4)
+            else:
+                yield TokenEvent(text=" ")
+                streamed += 1
+            yield from _stream_quotes([c], by_id, checker, lines_of, streamed)
+            streamed += len(quote_text(c.text, c.block_id))
+            shown_quotes.append(c)
+        if final:
+            quoted = list(shown_quotes)
+            answer.stats["quoted"] = list(ids)
+
+    pieces = runner.stream(toks, max_tokens=max_new, stop=stop, cancel=cancel, stats=gen,
+                           grammar=qf.grammar(len(cands)))
+    try:
+        for piece in pieces:
+            raw += piece
+            reply = qf.parse_reply(raw, len(cands))
+            if quoted is None:
+                yield from show_quotes(reply.ids[: reply.complete], reply.quotes_done)
+            if quoted is not None and len(reply.own) > own_shown:
+                yield TokenEvent(text=(" " if not own_shown else "") + reply.own[own_shown:])
+                own_shown = len(reply.own)
+    except Cancelled:
+        stopped = "cancelled"
+    except (RuntimeError, ValueError) as e:
+        raise ModelError(ROLE, f"generation failed: {e}") from e
+    finally:
+        pieces.close()
+    reply = qf.parse_reply(raw, len(cands))
+    if quoted is None:
+        yield from show_quotes(reply.ids, True)
+    answer.raw_text = raw
+    answer.stats["generation"] = gen.to_json()
+    answer.stopped = stopped or ("length" if gen.finish_reason == "length" else "")
+    own = qf.own_sentences(reply.own, [c.text for c in quoted])
+    yield from _finish(answer, own, blocks, checker, lines_of, quoted)
+    answer.stats["total_s"] = round(time.perf_counter() - t0, 4)
+    yield DoneEvent(answer=answer)
