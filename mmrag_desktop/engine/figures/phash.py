@@ -11,6 +11,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..images import flatten_on_white
+
 HASH_BITS = 64
 # Hamming distance up to which two figures count as the same image (pHash; 64 bits).
 DUPLICATE_DISTANCE = 6
@@ -30,11 +32,7 @@ def _gray(image, size: tuple[int, int]) -> np.ndarray:
     """Grayscale float array of `image` resized to `size` (width, height)."""
     from PIL import Image
 
-    if image.mode in ("RGBA", "LA", "P"):
-        rgba = image.convert("RGBA")
-        background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
-        image = Image.alpha_composite(background, rgba)
-    gray = image.convert("L").resize(size, Image.Resampling.LANCZOS)
+    gray = flatten_on_white(image).convert("L").resize(size, Image.Resampling.LANCZOS)
     return np.asarray(gray, dtype=np.float64)
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ModelError
+from ..images import flatten_on_white
 
 ROLE = "image_embedder"
 OPENAI_CLIP_MEAN = (0.48145466, 0.4578275, 0.40821073)
@@ -181,12 +182,7 @@ def _prepare(image, pre: dict) -> np.ndarray:
     """Resize (shortest edge), centre-crop, rescale, normalise; returns float32 [3, H, W]."""
     from PIL import Image
 
-    if image.mode != "RGB":
-        if image.mode in ("RGBA", "LA", "P"):
-            rgba = image.convert("RGBA")
-            bg = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
-            image = Image.alpha_composite(bg, rgba)
-        image = image.convert("RGB")
+    image = flatten_on_white(image)
     resample = Image.Resampling(pre["resample"])
     if pre["exact"]:
         image = image.resize(tuple(pre["exact"]), resample)

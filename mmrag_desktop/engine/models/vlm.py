@@ -17,6 +17,7 @@ import threading
 from pathlib import Path
 
 from ..errors import ModelError
+from ..images import flatten_on_white
 from . import caption_schema as cs
 from .files import gguf_metadata
 
@@ -91,11 +92,7 @@ def prepare_image(image, convention: str = "auto"):
     (Qwen2.5-VL's patch grid) so the boxes it returns are in this image's pixels."""
     from PIL import Image
 
-    if image.mode in ("RGBA", "LA", "P"):
-        rgba = image.convert("RGBA")
-        bg = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
-        image = Image.alpha_composite(bg, rgba)
-    image = image.convert("RGB")
+    image = flatten_on_white(image)
     scale = min(1.0, IMAGE_MAX_SIDE / max(image.size))
     w, h = max(1, round(image.width * scale)), max(1, round(image.height * scale))
     if convention == "pixels":

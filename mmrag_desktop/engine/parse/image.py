@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..elements import BBox, Block, Figure, Line, PageContent
 from ..errors import CorruptDocumentError
+from ..images import flatten_on_white
 
 if TYPE_CHECKING:
     from PIL import Image as PILImage
@@ -85,20 +86,6 @@ def _to_safe_mode(im: PILImage.Image) -> PILImage.Image:
     if "A" in im.getbands():
         return im.convert("RGBA")
     return im.convert("RGB")
-
-
-def _on_white_rgb(im: PILImage.Image) -> PILImage.Image:
-    """RGB with any transparency flattened onto white (dark text on a transparent
-    background would otherwise turn black-on-black for OCR)."""
-    from PIL import Image
-
-    if im.mode == "P" and "transparency" in im.info:
-        im = im.convert("RGBA")
-    if im.mode in ("RGBA", "LA"):
-        rgba = im.convert("RGBA")
-        white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
-        return Image.alpha_composite(white, rgba).convert("RGB")
-    return im if im.mode == "RGB" else im.convert("RGB")
 
 
 def _reduced(im: PILImage.Image, max_side: int) -> tuple[PILImage.Image, float]:
@@ -185,7 +172,7 @@ def _decode(im: PILImage.Image, source: str, frame: int = 0) -> LoadedImage:
         ) from e
     if orientation in (5, 6, 7, 8):
         w, h = h, w
-    ocr_image = _on_white_rgb(ocr_image)
+    ocr_image = flatten_on_white(ocr_image)  # dark text on transparency would be black on black for OCR
     if ocr_image is im:
         ocr_image = im.copy()  # the caller closes `im`; keep pixels that outlive it
     return LoadedImage(
