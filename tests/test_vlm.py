@@ -4,6 +4,8 @@ llama-cpp-python's real multimodal (libmtmd) chat handler; negative cases in a c
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 
 import pytest
 from PIL import Image
@@ -88,6 +90,47 @@ def test_wrong_files_are_rejected_before_loading(tmp_path, pair):
     assert r.status == "failed" and "not a vision projector" in r.message
     with pytest.raises(ModelError, match="is a vision projector"):
         verify_model("vlm", pair[1], mmproj=pair[1])
+
+
+SILENCED_CHILD = """
+import gc, sys
+from mmrag_desktop.engine.answer.runner import import_llama_cpp
+from mmrag_desktop.engine.models import llama_native
+from mmrag_desktop.engine.models.vlm import _import_llama
+
+llama_cpp = import_llama_cpp()
+callback = llama_native._callback
+assert callback is not None and llama_native._silenced == {"llama"}
+assert _import_llama()[0] is llama_cpp  # the VLM adds libmtmd, with the same callback
+assert llama_native._callback is callback and llama_native._silenced == {"llama", "mtmd"}
+gc.collect()  # the callback must survive collection: native code calls it later
+llm = llama_cpp.Llama(model_path=sys.argv[1], n_ctx=64, n_threads=1, verbose=True)  # would log the load
+llm.eval(llm.tokenize(b"Hello"))
+llm.close()
+print("ok")
+"""
+
+
+def test_llama_logs_are_silenced_once_per_process_for_both_models(pair):
+    """The answer runner and the VLM share one log callback (models/llama_native.py): installed
+    once, kept alive, and llama.cpp's load log does not reach stderr even with verbose=True."""
+    out = subprocess.run([sys.executable, "-c", SILENCED_CHILD, str(pair[0])], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-2000:]
+    assert "llama_model_loader" not in out.stderr and "load_tensors" not in out.stderr, out.stderr[-2000:]
+
+
+def test_answer_model_verification_runs_in_the_shared_isolated_child(tmp_path, pair):
+    """answer/runner.verify_model loads a GGUF through models/isolated.run_isolated: a good file gives
+    its facts, a cut one a ModelError in plain words, and this process survives both."""
+    from mmrag_desktop.engine.answer.runner import verify_model as verify_gguf
+
+    facts = verify_gguf(pair[0], timeout=120)
+    assert facts["ok"] and facts["chat_template"] and facts["arch"] == "llama"
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(pair[0].read_bytes()[:60_000])  # the header survives, the tensors are cut off
+    with pytest.raises(ModelError, match="cut.gguf is damaged or not a model llama.cpp supports"):
+        verify_gguf(cut, timeout=120)
 
 
 def test_box_conventions_and_component_boxes():

@@ -1,11 +1,11 @@
 """The answer model: llama-cpp-python over a GGUF file, loaded once and kept in a small pool.
 
-- Native logging is silenced with a no-op llama.cpp log callback (its reference is kept here,
-  a collected ctypes callback would crash the process) and `verbose=False`.
-- `OMP_WAIT_POLICY=passive` is set before llama_cpp is first imported: on 2-vCPU machines
-  busy-waiting OpenMP threads made runs sporadically 100x slower (ENVIRONMENT.md).
-- A model file the user chose is verified in a subprocess first (llama.cpp aborts the whole
-  process on some damaged files); results are cached per path, size and mtime.
+- llama_cpp is imported through models/llama_native.py: OpenMP waits passively (on 2-vCPU
+  machines busy-waiting made runs sporadically 100x slower) and native logs are silenced, once
+  per process; models load with `verbose=False`.
+- A model file the user chose is verified in a separate process first (models/isolated.py:
+  llama.cpp aborts the whole process on some damaged files); results are cached per path, size
+  and mtime.
 - The prompt is rendered with the model's own chat template (GGUF `tokenizer.chat_template`);
   a model without one gets a generic plain-text prompt and `has_chat_template` is False.
 - Between questions llama.cpp keeps the KV cache of the longest common token prefix, so the
@@ -14,11 +14,7 @@
 
 from __future__ import annotations
 
-import ctypes
 import json
-import os
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -27,38 +23,17 @@ from pathlib import Path
 
 from ..errors import Cancelled, ModelError
 from ..jobs import CancelToken
+from ..models import llama_native
+from ..models.isolated import IsolationTimeout, run_isolated
 from . import prompt as prompt_mod
 
 ROLE = "answer_llm"
-_log_callback = None  # keeps the ctypes callback alive for the life of the process
-_import_lock = threading.Lock()
 
 
 def import_llama_cpp():
-    """Import llama_cpp with OpenMP set to passive waiting and native logs silenced.
-
-    Raises ModelError when llama-cpp-python is not installed.
-    """
-    global _log_callback
-    with _import_lock:
-        os.environ.setdefault("OMP_WAIT_POLICY", "passive")
-        try:
-            import llama_cpp
-        except ImportError as e:  # pragma: no cover - depends on the install
-            raise ModelError(
-                ROLE,
-                "llama-cpp-python is not installed (pip install llama-cpp-python, built with "
-                "CMAKE_ARGS=-DGGML_NATIVE=OFF); answers fall back to extractive mode",
-            ) from e
-        if _log_callback is None:
-
-            @llama_cpp.llama_log_callback
-            def _silent(level, text, user_data):  # noqa: ARG001 - signature fixed by llama.cpp
-                return None
-
-            _log_callback = _silent
-            llama_cpp.llama_log_set(_log_callback, ctypes.c_void_p(0))
-        return llama_cpp
+    """Import llama_cpp with OpenMP set to passive waiting and native logs silenced
+    (models/llama_native.py). Raises ModelError when llama-cpp-python is not installed."""
+    return llama_native.import_llama_cpp(ROLE)
 
 
 def check_gguf_header(path: Path) -> None:
@@ -72,22 +47,6 @@ def check_gguf_header(path: Path) -> None:
         raise ModelError(ROLE, f"cannot read model file {path}: {e}") from e
     if magic != b"GGUF":
         raise ModelError(ROLE, f"{path.name} is not a GGUF model file (llama.cpp needs .gguf files)")
-
-
-_VERIFY_SCRIPT = r"""
-import json, os, sys
-os.environ.setdefault("OMP_WAIT_POLICY", "passive")
-from mmrag_desktop.engine.answer.runner import import_llama_cpp
-import_llama_cpp()
-from llama_cpp import Llama
-llm = Llama(model_path=sys.argv[1], n_ctx=64, n_threads=1, n_threads_batch=1, verbose=False)
-toks = llm.tokenize(b"Hello", add_bos=True)
-llm.eval(toks[:4])
-arch = llm.metadata.get("general.architecture", "")
-print(json.dumps({"ok": True, "chat_template": bool(llm.metadata.get("tokenizer.chat_template")),
-                  "n_ctx_train": int(llm.metadata.get(arch + ".context_length", 0) or 0), "arch": arch}))
-llm.close()
-"""
 
 
 def _verify_cache_file() -> Path:
@@ -111,25 +70,13 @@ def verify_model(path: Path, timeout: float = 120.0) -> dict:
         cache = {}
     if key in cache:
         return cache[key]
-    env = dict(os.environ, OMP_WAIT_POLICY="passive")
     try:
-        proc = subprocess.run(
-            [sys.executable, "-c", _VERIFY_SCRIPT, str(path)],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env=env,
-        )
-    except subprocess.TimeoutExpired as e:
+        facts = {"ok": True, **run_isolated(ROLE, llama_native.probe_gguf, (str(path),), what=path.name,
+                                            timeout=timeout)}
+    except IsolationTimeout as e:
         raise ModelError(ROLE, f"{path.name} took more than {timeout:.0f} s to load; not used") from e
-    if proc.returncode != 0:
-        last = (proc.stderr.strip().splitlines() or [""])[-1][:300]
-        if proc.returncode < 0:
-            why = f"llama.cpp crashed while loading it (signal {-proc.returncode})"
-        else:
-            why = f"llama.cpp cannot load it ({last})" if last else "llama.cpp cannot load it"
-        raise ModelError(ROLE, f"{path.name} is damaged or not a model llama.cpp supports: {why}")
-    facts = json.loads(proc.stdout.strip().splitlines()[-1])
+    except ModelError as e:
+        raise ModelError(ROLE, f"{path.name} is damaged or not a model llama.cpp supports: {e.reason}") from e
     cache[key] = facts
     try:
         cache_file.parent.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,7 @@
-"""Run a model check in a separate process, so a native crash (segfault) cannot kill the app."""
+"""Crash isolation: run a model check in a separate process, so a native crash (llama.cpp and
+libmtmd abort or segfault on some damaged or mismatched files) cannot kill the app. The one place
+that does this: the answer model's verification before loading (answer/runner.py), the model
+manager's answer-model check (verify.py) and the VLM pair check (vlm.py) all use `run_isolated`."""
 
 from __future__ import annotations
 
@@ -6,6 +9,10 @@ import multiprocessing
 from collections.abc import Callable
 
 from ..errors import ModelError
+
+
+class IsolationTimeout(ModelError):
+    """The check ran longer than its time limit (the child was killed)."""
 
 
 def _child(target: Callable[..., dict], args: tuple, conn) -> None:  # runs in the child process
@@ -25,8 +32,9 @@ def run_isolated(role: str, target: Callable[..., dict], args: tuple, *, what: s
                  timeout: float = 180.0) -> dict:
     """Call `target(*args)` (a top-level function returning a dict) in a spawned process.
 
-    Returns its dict. Raises ModelError(role, ...) when it raises, crashes (`what` names the
-    files in the message), or runs longer than `timeout` seconds (the child is killed).
+    Returns its dict. Raises ModelError(role, ...) when it raises or crashes (`what` names the
+    files in the message), IsolationTimeout (a ModelError) when it runs longer than `timeout`
+    seconds (the child is killed).
     """
     ctx = multiprocessing.get_context("spawn")
     parent, child = ctx.Pipe(duplex=False)
@@ -35,7 +43,7 @@ def run_isolated(role: str, target: Callable[..., dict], args: tuple, *, what: s
     child.close()
     try:
         if not parent.poll(timeout):
-            raise ModelError(role, f"checking {what} took longer than {timeout:.0f} s")
+            raise IsolationTimeout(role, f"checking {what} took longer than {timeout:.0f} s")
         result = parent.recv()
     except EOFError:
         proc.join(5)

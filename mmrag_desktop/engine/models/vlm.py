@@ -10,9 +10,6 @@ segfault llama.cpp instead of raising, which must not take the app down.
 from __future__ import annotations
 
 import base64
-import ctypes
-import logging
-import os
 import threading
 from pathlib import Path
 
@@ -20,9 +17,9 @@ from ..errors import ModelError
 from ..images import flatten_on_white
 from . import caption_schema as cs
 from .files import gguf_metadata
+from .llama_native import import_llama_cpp
 
 ROLE = "vlm"
-log = logging.getLogger(__name__)
 
 SYSTEM_PROMPT = (
     "You describe figures from technical manuals for an engineer's search index. "
@@ -36,43 +33,13 @@ CAPTION_PROMPT = (
 )
 IMAGE_MAX_SIDE = 1024
 
-_LOG_CALLBACKS: list = []  # keeps the ctypes callbacks alive for the process lifetime
-_LOG_LOCK = threading.Lock()
-
-
-def quiet_native_logs() -> None:
-    """Route llama.cpp and libmtmd logs to a no-op callback (they write to stderr otherwise).
-
-    The callback object is kept referenced forever: native code calls it after we return.
-    """
-    with _LOG_LOCK:
-        if _LOG_CALLBACKS:
-            return
-        import llama_cpp
-
-        @llama_cpp.llama_log_callback
-        def _noop(level, text, user_data):  # pragma: no cover - called from C
-            return None
-
-        _LOG_CALLBACKS.append(_noop)
-        llama_cpp.llama_log_set(_noop, ctypes.c_void_p(0))
-        try:
-            import llama_cpp.mtmd_cpp as mtmd_cpp
-
-            mtmd_cpp.mtmd_log_set(_noop, ctypes.c_void_p(0))
-            mtmd_cpp.mtmd_helper_log_set(_noop, ctypes.c_void_p(0))
-        except (ImportError, AttributeError, OSError) as e:
-            log.debug("libmtmd log callback not installed: %s", e)
-
 
 def _import_llama():
-    os.environ.setdefault("OMP_WAIT_POLICY", "passive")  # ENVIRONMENT.md: thread trap
-    try:
-        import llama_cpp
-        import llama_cpp.llama_chat_format as chat_format
-    except ImportError as e:
-        raise ModelError(ROLE, "llama-cpp-python is not installed (pip install llama-cpp-python)") from e
-    quiet_native_logs()
+    """llama_cpp (imported with OpenMP waiting passively and the llama.cpp and libmtmd logs
+    silenced: llama_native.py) and its chat-format module."""
+    llama_cpp = import_llama_cpp(ROLE, mtmd=True)
+    import llama_cpp.llama_chat_format as chat_format
+
     return llama_cpp, chat_format
 
 
