@@ -89,7 +89,7 @@ def ingest_vs_embedder(manual: Path) -> dict:
         from mmrag_desktop.engine.ingest.sentences import sentence_events
 
         t0 = time.perf_counter()
-        for _ev in sentence_events(lib):
+        for _ev in sentence_events(lib.store.vectors, lib.embedder):
             pass
         t_sentences = time.perf_counter() - t0
     finally:

@@ -13,7 +13,6 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 from test_models_builders import build_tiny_clip, build_tiny_vlm
 
-from mmrag_desktop.engine.background.enrich import enrich_events, load_enrichers, pending_figures
 from mmrag_desktop.engine.errors import Cancelled
 from mmrag_desktop.engine.figures.similar import duplicate_groups
 from mmrag_desktop.engine.jobs import CancelToken
@@ -99,7 +98,7 @@ def test_crops_hashes_and_duplicates_without_models(library):
         crop = library.cache_dir / f["crop"]
         assert crop.is_file() and f["width"] > 0 and len(f["phash"]) == 16
     raster = [f["chunk_id"] for f in figs if f["source"] == "raster"]
-    assert duplicate_groups(library.conn) == [raster]  # same picture in two manuals
+    assert duplicate_groups(library.store.figures.hashes()) == [raster]  # same picture in two manuals
     hits = library.search_image(Image.open(io.BytesIO(label_png())), k=3)
     assert {h.chunk_id for h in hits[:2]} == set(raster)
     assert list(hits[0].bbox) == RASTER_BOX
@@ -108,7 +107,7 @@ def test_crops_hashes_and_duplicates_without_models(library):
 def test_ocr_enrichment_makes_text_inside_raster_figures_searchable(library):
     before = library.conn.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH 'vcc'").fetchall()
     assert before == []  # the word exists only as pixels inside the raster figure
-    events = list(enrich_events(library, image_embedder=None, vlm=None))
+    events = list(library.enricher.events(image_embedder=None, vlm=None))
     assert events[0].total == 2 and events[-1].stage == "finished"  # the two raster figures
     assert all(not ev.extra.get("errors") for ev in events if ev.stage == "enrich" and ev.done)
     figs = {f["chunk_id"]: f for f in figures(library)}
@@ -130,7 +129,7 @@ def test_ocr_enrichment_makes_text_inside_raster_figures_searchable(library):
 
             base_text, _ = embed_text_of(SimpleNamespace(section=chunk["section"], text=chunk["meta"]["base"]["text"]))
             full_text, _ = embed_text_of(SimpleNamespace(section=chunk["section"], text=chunk["text"]))
-            vec = library._chunk_vectors([cid])[cid]
+            vec = library.store.vectors.chunk_vectors([cid], library.embedder.model_id)[cid]
             assert float(vec @ library.embedder.encode([base_text])[0]) > 0.999
             assert float(vec @ library.embedder.encode([full_text])[0]) < 0.99
         else:
@@ -144,25 +143,25 @@ def test_ocr_enrichment_makes_text_inside_raster_figures_searchable(library):
     assert seg == library.chunk(top.chunk_id)["meta"]["base"]["n_segments"] + 1
     assert {d.enrichment for d in library.documents()} == {"done"}
     # resumable: nothing left to do
-    again = list(enrich_events(library, image_embedder=None, vlm=None))
+    again = list(library.enricher.events(image_embedder=None, vlm=None))
     assert again[0].total == 0
 
 
 def test_clip_vectors_with_a_tiny_clip_from_settings(library, tmp_path):
     folder = build_tiny_clip(tmp_path / "tiny-clip")
     library.settings.models["image_embedder"] = str(folder)
-    enr = load_enrichers(library, vlm=None)
+    enr = library.enricher.load_enrichers(vlm=None)
     assert enr.image_embedder is not None and enr.image_embedder.model_id == "tiny-clip"
-    assert len(pending_figures(library, enr)) == 3
+    assert len(library.enricher.pending_figures(enr)) == 3
     enr.close()
-    events = list(enrich_events(library, vlm=None))
+    events = list(library.enricher.events(vlm=None))
     assert events[-1].stage == "finished"
     rows = library.conn.execute("SELECT chunk_id, model, dim, vec FROM vectors WHERE space = 'image'").fetchall()
     assert len(rows) == 3 and {r[1] for r in rows} == {"tiny-clip"} and {r[2] for r in rows} == {16}
     vecs = np.stack([np.frombuffer(r[3], dtype=np.float32) for r in rows])
     assert np.allclose(np.linalg.norm(vecs, axis=1), 1, atol=1e-5)
     assert {f["clip_model"] for f in figures(library)} == {"tiny-clip"}
-    idx = library._index("image", "tiny-clip", 16)
+    idx = library.store.vectors.index("image", "tiny-clip", 16)
     assert len(idx) == 3
     vector_fig = next(f["chunk_id"] for f in figures(library) if f["source"] == "vector")
     i = [r[0] for r in rows].index(vector_fig)
@@ -170,19 +169,19 @@ def test_clip_vectors_with_a_tiny_clip_from_settings(library, tmp_path):
     raster = [r[0] for r in rows if r[0] != vector_fig]
     assert np.allclose(vecs[[r[0] for r in rows].index(raster[0])], vecs[[r[0] for r in rows].index(raster[1])],
                        atol=1e-5)  # the same picture in two manuals gives the same vector
-    assert list(enrich_events(library, vlm=None))[0].total == 0  # resumed: nothing pending
+    assert list(library.enricher.events(vlm=None))[0].total == 0  # resumed: nothing pending
 
 
 def test_cancel_keeps_finished_figures_and_resume_completes(library):
     token = CancelToken()
     seen = []
     with pytest.raises(Cancelled):
-        for ev in enrich_events(library, token, image_embedder=None, vlm=None):
+        for ev in library.enricher.events(token, image_embedder=None, vlm=None):
             seen.append(ev)
             if ev.done == 1:
                 token.cancel()
     assert sum(f["ocr_done"] for f in figures(library) if f["source"] == "raster") == 1
-    rest = list(enrich_events(library, image_embedder=None, vlm=None))
+    rest = list(library.enricher.events(image_embedder=None, vlm=None))
     assert rest[0].total == 1 and rest[-1].stage == "finished"
 
 
@@ -191,7 +190,7 @@ def test_vlm_captions_with_a_tiny_gguf_pair(library, tmp_path):
 
     model, mmproj = build_tiny_vlm(tmp_path / "vlm")
     vlm = VisionLanguageModel(model, mmproj, threads=1, max_tokens=3000)
-    events = list(enrich_events(library, image_embedder=None, vlm=vlm))
+    events = list(library.enricher.events(image_embedder=None, vlm=vlm))
     assert vlm.llm is None  # the job closes the models it used
     done = [ev for ev in events if ev.stage == "enrich" and ev.done]
     assert len(done) == 3 and all("vlm" in ev.extra["steps"] for ev in done)
@@ -222,7 +221,7 @@ class GroundedCaptioner:
 
 
 def test_components_become_highlightable_lines_in_page_coordinates(library):
-    list(enrich_events(library, image_embedder=None, vlm=GroundedCaptioner()))
+    list(library.enricher.events(image_embedder=None, vlm=GroundedCaptioner()))
     fig = next(f for f in figures(library) if f["source"] == "raster")
     chunk = library.chunk(fig["chunk_id"])
     comp = [ln for ln in chunk["lines"] if ln.get("c")]
@@ -242,7 +241,7 @@ def test_clip_lists_join_text_search_and_image_search(library, tmp_path):
     lists are fused into search (plumbing check with a random tiny CLIP)."""
     folder = build_tiny_clip(tmp_path / "tiny-clip")
     library.settings.models["image_embedder"] = str(folder)
-    list(enrich_events(library, vlm=None))
+    list(library.enricher.events(vlm=None))
     hits = library.search("picture of the board", k=10)
     assert any("image" in h.sources for h in hits if h.kind == "figure"), [(h.kind, h.sources) for h in hits]
     img = Image.open(io.BytesIO(label_png("SOMETHING ELSE"))).rotate(90, expand=True)
@@ -256,8 +255,8 @@ def test_missing_crops_are_rendered_again_from_the_pdf(library):
 
     shutil.rmtree(library.cache_dir / "figures")
     library.conn.execute("UPDATE figures SET crop = NULL, phash = NULL, ocr_done = 1")
-    events = list(enrich_events(library, image_embedder=None, vlm=None))
+    events = list(library.enricher.events(image_embedder=None, vlm=None))
     assert events[0].total == 3 and all("crop" in ev.extra["steps"] for ev in events[1:-1])
     for f in figures(library):
         assert (library.cache_dir / f["crop"]).is_file() and len(f["phash"]) == 16
-    assert len(duplicate_groups(library.conn)) == 1
+    assert len(duplicate_groups(library.store.figures.hashes())) == 1

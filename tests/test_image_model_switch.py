@@ -16,11 +16,12 @@ import shutil
 
 import numpy as np
 import pytest
+
+from mmrag_desktop.engine.store import Filters
 from pdf_factory import make_raster_figure_pdf, make_vector_figure_pdf, sample_image_png
 from PIL import Image
 from test_models_builders import build_tiny_clip
 
-from mmrag_desktop.engine.background.enrich import enrich_figure, load_enrichers, pending_figures
 from mmrag_desktop.engine.errors import Cancelled
 from mmrag_desktop.engine.jobs import CancelToken
 from mmrag_desktop.engine.library import Library
@@ -72,16 +73,16 @@ def vector_rows(lib) -> dict[str, set[int]]:
 
 
 def recorded(lib) -> tuple[str | None, str | None]:
-    return lib._kv_get("image_model"), lib._kv_get("image_model_path")
+    return lib.store.state.get("image_model"), lib.store.state.get("image_model_path")
 
 
 def image_search(lib, query=QUERY) -> list[int]:
-    return lib.image_list(query, 10, lib._filters(None, None, None))
+    return lib.image_list(query, 10, Filters())
 
 
 def served_by(lib) -> str:
     """The model id of the image embedder the last image_list call used."""
-    return lib._clip.model_id
+    return lib.models.image.loaded.model_id
 
 
 def ranking(lib, folder, query=QUERY) -> list[int]:
@@ -122,12 +123,12 @@ def test_old_model_serves_until_the_new_one_covers_every_figure_then_switches(li
     figs = figure_ids(lib)
     assert recorded(lib) == ("clip-a", str(clip_a))
     assert image_search(lib) == ranking(lib, clip_a) and served_by(lib) == "clip-a"
-    old = lib._clip
+    old = lib.models.image.loaded
 
     change_to_b(lib, clip_b)
     assert lib.image_change_pending
     assert image_search(lib) == ranking(lib, clip_a) and served_by(lib) == "clip-a"  # reloaded from its path
-    assert lib._clip is not old and old.model is None  # models_changed closed the one it held
+    assert lib.models.image.loaded is not old and old.model is None  # models_changed closed the one it held
 
     seen = enrich_one_figure_then_cancel(lib)
     assert "image search keeps using clip-a until clip-b" in seen[0].message
@@ -137,9 +138,9 @@ def test_old_model_serves_until_the_new_one_covers_every_figure_then_switches(li
     assert served_by(lib) == "clip-a" and recorded(lib) == ("clip-a", str(clip_a))
     picture = Image.open(io.BytesIO(sample_image_png()))
     assert image_search(lib, picture) == ranking(lib, clip_a, picture)  # search by image too
-    assert len(lib._index("image", "clip-a", 16)) == 2 and manifest(lib)["model"] == "clip-a"
+    assert len(lib.store.vectors.index("image", "clip-a", 16)) == 2 and manifest(lib)["model"] == "clip-a"
     assert lib.image_change_pending
-    old = lib._clip
+    old = lib.models.image.loaded
 
     events = list(lib.enrich())
     assert events[0].total == 1  # resumed: only the figure clip-b has not embedded yet
@@ -173,14 +174,14 @@ def test_restart_mid_change_keeps_the_old_model_and_a_lazy_check_switches(lib_on
         # the end of its run, where it would switch: the next image search notices the coverage
         other = Library.open(folder, settings, embedder=embedder)
         try:
-            enrichers = load_enrichers(other, vlm=None)
-            work = pending_figures(other, enrichers)
+            enrichers = other.enricher.load_enrichers(vlm=None)
+            work = other.enricher.pending_figures(enrichers)
             assert len(work) == 1 and work[0].steps == ["clip"]
-            assert enrich_figure(other, work[0], enrichers) == []
+            assert other.enricher.enrich_figure(work[0], enrichers) == []
             enrichers.close()
         finally:
             other.close()
-        assert vector_rows(again) == {"clip-a": figs, "clip-b": figs} and again._clip.model_id == "clip-a"
+        assert vector_rows(again) == {"clip-a": figs, "clip-b": figs} and again.models.image.loaded.model_id == "clip-a"
         assert image_search(again) == ranking(again, clip_b) and served_by(again) == "clip-b"
         assert vector_rows(again) == {"clip-b": figs} and recorded(again) == ("clip-b", str(clip_b))
 
@@ -198,7 +199,7 @@ def test_a_switch_made_by_the_child_process_reaches_the_window_library(lib_on_a,
     assert "now uses clip-b instead of clip-a" in events[-1].message, events[-1].message
     assert vector_rows(lib) == {"clip-b": figs} and recorded(lib) == ("clip-b", str(clip_b))
     assert image_search(lib) == ranking(lib, clip_b) and served_by(lib) == "clip-b"
-    assert len(lib._indices["image"]) == 2
+    assert len(lib.store.vectors.held_index("image")) == 2
 
 
 def test_old_model_folder_deleted_mid_change_falls_back_with_a_notice(lib_on_a, clip_a, clip_b, embedder, caplog):

@@ -169,22 +169,21 @@ def test_commit_is_atomic(tmp_path, library, monkeypatch):
     good = write_pdf(tmp_path / "good.pdf", [POWER])
     events(library, [good])
     before = library.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
-    from mmrag_desktop.engine.ingest import pipeline as ingest
+    documents = library.store.documents
+    real = documents.mark_ready  # the last write of a document's commit: chunks and vectors are in
 
-    real = ingest._write_links
-
-    def boom(conn, ids, drafts):
-        real(conn, ids, drafts)
+    def boom(*args, **kwargs):
+        real(*args, **kwargs)
         raise sqlite3.OperationalError("disk I/O error (simulated)")
 
-    monkeypatch.setattr(ingest, "_write_links", boom)
+    monkeypatch.setattr(documents, "mark_ready", boom)
     with pytest.raises(sqlite3.OperationalError):
         events(library, [write_pdf(tmp_path / "bad.pdf", [CLOCK])])
     assert library.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0] == before
     assert library.conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0] == before
     bad = [d for d in library.documents() if d.name == "bad.pdf"][0]
     assert bad.status == "pending" and bad.chunks == 0
-    monkeypatch.setattr(ingest, "_write_links", real)
+    monkeypatch.setattr(documents, "mark_ready", real)
     events(library, [tmp_path / "bad.pdf"])  # resumes
     assert {d.name: d.status for d in library.documents()} == {"good.pdf": "ready", "bad.pdf": "ready"}
 

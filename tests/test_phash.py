@@ -94,9 +94,11 @@ def _db_with_figures(images: list[tuple[int, Image.Image]]) -> sqlite3.Connectio
 def test_duplicates_across_documents_and_lookup_by_image():
     a = schematic(7)
     conn = _db_with_figures([(1, a), (1, plot(2)), (2, a.resize((300, 225))), (2, schematic(8))])
-    groups = duplicate_groups(conn)
+    rows = conn.execute("SELECT chunk_id, doc_id, page, bbox, phash FROM figures WHERE phash IS NOT NULL "
+                        "ORDER BY chunk_id").fetchall()  # what store.Figures.hashes() returns
+    groups = duplicate_groups(rows)
     assert groups == [[1, 3]]
-    found = similar_figures(conn, a)
+    found = similar_figures(rows, a)
     assert [f.chunk_id for f in found] == [1, 3]
     assert found[0].distance == 0 and {f.doc_id for f in found} == {1, 2}
-    assert [f.chunk_id for f in similar_figures(conn, phash(a), exclude_chunk=1)] == [3]
+    assert [f.chunk_id for f in similar_figures(rows, phash(a), exclude_chunk=1)] == [3]

@@ -143,12 +143,12 @@ def test_without_a_reranker_results_are_unchanged_and_a_model_change_is_picked_u
         lib_folder, embedder, cross_encoder):
     with open_lib(lib_folder, embedder) as lib:
         plain = [h.to_json() for h in lib.search(QUERY, k=K)]
-        assert lib._reranker is False and lib.rerank_notice is None  # resolved once: nothing installed
+        assert lib.models._reranker is False and lib.rerank_notice is None  # resolved once: nothing installed
         lib.settings.models["reranker"] = str(cross_encoder)  # what the model manager does
         lib.models_changed()
         reranked = lib.search(QUERY, k=K)
         assert reranked[0].sources.get("rerank") == 1
-        reranker = lib._reranker
+        reranker = lib.models._reranker
         del lib.settings.models["reranker"]
         lib.models_changed()
         assert reranker._model is None  # closed when forgotten
@@ -162,7 +162,7 @@ def test_a_broken_reranker_is_reported_and_search_still_works(lib_folder, embedd
     folder = broken_folder(tmp_path, kind)
     with open_lib(lib_folder, embedder) as lib:
         plain = [h.chunk_id for h in lib.search(QUERY, k=K)]
-    caplog.set_level(logging.WARNING, logger="mmrag_desktop.engine.search.rerank")
+    caplog.set_level(logging.WARNING, logger="mmrag_desktop.engine.models.reranker")
     with open_lib(lib_folder, embedder, folder) as lib:
         hits = lib.search(QUERY, k=K)
         assert [h.chunk_id for h in hits] == plain

@@ -11,6 +11,7 @@ from conftest import write_pdf
 
 from mmrag_desktop.engine.errors import Cancelled
 from mmrag_desktop.engine.ingest import sentences
+from mmrag_desktop.engine.store.vectors import match_vectors
 from mmrag_desktop.engine.jobs import CancelToken
 from mmrag_desktop.engine.search.highlight import segment_texts
 
@@ -50,7 +51,7 @@ def _own(library, cid):
 def test_pass_encodes_every_segment_on_its_own_and_resumes_after_cancel(library, manual, monkeypatch):
     lib = _added(library, manual)
     n_chunks = lib.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
-    assert n_chunks >= 4 and sentences.count_pending(lib) == n_chunks
+    assert n_chunks >= 4 and sentences.count_pending(lib.store.vectors, lib.embedder.model_id) == n_chunks
     monkeypatch.setattr(sentences, "BATCH_CHUNKS", 2)
 
     token, seen = CancelToken(), []
@@ -60,11 +61,11 @@ def test_pass_encodes_every_segment_on_its_own_and_resumes_after_cancel(library,
             if ev.stage == "sentences" and ev.done == 2:
                 token.cancel()
     assert seen[0].stage == "sentences" and seen[0].total == n_chunks and seen[0].unit == "chunks"
-    assert sentences.count_pending(lib) == n_chunks - 2, "the finished batch is kept"
+    assert sentences.count_pending(lib.store.vectors, lib.embedder.model_id) == n_chunks - 2, "the finished batch is kept"
 
     events = list(lib.enrich())
     assert [e.done for e in events if e.stage == "sentences"][-1] == n_chunks - 2
-    assert events[-1].stage == "finished" and sentences.count_pending(lib) == 0
+    assert events[-1].stage == "finished" and sentences.count_pending(lib.store.vectors, lib.embedder.model_id) == 0
     assert not [e for e in lib.enrich() if e.stage == "sentences"], "nothing left to do"
 
     # each stored vector is the model's own encoding of that segment's lines
@@ -87,16 +88,16 @@ def test_search_matches_sentences_against_the_mixed_vectors(library, manual):
     assert "default switching delay" in hit.text
 
     # the mix is pooled + own, normalised, and only where the shapes agree
-    pooled = lib._segment_vectors([hit.chunk_id])[hit.chunk_id].astype(np.float32)
+    pooled = lib.store.vectors.segment_vectors([hit.chunk_id], lib.embedder.model_id)[hit.chunk_id].astype(np.float32)
     own = _own(lib, hit.chunk_id)
-    mixed = lib._match_vectors([hit.chunk_id])[hit.chunk_id]
+    mixed = lib.store.vectors.match_vectors([hit.chunk_id], lib.embedder.model_id)[hit.chunk_id]
     expect = (pooled + own) / np.linalg.norm(pooled + own, axis=1, keepdims=True)
     np.testing.assert_allclose(mixed, expect, atol=1e-5)
-    assert sentences.match_vectors({1: pooled}, {1: own[:-1]})[1] is not None
-    np.testing.assert_array_equal(sentences.match_vectors({1: pooled}, {1: own[:-1]})[1], pooled)
+    assert match_vectors({1: pooled}, {1: own[:-1]})[1] is not None
+    np.testing.assert_array_equal(match_vectors({1: pooled}, {1: own[:-1]})[1], pooled)
 
     # search reads them: an own vector pointing at the query moves the highlight to that segment
-    row = lib._chunk_rows([hit.chunk_id])[hit.chunk_id]
+    row = lib.store.chunks.rows([hit.chunk_id])[hit.chunk_id]
     texts = segment_texts(json.loads(row["lines"]), own.shape[0])
     target = next(i for i, t in enumerate(texts) if "coil draws" in t and "default" not in t)
     qvec = lib.embedder.encode([query])[0]
@@ -119,7 +120,7 @@ def test_a_changed_chunk_is_encoded_again_and_removal_cleans_up(library, manual)
     # what figure enrichment does when it rewrites a chunk: new pooled vectors, own ones dropped
     with lib.conn:
         lib.conn.execute("DELETE FROM sentence_vectors WHERE chunk_id = ?", (cid,))
-    assert sentences.count_pending(lib) == 1
+    assert sentences.count_pending(lib.store.vectors, lib.embedder.model_id) == 1
     assert [e.done for e in lib.enrich() if e.stage == "sentences"][-1] == 1
     doc = lib.documents()[0]
     lib.remove(doc.id)
@@ -139,6 +140,6 @@ def test_every_hit_highlights_lines_of_its_own_chunk(library, manual):
     for query in ("default switching delay", "what protects the transistor from the coil",
                   "current drawn by the relay coil", "which transistor drives the heater relay"):
         for hit in lib.search(query, k=10):
-            row = lib._chunk_rows([hit.chunk_id])[hit.chunk_id]
+            row = lib.store.chunks.rows([hit.chunk_id])[hit.chunk_id]
             mine = [ln["b"] for ln in json.loads(row["lines"]) if ln.get("b") and ln["p"] == hit.page]
             assert any(_inside(b, hit.bbox) for b in mine), (query, hit.chunk_id, hit.bbox)

@@ -25,7 +25,7 @@ def _table_library(library, tmp_path):
 def test_a_question_about_one_row_finds_the_table_through_its_rows(library, tmp_path):
     sample, table = _table_library(library, tmp_path)
     qvec = library.embedder.encode([QUERY])[0]
-    assert library.table_rows.ranked(library, qvec, 5)[0] == table
+    assert library.table_rows.ranked(qvec, 5)[0] == table
 
     hit = next(h for h in library.search(QUERY, k=5) if h.chunk_id == table)
     assert "rows" in hit.sources and hit.sources["rows"] == 1
@@ -34,7 +34,7 @@ def test_a_question_about_one_row_finds_the_table_through_its_rows(library, tmp_
     assert hit.bbox[1] >= row_box[0][1] - 3 and hit.bbox[3] <= row_box[0][3] + 3, (hit.bbox, row_box)
 
     # filters reach the list; a kind filter without tables leaves it out
-    assert library.table_rows.ranked(library, qvec, 5, allowed=set()) == []
+    assert library.table_rows.ranked(qvec, 5, allowed=set()) == []
     text_only = library.search(QUERY, k=5, kinds=["text"])
     assert all("rows" not in h.sources for h in text_only)
 
@@ -44,16 +44,16 @@ def test_the_row_matrix_follows_library_changes(library, tmp_path, monkeypatch):
 
     _sample, table = _table_library(library, tmp_path)
     qvec = library.embedder.encode([QUERY])[0]
-    before = library.table_rows.ranked(library, qvec, 5)
+    before = library.table_rows.ranked(qvec, 5)
     assert before == [table]
-    pooled = library._segment_vectors([table])[table].astype("float32")
+    pooled = library.store.vectors.segment_vectors([table], library.embedder.model_id)[table].astype("float32")
     assert (abs(library.table_rows._matrix - pooled) < 1e-6).all()
     list(library.enrich())  # the background pass: rows now matched with their own vectors too
-    library.table_rows.ranked(library, qvec, 5)
+    library.table_rows.ranked(qvec, 5)
     assert (abs(library.table_rows._matrix - pooled) < 1e-6).all(), "rebuilt at most every REFRESH_SECONDS"
     monkeypatch.setattr(table_rows, "REFRESH_SECONDS", 0.0)
-    assert library.table_rows.ranked(library, qvec, 5) == [table]
+    assert library.table_rows.ranked(qvec, 5) == [table]
     mixed = library.table_rows._matrix.copy()
     assert mixed.shape == pooled.shape and not (abs(mixed - pooled) < 1e-6).all()
     library.remove(library.documents()[0].id)
-    assert library.table_rows.ranked(library, qvec, 5) == []
+    assert library.table_rows.ranked(qvec, 5) == []

@@ -19,14 +19,14 @@ def test_isolated_add_refreshes_parent_index(tmp_path, library):
     a = write_pdf(tmp_path / "a.pdf", PAGES)
     events = list(library.add([a], isolated=True))
     assert [e.stage for e in events if e.stage in ("done", "failed")] == ["done"]
-    pid = library._worker_proc.pid
+    pid = library._worker.pid
     assert pid and pid != os.getpid()
     hit = library.search("when does the fan run at full speed", k=1)[0]
     assert hit.doc == "a.pdf" and hit.page == 1
     # a second job reuses the same child, and the parent's open index picks up the new document
     b = write_pdf(tmp_path / "b.pdf", [[(72, 100, "Relay K7 drives the pump motor contactor.")]])
     list(library.add([b], isolated=True))
-    assert library._worker_proc.pid == pid
+    assert library._worker.pid == pid
     assert library.search("what drives the pump contactor", k=1)[0].doc == "b.pdf"
     # corrupt files fail per file in the child too, with the reason carried over
     (tmp_path / "bad.pdf").write_text("nope")
@@ -54,7 +54,7 @@ def test_killed_child_is_a_clear_error_and_nothing_is_lost(tmp_path, library):
     with pytest.raises(EngineError, match="stopped unexpectedly"):
         for ev in library.add(files, isolated=True):
             if ev.stage == "parse" and ev.done >= 2:
-                os.kill(library._worker_proc.pid, signal.SIGKILL)
+                os.kill(library._worker.pid, signal.SIGKILL)
     status = {d.name: d.status for d in library.documents()}
     assert status["a.pdf"] == "ready"
     assert library.search("dust filter cleaning interval", k=1)[0].doc == "a.pdf"

@@ -31,7 +31,8 @@ from ..errors import DocumentError, EngineError, ModelError
 from ..jobs import CancelToken, Progress
 
 if TYPE_CHECKING:
-    from ..library import Library
+    from ..models.active import ActiveModels
+    from ..store import Chunks, Documents, Figures, Vectors
 
 log = logging.getLogger(__name__)
 
@@ -87,187 +88,6 @@ class Enrichers:
                 m.close()
 
 
-def load_enrichers(library: Library, image_embedder=AUTO, vlm=AUTO) -> Enrichers:
-    """Resolve the OCR, image_embedder and vlm roles for this library's settings.
-
-    A role without a model is simply off (its reason goes to `notes`); a model that is configured
-    but fails to load is off too, and its error is in `notes`. Pass objects to use them instead.
-    """
-    from ..models.registry import resolve
-
-    out = Enrichers(ocr=library.ocr())
-    if out.ocr is None:
-        out.notes.append("ocr: not available; raster figures are not read")
-    if image_embedder is AUTO:
-        r = resolve("image_embedder", library.settings)
-        image_embedder = None
-        if r.ok:
-            try:
-                from ..models.clip import load_image_embedder
-
-                image_embedder = load_image_embedder(settings=library.settings, threads=library.settings.threads)
-            except ModelError as e:
-                out.notes.append(str(e))
-        else:
-            out.notes.append(f"image_embedder: {r.message}")
-    if vlm is AUTO:
-        r = resolve("vlm", library.settings)
-        vlm = None
-        if r.ok:
-            try:
-                from ..models.vlm import load_vlm
-
-                vlm = load_vlm(library.settings)
-            except ModelError as e:
-                out.notes.append(str(e))
-        else:
-            out.notes.append(f"vlm: {r.message}")
-    out.image_embedder, out.vlm = image_embedder, vlm
-    return out
-
-
-def pending_figures(library: Library, enrichers: Enrichers, doc_ids: list[int] | None = None) -> list[FigureWork]:
-    """Figures of ready documents that still need a step the available models can do."""
-    clip_id = getattr(enrichers.image_embedder, "model_id", None)
-    vlm_id = getattr(enrichers.vlm, "model_id", None)
-    sql = ("SELECT f.chunk_id, f.doc_id, d.name, d.path, d.kind, f.page, f.bbox, f.source, f.crop, f.ocr_done,"
-           " f.clip_model, f.caption_model FROM figures f JOIN documents d ON d.id = f.doc_id"
-           " WHERE d.status = 'ready'")
-    args: list = []
-    if doc_ids:
-        sql += f" AND f.doc_id IN ({','.join('?' * len(doc_ids))})"
-        args.extend(doc_ids)
-    with library.lock:
-        rows = library.conn.execute(sql + " ORDER BY f.doc_id, f.chunk_id", args).fetchall()
-    out = []
-    for cid, did, name, path, kind, page, bbox, source, crop, ocr_done, clip_model, cap_model in rows:
-        w = FigureWork(cid, did, name, path, kind, page, json.loads(bbox), source, crop)
-        if not crop and kind in ("pdf", "image"):
-            w.steps.append("crop")
-        if enrichers.ocr is not None and not ocr_done and source in OCR_SOURCES:
-            w.steps.append("ocr")
-        if clip_id and clip_model != clip_id:
-            w.steps.append("clip")
-        if vlm_id and cap_model != vlm_id:
-            w.steps.append("vlm")
-        if w.steps:
-            out.append(w)
-    return out
-
-
-def enrich_events(library: Library, cancel: CancelToken | None = None, *, doc_ids: list[int] | None = None,
-                  image_embedder=AUTO, vlm=AUTO) -> Iterator[Progress]:
-    """Enrich every figure not done yet; yields Progress(stage="enrich", unit="figures") per figure
-    and a last Progress(stage="finished").
-
-    Models resolve from the library's settings unless given. A failure on one figure is reported in
-    that figure's event (message, extra["errors"]) and the job goes on. Raises Cancelled (via the
-    token) between figures; everything finished so far is kept and a new run resumes. A run that
-    finishes with a new image model switches image search to it when its vectors cover the library.
-    """
-    from . import image_model
-
-    cancel = cancel or CancelToken()
-    enrichers = load_enrichers(library, image_embedder, vlm)
-    try:
-        change = image_model.change_note(library, getattr(enrichers.image_embedder, "model_id", None))
-        if change:
-            enrichers.notes.append(change)
-        work = pending_figures(library, enrichers, doc_ids)
-        total = len(work)
-        notes = "; ".join(enrichers.notes)
-        yield Progress("enrich", done=0, total=total, unit="figures", message=notes or f"{total} figure(s) to enrich")
-        t0 = time.monotonic()
-        failures = 0
-        for i, w in enumerate(work, 1):
-            cancel.check()
-            errors = enrich_figure(library, w, enrichers)
-            failures += bool(errors)
-            elapsed = time.monotonic() - t0
-            rate = i / elapsed if elapsed > 0 else None
-            yield Progress(
-                "enrich", doc=w.doc_name, doc_id=w.doc_id, done=i, total=total, unit="figures", rate=rate,
-                eta=(total - i) / rate if rate else None,
-                message="; ".join(errors) if errors else f"figure on page {w.page}: {', '.join(w.steps)}",
-                extra={"chunk_id": w.chunk_id, "steps": list(w.steps), "errors": errors},
-            )
-        _mark_documents_done(library, enrichers, doc_ids)
-        final = [n for n in enrichers.notes if n != change]  # the change's state is re-read after the switch
-        if enrichers.image_embedder is not None:
-            final.append(image_model.finish_run(library, enrichers.image_embedder, whole_library=not doc_ids))
-        notes = "; ".join(n for n in final if n)
-        yield Progress("finished", done=total, total=total, unit="figures",
-                       message=f"{total} figure(s) enriched, {failures} with errors" + (f"; {notes}" if notes else ""))
-    finally:
-        enrichers.close()
-
-
-def enrich_figure(library: Library, w: FigureWork, enrichers: Enrichers) -> list[str]:
-    """Run the figure's pending steps; returns plain-words errors (empty when all went well)."""
-    from ..figures.crops import load_crop
-
-    errors: list[str] = []
-    image = None
-    if "crop" in w.steps:
-        try:
-            image = _make_crop(library, w, enrichers)
-        except (DocumentError, OSError) as e:
-            errors.append(f"crop: {e}")
-    if image is None and w.crop:
-        try:
-            image = load_crop(library.folder, w.crop)
-        except OSError:
-            try:
-                image = _make_crop(library, w, enrichers)
-            except (DocumentError, OSError) as e:
-                errors.append(f"crop: {e}")
-    if image is None:
-        if "crop" not in w.steps and not errors:
-            errors.append("no crop of this figure is stored and its source cannot be rendered")
-        _set_figure(library, w.chunk_id, ocr_done=1 if "ocr" in w.steps else None)
-        return errors
-    additions: dict = {}
-    if "ocr" in w.steps:
-        try:
-            additions["ocr"] = _ocr_lines(enrichers.ocr, image, w)
-        except (EngineError, RuntimeError, ValueError) as e:
-            errors.append(f"ocr: {e}")
-            additions["ocr"] = None
-    if "vlm" in w.steps:
-        try:
-            additions["vlm"] = enrichers.vlm.caption(image)
-        except ModelError as e:
-            errors.append(f"vlm: {e.reason}")
-            additions["vlm"] = None
-    vector = None
-    if "clip" in w.steps:
-        try:
-            vector = enrichers.image_embedder.encode_images([image])[0]
-        except (ModelError, RuntimeError, ValueError) as e:
-            errors.append(f"clip: {e}")
-    _commit_figure(library, w, enrichers, additions, vector)
-    return errors
-
-
-def _make_crop(library: Library, w: FigureWork, enrichers: Enrichers):
-    from ..figures.crops import crop_image_file, render_pdf_region, save_crop
-    from ..figures.phash import dhash, phash
-
-    if w.doc_kind == "pdf":
-        image = render_pdf_region(Path(w.doc_path), w.page, w.bbox, doc=enrichers.open_pdf(w.doc_path))
-    elif w.doc_kind == "image":
-        with library.lock:
-            row = library.conn.execute("SELECT width, height FROM pages WHERE doc_id = ? AND page = ?",
-                                       (w.doc_id, w.page)).fetchone()
-        image = crop_image_file(Path(w.doc_path), w.bbox, tuple(row) if row else None)
-    else:
-        raise DocumentError(w.doc_path, f"figures of {w.doc_kind} documents are cropped at ingest only")
-    rel, width, height = save_crop(library.folder, w.doc_id, w.chunk_id, image)
-    _set_figure(library, w.chunk_id, crop=rel, width=width, height=height, phash=phash(image), dhash=dhash(image))
-    w.crop = rel
-    return image
-
-
 def _ocr_lines(ocr, image, w: FigureWork) -> list[dict]:
     """OCR lines of the crop as chunk lines in page coordinates: [{"p", "b", "t"}]."""
     x0, y0, x1, y1 = w.bbox
@@ -281,15 +101,6 @@ def _ocr_lines(ocr, image, w: FigureWork) -> list[dict]:
         out.append({"p": w.page, "b": [round(x0 + bx0 * sx, 2), round(y0 + by0 * sy, 2),
                                        round(x0 + bx1 * sx, 2), round(y0 + by1 * sy, 2)], "t": text})
     return out
-
-
-def _set_figure(library: Library, chunk_id: int, **cols) -> None:
-    cols = {k: v for k, v in cols.items() if v is not None}
-    if not cols:
-        return
-    with library.lock:
-        library.conn.execute(f"UPDATE figures SET {', '.join(f'{k} = ?' for k in cols)} WHERE chunk_id = ?",
-                             [*cols.values(), chunk_id])
 
 
 def compose_figure_text(base_text: str, ocr_lines: list[dict] | None, caption: dict | None) -> tuple[str, list[tuple[int, int]], list[list[dict]]]:
@@ -317,114 +128,263 @@ def compose_figure_text(base_text: str, ocr_lines: list[dict] | None, caption: d
     return text, spans, part_lines
 
 
-def _commit_figure(library: Library, w: FigureWork, enrichers: Enrichers, additions: dict, vector) -> None:
-    from ..models.caption_schema import component_page_boxes
-    from ..store.db import Transaction
-    from . import image_model
+class FigureEnricher:
+    """Figure work of one library: reads figures to do, writes crops under `folder`/cache and the
+    results through the repositories; models from the active models (or given per run)."""
 
-    caption = additions.get("vlm")
-    vlm_id = getattr(enrichers.vlm, "model_id", None)
-    clip_id = getattr(enrichers.image_embedder, "model_id", None)
-    with library.lock:
-        row = library.conn.execute("SELECT text, section, lines, meta FROM chunks WHERE id = ?",
-                                   (w.chunk_id,)).fetchone()
-    if row is None:  # the document was removed or re-ingested meanwhile
-        return
-    text, section, lines_json, meta_json = row
-    meta = json.loads(meta_json or "{}")
-    lines = json.loads(lines_json or "[]")
-    base = meta.setdefault("base", {"text": text, "n_lines": len(lines), "n_segments": None})
-    changed = False
-    if additions.get("ocr"):
-        meta["ocr_lines"] = additions["ocr"]
-        changed = True
-    if caption is not None:
-        comps = component_page_boxes(caption, w.bbox)
-        meta["vlm"] = {"model": vlm_id, "caption": caption,
-                       "component_lines": [{"p": w.page, "b": c["bbox"], "t": c["name"], "c": 1} for c in comps]}
-        changed = True
-    new_vec = new_segs = None
-    if changed:
-        cap = None
-        if meta.get("vlm"):
-            cap = dict(meta["vlm"]["caption"], _component_lines=meta["vlm"]["component_lines"])
-        new_text, spans, part_lines = compose_figure_text(base["text"], meta.get("ocr_lines"), cap)
-        old_segs = library._segment_vectors([w.chunk_id]).get(w.chunk_id)
-        if base["n_segments"] is None:
-            base["n_segments"] = int(old_segs.shape[0]) if old_segs is not None else 0
-        n_base = base["n_segments"]
-        lines = lines[: base["n_lines"]]
-        for j, plines in enumerate(part_lines):
-            lines.extend(dict(ln, s=[n_base + j]) for ln in plines)
-        new_vec, extra_segs = _embed(library, section, new_text, spans)
-        if meta.get("ocr_lines"):
-            # the chunk's vector leaves the OCR text out: a screenshot's or schematic's words are
-            # many and noisy and pulled the figure away from questions about it (dev question f06
-            # fell out of the dense top 40); BM25 and the OCR part's own segment still match them
-            dense_text = compose_figure_text(base["text"], None, cap)[0]
-            new_vec = _embed(library, section, dense_text, [])[0]
-        kept = old_segs[:n_base].astype(np.float32) if old_segs is not None else np.zeros((0, new_vec.shape[0]), np.float32)
-        new_segs = np.concatenate([kept, extra_segs]) if len(extra_segs) else kept
-        text = new_text
-    image_index = None
-    if vector is not None:  # None while clip_id is a new model waiting to cover the library
-        image_index = image_model.index_for(library, clip_id, int(vector.shape[0]),
-                                            getattr(enrichers.image_embedder, "path", None))
-    with library.lock:
-        with Transaction(library.conn) as c:
-            if not c.execute("SELECT 1 FROM figures WHERE chunk_id = ?", (w.chunk_id,)).fetchone():
+    def __init__(self, documents: Documents, chunks: Chunks, vectors: Vectors, figures: Figures,
+                 models: ActiveModels, folder: Path):
+        self.documents = documents
+        self.chunks = chunks
+        self.vectors = vectors
+        self.figures = figures
+        self.models = models
+        self.folder = folder
+
+    def load_enrichers(self, image_embedder=AUTO, vlm=AUTO) -> Enrichers:
+        """Resolve the OCR, image_embedder and vlm roles for this library's settings.
+
+        A role without a model is simply off (its reason goes to `notes`); a model that is configured
+        but fails to load is off too, and its error is in `notes`. Pass objects to use them instead.
+        """
+        from ..models.registry import resolve
+
+        out = Enrichers(ocr=self.models.ocr())
+        if out.ocr is None:
+            out.notes.append("ocr: not available; raster figures are not read")
+        if image_embedder is AUTO:
+            r = resolve("image_embedder", self.models.settings)
+            image_embedder = None
+            if r.ok:
+                try:
+                    from ..models.clip import load_image_embedder
+
+                    image_embedder = load_image_embedder(settings=self.models.settings, threads=self.models.settings.threads)
+                except ModelError as e:
+                    out.notes.append(str(e))
+            else:
+                out.notes.append(f"image_embedder: {r.message}")
+        if vlm is AUTO:
+            r = resolve("vlm", self.models.settings)
+            vlm = None
+            if r.ok:
+                try:
+                    from ..models.vlm import load_vlm
+
+                    vlm = load_vlm(self.models.settings)
+                except ModelError as e:
+                    out.notes.append(str(e))
+            else:
+                out.notes.append(f"vlm: {r.message}")
+        out.image_embedder, out.vlm = image_embedder, vlm
+        return out
+
+    def pending_figures(self, enrichers: Enrichers, doc_ids: list[int] | None = None) -> list[FigureWork]:
+        """Figures of ready documents that still need a step the available models can do."""
+        clip_id = getattr(enrichers.image_embedder, "model_id", None)
+        vlm_id = getattr(enrichers.vlm, "model_id", None)
+        out = []
+        for cid, did, name, path, kind, page, bbox, source, crop, ocr_done, clip_model, cap_model in self.figures.work_rows(doc_ids):
+            w = FigureWork(cid, did, name, path, kind, page, json.loads(bbox), source, crop)
+            if not crop and kind in ("pdf", "image"):
+                w.steps.append("crop")
+            if enrichers.ocr is not None and not ocr_done and source in OCR_SOURCES:
+                w.steps.append("ocr")
+            if clip_id and clip_model != clip_id:
+                w.steps.append("clip")
+            if vlm_id and cap_model != vlm_id:
+                w.steps.append("vlm")
+            if w.steps:
+                out.append(w)
+        return out
+
+    def events(self, cancel: CancelToken | None = None, *, doc_ids: list[int] | None = None,
+                      image_embedder=AUTO, vlm=AUTO) -> Iterator[Progress]:
+        """Enrich every figure not done yet; yields Progress(stage="enrich", unit="figures") per figure
+        and a last Progress(stage="finished").
+
+        Models resolve from the library's settings unless given. A failure on one figure is reported in
+        that figure's event (message, extra["errors"]) and the job goes on. Raises Cancelled (via the
+        token) between figures; everything finished so far is kept and a new run resumes. A run that
+        finishes with a new image model switches image search to it when its vectors cover the library.
+        """
+        from .image_model import change_note, finish_run
+
+        cancel = cancel or CancelToken()
+        enrichers = self.load_enrichers(image_embedder, vlm)
+        try:
+            change = change_note(self.models.image, getattr(enrichers.image_embedder, "model_id", None))
+            if change:
+                enrichers.notes.append(change)
+            work = self.pending_figures(enrichers, doc_ids)
+            total = len(work)
+            notes = "; ".join(enrichers.notes)
+            yield Progress("enrich", done=0, total=total, unit="figures", message=notes or f"{total} figure(s) to enrich")
+            t0 = time.monotonic()
+            failures = 0
+            for i, w in enumerate(work, 1):
+                cancel.check()
+                errors = self.enrich_figure(w, enrichers)
+                failures += bool(errors)
+                elapsed = time.monotonic() - t0
+                rate = i / elapsed if elapsed > 0 else None
+                yield Progress(
+                    "enrich", doc=w.doc_name, doc_id=w.doc_id, done=i, total=total, unit="figures", rate=rate,
+                    eta=(total - i) / rate if rate else None,
+                    message="; ".join(errors) if errors else f"figure on page {w.page}: {', '.join(w.steps)}",
+                    extra={"chunk_id": w.chunk_id, "steps": list(w.steps), "errors": errors},
+                )
+            self._mark_documents_done(enrichers, doc_ids)
+            final = [n for n in enrichers.notes if n != change]  # the change's state is re-read after the switch
+            if enrichers.image_embedder is not None:
+                final.append(finish_run(self.models.image, enrichers.image_embedder, whole_library=not doc_ids))
+            notes = "; ".join(n for n in final if n)
+            yield Progress("finished", done=total, total=total, unit="figures",
+                           message=f"{total} figure(s) enriched, {failures} with errors" + (f"; {notes}" if notes else ""))
+        finally:
+            enrichers.close()
+
+    def enrich_figure(self, w: FigureWork, enrichers: Enrichers) -> list[str]:
+        """Run the figure's pending steps; returns plain-words errors (empty when all went well)."""
+        from ..figures.crops import load_crop
+
+        errors: list[str] = []
+        image = None
+        if "crop" in w.steps:
+            try:
+                image = self._make_crop(w, enrichers)
+            except (DocumentError, OSError) as e:
+                errors.append(f"crop: {e}")
+        if image is None and w.crop:
+            try:
+                image = load_crop(self.folder, w.crop)
+            except OSError:
+                try:
+                    image = self._make_crop(w, enrichers)
+                except (DocumentError, OSError) as e:
+                    errors.append(f"crop: {e}")
+        if image is None:
+            if "crop" not in w.steps and not errors:
+                errors.append("no crop of this figure is stored and its source cannot be rendered")
+            self.figures.update(w.chunk_id, ocr_done=1 if "ocr" in w.steps else None)
+            return errors
+        additions: dict = {}
+        if "ocr" in w.steps:
+            try:
+                additions["ocr"] = _ocr_lines(enrichers.ocr, image, w)
+            except (EngineError, RuntimeError, ValueError) as e:
+                errors.append(f"ocr: {e}")
+                additions["ocr"] = None
+        if "vlm" in w.steps:
+            try:
+                additions["vlm"] = enrichers.vlm.caption(image)
+            except ModelError as e:
+                errors.append(f"vlm: {e.reason}")
+                additions["vlm"] = None
+        vector = None
+        if "clip" in w.steps:
+            try:
+                vector = enrichers.image_embedder.encode_images([image])[0]
+            except (ModelError, RuntimeError, ValueError) as e:
+                errors.append(f"clip: {e}")
+        self._commit_figure(w, enrichers, additions, vector)
+        return errors
+
+    def _make_crop(self, w: FigureWork, enrichers: Enrichers):
+        from ..figures.crops import crop_image_file, render_pdf_region, save_crop
+        from ..figures.phash import dhash, phash
+
+        if w.doc_kind == "pdf":
+            image = render_pdf_region(Path(w.doc_path), w.page, w.bbox, doc=enrichers.open_pdf(w.doc_path))
+        elif w.doc_kind == "image":
+            image = crop_image_file(Path(w.doc_path), w.bbox, self.documents.page_size(w.doc_id, w.page))
+        else:
+            raise DocumentError(w.doc_path, f"figures of {w.doc_kind} documents are cropped at ingest only")
+        rel, width, height = save_crop(self.folder, w.doc_id, w.chunk_id, image)
+        self.figures.update(w.chunk_id, crop=rel, width=width, height=height, phash=phash(image), dhash=dhash(image))
+        w.crop = rel
+        return image
+
+    def _commit_figure(self, w: FigureWork, enrichers: Enrichers, additions: dict, vector) -> None:
+        from ..models.caption_schema import component_page_boxes
+
+        caption = additions.get("vlm")
+        vlm_id = getattr(enrichers.vlm, "model_id", None)
+        clip_id = getattr(enrichers.image_embedder, "model_id", None)
+        row = self.chunks.text_row(w.chunk_id)
+        if row is None:  # the document was removed or re-ingested meanwhile
+            return
+        text, section, lines_json, meta_json = row
+        meta = json.loads(meta_json or "{}")
+        lines = json.loads(lines_json or "[]")
+        base = meta.setdefault("base", {"text": text, "n_lines": len(lines), "n_segments": None})
+        changed = False
+        if additions.get("ocr"):
+            meta["ocr_lines"] = additions["ocr"]
+            changed = True
+        if caption is not None:
+            comps = component_page_boxes(caption, w.bbox)
+            meta["vlm"] = {"model": vlm_id, "caption": caption,
+                           "component_lines": [{"p": w.page, "b": c["bbox"], "t": c["name"], "c": 1} for c in comps]}
+            changed = True
+        new_vec = new_segs = None
+        if changed:
+            cap = None
+            if meta.get("vlm"):
+                cap = dict(meta["vlm"]["caption"], _component_lines=meta["vlm"]["component_lines"])
+            new_text, spans, part_lines = compose_figure_text(base["text"], meta.get("ocr_lines"), cap)
+            old_segs = self.vectors.segment_vectors([w.chunk_id], self.models.embedder.model_id).get(w.chunk_id)
+            if base["n_segments"] is None:
+                base["n_segments"] = int(old_segs.shape[0]) if old_segs is not None else 0
+            n_base = base["n_segments"]
+            lines = lines[: base["n_lines"]]
+            for j, plines in enumerate(part_lines):
+                lines.extend(dict(ln, s=[n_base + j]) for ln in plines)
+            new_vec, extra_segs = self._embed(section, new_text, spans)
+            if meta.get("ocr_lines"):
+                # the chunk's vector leaves the OCR text out: a screenshot's or schematic's words are
+                # many and noisy and pulled the figure away from questions about it (dev question f06
+                # fell out of the dense top 40); BM25 and the OCR part's own segment still match them
+                dense_text = compose_figure_text(base["text"], None, cap)[0]
+                new_vec = self._embed(section, dense_text, [])[0]
+            kept = old_segs[:n_base].astype(np.float32) if old_segs is not None else np.zeros((0, new_vec.shape[0]), np.float32)
+            new_segs = np.concatenate([kept, extra_segs]) if len(extra_segs) else kept
+            text = new_text
+        image_index = None
+        if vector is not None:  # None while clip_id is a new model waiting to cover the library
+            image_index = self.models.image.index_for(clip_id, int(vector.shape[0]),
+                                                getattr(enrichers.image_embedder, "path", None))
+        with self.figures.db.transaction():
+            if not self.figures.exists(w.chunk_id):
                 return
             if changed:
-                c.execute("UPDATE chunks SET text = ?, lines = ?, meta = ? WHERE id = ?",
-                          (text, json.dumps(lines), json.dumps(meta), w.chunk_id))
-                model = library.embedder.model_id
+                self.chunks.update_text(w.chunk_id, text, json.dumps(lines), json.dumps(meta))
                 # vectors of another model (a re-embed in progress) are stale now: recomputed later
-                c.execute("DELETE FROM vectors WHERE chunk_id = ? AND space = 'text' AND model != ?", (w.chunk_id, model))
-                c.execute("DELETE FROM segment_vectors WHERE chunk_id = ? AND model != ?", (w.chunk_id, model))
-                c.execute("DELETE FROM sentence_vectors WHERE chunk_id = ?", (w.chunk_id,))  # encoded again
-                c.execute("INSERT OR REPLACE INTO vectors (chunk_id, space, model, dim, vec) VALUES (?, 'text', ?, ?, ?)",
-                          (w.chunk_id, model, int(new_vec.shape[0]), new_vec.astype(np.float32).tobytes()))
-                c.execute("INSERT OR REPLACE INTO segment_vectors (chunk_id, model, n, dim, vecs) VALUES (?, ?, ?, ?, ?)",
-                          (w.chunk_id, model, int(new_segs.shape[0]), int(new_vec.shape[0]),
-                           new_segs.astype(np.float16).tobytes()))
+                self.vectors.replace_chunk_text(w.chunk_id, self.models.embedder.model_id, new_vec, new_segs)
             if caption is not None:
                 data = dict(caption, components=[dict(cp, bbox_page=cl["b"]) for cp, cl in
                                                  zip(caption["components"], meta["vlm"]["component_lines"], strict=True)])
-                c.execute("INSERT OR REPLACE INTO captions (chunk_id, model, data) VALUES (?, ?, ?)",
-                          (w.chunk_id, vlm_id, json.dumps(data)))
+                self.figures.put_caption(w.chunk_id, vlm_id, data)
             if vector is not None:
-                v = np.asarray(vector, dtype=np.float32)
-                c.execute("INSERT OR REPLACE INTO vectors (chunk_id, space, model, dim, vec) VALUES (?, 'image', ?, ?, ?)",
-                          (w.chunk_id, clip_id, int(v.shape[0]), v.tobytes()))
-            sets = {}
-            if "ocr" in w.steps:
-                sets["ocr_done"] = 1
-            if "vlm" in w.steps:
-                sets["caption_model"] = vlm_id
-            if "clip" in w.steps and vector is not None:
-                sets["clip_model"] = clip_id
-            if sets:
-                c.execute(f"UPDATE figures SET {', '.join(f'{k} = ?' for k in sets)} WHERE chunk_id = ?",
-                          [*sets.values(), w.chunk_id])
+                self.vectors.put_image(w.chunk_id, clip_id, vector)
+            self.figures.update(w.chunk_id, ocr_done=1 if "ocr" in w.steps else None,
+                                caption_model=vlm_id if "vlm" in w.steps else None,
+                                clip_model=clip_id if "clip" in w.steps and vector is not None else None)
         if changed:
-            library.text_index().add(np.asarray([w.chunk_id], dtype=np.int64), new_vec[None, :])
+            self.models.text_index().add(np.asarray([w.chunk_id], dtype=np.int64), new_vec[None, :])
         if image_index is not None:
             image_index.add(np.asarray([w.chunk_id], dtype=np.int64), np.asarray(vector, np.float32)[None, :])
 
+    def _embed(self, section: str, text: str, spans: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+        """Chunk vector and the vectors of `spans` (appended parts), the way ingest embeds chunks."""
+        from ..ingest.pipeline import embed_text_of
 
-def _embed(library: Library, section: str, text: str, spans: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
-    """Chunk vector and the vectors of `spans` (appended parts), the way ingest embeds chunks."""
-    from ..ingest.pipeline import embed_text_of
+        full, offset = embed_text_of(SimpleNamespace(section=section, text=text))
+        enc = self.models.embedder.encode_with_segments([full], [[(a + offset, b + offset) for a, b in spans]])
+        return enc.vectors[0], enc.segments[0]
 
-    full, offset = embed_text_of(SimpleNamespace(section=section, text=text))
-    enc = library.embedder.encode_with_segments([full], [[(a + offset, b + offset) for a, b in spans]])
-    return enc.vectors[0], enc.segments[0]
-
-
-def _mark_documents_done(library: Library, enrichers: Enrichers, doc_ids: list[int] | None) -> None:
-    """Documents whose figures need nothing more from the available models become enrichment 'done'."""
-    left = {w.doc_id for w in pending_figures(library, enrichers, doc_ids)}
-    with library.lock:
-        rows = library.conn.execute("SELECT id FROM documents WHERE enrichment = 'pending' AND status = 'ready'").fetchall()
-        done = [r[0] for r in rows if r[0] not in left and (not doc_ids or r[0] in doc_ids)]
-        library.conn.executemany("UPDATE documents SET enrichment = 'done' WHERE id = ?", [(d,) for d in done])
+    def _mark_documents_done(self, enrichers: Enrichers, doc_ids: list[int] | None) -> None:
+        """Documents whose figures need nothing more from the available models become enrichment 'done'."""
+        left = {w.doc_id for w in self.pending_figures(enrichers, doc_ids)}
+        self.documents.mark_enrichment_done(
+            [d for d in self.documents.enrichment_pending() if d not in left and (not doc_ids or d in doc_ids)])

@@ -1,8 +1,8 @@
-"""Find figures that look the same: pHash lookups over the `figures` table."""
+"""Find figures that look the same: pHash comparisons over the stored hashes (store/figures.py
+`Figures.hashes()` rows: chunk id, doc id, page, bbox JSON, pHash)."""
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 
 from .phash import DUPLICATE_DISTANCE, dhash, hamming_many, phash
@@ -19,16 +19,13 @@ class SimilarFigure:
     distance: int
 
 
-def similar_figures(conn: sqlite3.Connection, image_or_hash, max_distance: int = DUPLICATE_DISTANCE,
+def similar_figures(rows: list[tuple], image_or_hash, max_distance: int = DUPLICATE_DISTANCE,
                     exclude_chunk: int | None = None) -> list[SimilarFigure]:
     """Figures whose pHash is within `max_distance` bits of a PIL image or a hex pHash, nearest first.
 
-    Scans the hashes in SQLite (fast enough for tens of thousands of figures).
+    `rows` are the stored hashes (fast enough for tens of thousands of figures).
     """
     query = image_or_hash if isinstance(image_or_hash, str) else phash(image_or_hash)
-    rows = conn.execute(
-        "SELECT chunk_id, doc_id, page, bbox, phash FROM figures WHERE phash IS NOT NULL"
-    ).fetchall()
     if exclude_chunk is not None:
         rows = [r for r in rows if r[0] != exclude_chunk]
     dist = hamming_many(query, [r[4] for r in rows])
@@ -38,9 +35,10 @@ def similar_figures(conn: sqlite3.Connection, image_or_hash, max_distance: int =
     return out
 
 
-def duplicate_groups(conn: sqlite3.Connection, max_distance: int = DUPLICATE_DISTANCE) -> list[list[int]]:
-    """Groups (lists of figure chunk ids, size ≥ 2) of figures that are the same image, across documents."""
-    rows = conn.execute("SELECT chunk_id, phash FROM figures WHERE phash IS NOT NULL ORDER BY chunk_id").fetchall()
+def duplicate_groups(hash_rows: list[tuple], max_distance: int = DUPLICATE_DISTANCE) -> list[list[int]]:
+    """Groups (lists of figure chunk ids, size ≥ 2) of figures that are the same image, across
+    documents; `hash_rows` as `similar_figures` takes them, ordered by chunk id."""
+    rows = [(r[0], r[4]) for r in hash_rows]
     parent = {cid: cid for cid, _ in rows}
 
     def find(x: int) -> int:

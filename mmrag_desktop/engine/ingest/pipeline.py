@@ -1,6 +1,6 @@
 """Ingestion: identify -> parse -> chunk -> embed -> commit, one document per transaction.
 
-`ingest_events(library, paths, cancel)` is a generator of `Progress` events. A document is
+`Ingester(...).events(paths, cancel)` is a generator of `Progress` events. A document is
 committed in one transaction (chunks, vectors, pages, figures, status 'ready'); a crash
 mid-way leaves the library as it was before that document and the next `add` redoes it.
 Per-file problems become a 'failed' event and a failed status; the other files go on.
@@ -20,11 +20,11 @@ import numpy as np
 from ..errors import Cancelled, CorruptDocumentError, DocumentError, EngineError
 from ..jobs import CancelToken, Progress
 from ..parse import is_supported, open_document
-from ..store.db import Transaction
 from .chunking import ChunkDraft, Chunker
 
 if TYPE_CHECKING:
-    from ..library import Library
+    from ..models.active import ActiveModels
+    from ..store import Chunks, Documents, Figures, Vectors
 
 MAX_FILE_BYTES = 2 * 1024**3
 EMBED_BATCH = 64
@@ -77,137 +77,189 @@ class _DocJob:
         self.embedded = 0
 
 
-def ingest_events(library: Library, paths: Iterable[Path | str], cancel: CancelToken | None = None) -> Iterator[Progress]:
-    """Add files/folders to the library; yields progress. Raises Cancelled only via the token
-    (after finishing the current transaction cleanly; the cancelled document is left pending)."""
-    cancel = cancel or CancelToken()
-    files = scan_paths(paths)
-    total = len(files)
-    yield Progress("scan", done=total, total=total, unit="documents", docs_total=total,
-                   message=f"{total} file(s) to check")
-    started = time.monotonic()
-    for n, path in enumerate(files):
-        if cancel.cancelled:
-            yield Progress("cancelled", docs_done=n, docs_total=total, message="cancelled by user")
-            return
+class Ingester:
+    """Adds files to one library: writes documents, chunks, vectors and figures through their
+    repositories, embeds with the active text model, saves figure crops under `folder`/cache."""
+
+    def __init__(self, documents: Documents, chunks: Chunks, vectors: Vectors, figures: Figures,
+                 models: ActiveModels, folder: Path):
+        self.documents = documents
+        self.chunks = chunks
+        self.vectors = vectors
+        self.figures = figures
+        self.models = models
+        self.folder = folder
+
+    def events(self, paths: Iterable[Path | str], cancel: CancelToken | None = None) -> Iterator[Progress]:
+        """Add files/folders to the library; yields progress. Raises Cancelled only via the token
+        (after finishing the current transaction cleanly; the cancelled document is left pending)."""
+        cancel = cancel or CancelToken()
+        files = scan_paths(paths)
+        total = len(files)
+        yield Progress("scan", done=total, total=total, unit="documents", docs_total=total,
+                       message=f"{total} file(s) to check")
+        started = time.monotonic()
+        for n, path in enumerate(files):
+            if cancel.cancelled:
+                yield Progress("cancelled", docs_done=n, docs_total=total, message="cancelled by user")
+                return
+            try:
+                yield from self._ingest_one(path, n, total, cancel, started)
+            except Cancelled:
+                yield Progress("cancelled", doc=path.name, docs_done=n, docs_total=total, message="cancelled by user")
+                return
+        yield Progress("finished", docs_done=total, docs_total=total, unit="documents",
+                       rate=None, message=f"{total} file(s) processed in {time.monotonic() - started:.1f} s")
+
+
+    def _ingest_one(self, path: Path, n: int, total: int, cancel: CancelToken, started: float):
+        name = path.name
+        base = {"doc": name, "docs_done": n, "docs_total": total}
+        # --- identify -------------------------------------------------------------------------
         try:
-            yield from _ingest_one(library, path, n, total, cancel, started)
-        except Cancelled:
-            yield Progress("cancelled", doc=path.name, docs_done=n, docs_total=total, message="cancelled by user")
+            if not path.exists():
+                raise CorruptDocumentError(str(path), "file not found")
+            if path.is_dir():
+                raise CorruptDocumentError(str(path), "is a folder with no supported files")
+            stat = path.stat()
+            if stat.st_size > MAX_FILE_BYTES:
+                raise CorruptDocumentError(str(path), f"file too large ({stat.st_size / 1e9:.1f} GB; limit 2 GB)")
+            sha = sha256_file(path, cancel)
+        except DocumentError as e:
+            doc_id = self.documents.register(path, "", 0, 0.0, "unknown")
+            self.documents.set_failed(doc_id, e.reason)
+            yield Progress("failed", doc_id=doc_id, message=e.reason, **base)
             return
-    yield Progress("finished", docs_done=total, docs_total=total, unit="documents",
-                   rate=None, message=f"{total} file(s) processed in {time.monotonic() - started:.1f} s")
+        except OSError as e:
+            doc_id = self.documents.register(path, "", 0, 0.0, "unknown")
+            self.documents.set_failed(doc_id, f"cannot read the file ({e.strerror or e})")
+            yield Progress("failed", doc_id=doc_id, message=f"cannot read the file ({e.strerror or e})", **base)
+            return
+
+        existing = self.documents.by_path(path)
+        if existing and existing["sha256"] == sha and existing["status"] == "ready":
+            yield Progress("skipped", doc_id=existing["id"], message="already indexed, unchanged", **base)
+            return
+        twin = self.documents.ready_by_sha(sha)
+        if twin and (not existing or twin["id"] != existing["id"]):
+            yield Progress("skipped", doc_id=twin["id"], message=f"same content as {twin['name']} (already indexed)", **base)
+            return
+        doc_id = existing["id"] if existing else self.documents.register(path, sha, stat.st_size, stat.st_mtime, "pending")
+
+        # --- parse, chunk, embed (no database lock held) ----------------------------------------
+        yield Progress("parse", doc_id=doc_id, message="opening", **base)
+        try:
+            job, parsed_meta = yield from self._build(path, doc_id, cancel, base, started)
+        except Cancelled:
+            self.documents.set_status(doc_id, "pending", "cancelled by user")
+            raise
+        except DocumentError as e:
+            if existing and existing["status"] == "ready":
+                # a changed file that no longer parses: keep the indexed version, report the problem
+                self.documents.set_error(doc_id, f"the changed file could not be re-indexed: {e.reason}")
+            else:
+                self.documents.set_failed(doc_id, e.reason)
+            yield Progress("failed", doc_id=doc_id, message=e.reason, **base)
+            return
+        except EngineError as e:
+            self.documents.set_failed(doc_id, str(e))
+            yield Progress("failed", doc_id=doc_id, message=str(e), **base)
+            return
+
+        # --- commit ------------------------------------------------------------------------------
+        yield Progress("commit", doc_id=doc_id, done=len(job.drafts), total=len(job.drafts), unit="chunks", **base)
+        self._commit(doc_id, sha, stat, parsed_meta, job)
+        warning = f"; warning: {parsed_meta['warning']}" if parsed_meta.get("warning") else ""
+        yield Progress("done", doc_id=doc_id, done=parsed_meta["pages"], total=parsed_meta["pages"], unit="pages",
+                       docs_done=n + 1, docs_total=total, doc=name,
+                       message=f"{parsed_meta['pages']} pages, {len(job.drafts)} chunks{warning}")
 
 
-def _ingest_one(library: Library, path: Path, n: int, total: int, cancel: CancelToken, started: float):
-    name = path.name
-    base = {"doc": name, "docs_done": n, "docs_total": total}
-    # --- identify -------------------------------------------------------------------------
-    try:
-        if not path.exists():
-            raise CorruptDocumentError(str(path), "file not found")
-        if path.is_dir():
-            raise CorruptDocumentError(str(path), "is a folder with no supported files")
-        stat = path.stat()
-        if stat.st_size > MAX_FILE_BYTES:
-            raise CorruptDocumentError(str(path), f"file too large ({stat.st_size / 1e9:.1f} GB; limit 2 GB)")
-        sha = sha256_file(path, cancel)
-    except DocumentError as e:
-        doc_id = library._register(path, "", 0, 0.0, "unknown")
-        library._set_failed(doc_id, e.reason)
-        yield Progress("failed", doc_id=doc_id, message=e.reason, **base)
-        return
-    except OSError as e:
-        doc_id = library._register(path, "", 0, 0.0, "unknown")
-        library._set_failed(doc_id, f"cannot read the file ({e.strerror or e})")
-        yield Progress("failed", doc_id=doc_id, message=f"cannot read the file ({e.strerror or e})", **base)
-        return
-
-    existing = library._doc_by_path(path)
-    if existing and existing["sha256"] == sha and existing["status"] == "ready":
-        yield Progress("skipped", doc_id=existing["id"], message="already indexed, unchanged", **base)
-        return
-    twin = library._ready_doc_by_sha(sha)
-    if twin and (not existing or twin["id"] != existing["id"]):
-        yield Progress("skipped", doc_id=twin["id"], message=f"same content as {twin['name']} (already indexed)", **base)
-        return
-    doc_id = existing["id"] if existing else library._register(path, sha, stat.st_size, stat.st_mtime, "pending")
-
-    # --- parse, chunk, embed (no database lock held) ----------------------------------------
-    yield Progress("parse", doc_id=doc_id, message="opening", **base)
-    try:
-        job, parsed_meta = yield from _build(library, path, doc_id, cancel, base, started)
-    except Cancelled:
-        library._set_status(doc_id, "pending", "cancelled by user")
-        raise
-    except DocumentError as e:
-        if existing and existing["status"] == "ready":
-            # a changed file that no longer parses: keep the indexed version, report the problem
-            library._set_error(doc_id, f"the changed file could not be re-indexed: {e.reason}")
-        else:
-            library._set_failed(doc_id, e.reason)
-        yield Progress("failed", doc_id=doc_id, message=e.reason, **base)
-        return
-    except EngineError as e:
-        library._set_failed(doc_id, str(e))
-        yield Progress("failed", doc_id=doc_id, message=str(e), **base)
-        return
-
-    # --- commit ------------------------------------------------------------------------------
-    yield Progress("commit", doc_id=doc_id, done=len(job.drafts), total=len(job.drafts), unit="chunks", **base)
-    library._commit_document(doc_id, path, sha, stat, parsed_meta, job)
-    warning = f"; warning: {parsed_meta['warning']}" if parsed_meta.get("warning") else ""
-    yield Progress("done", doc_id=doc_id, done=parsed_meta["pages"], total=parsed_meta["pages"], unit="pages",
-                   docs_done=n + 1, docs_total=total, doc=name,
-                   message=f"{parsed_meta['pages']} pages, {len(job.drafts)} chunks{warning}")
-
-
-def _build(library: Library, path: Path, doc_id: int, cancel: CancelToken, base: dict, started: float):
-    embedder = library.embedder
-    ocr = library.ocr()
-    doc = open_document(path, ocr=ocr)
-    job = _DocJob()
-    try:
-        pages_total = doc.page_count
-        content_budget = embedder.max_tokens - 2 - 16  # specials and the section prefix
-        chunker = Chunker(embedder.count_tokens_batch, max_tokens=content_budget,
-                          target_tokens=min(TARGET_TOKENS, content_budget), overlap_tokens=OVERLAP_TOKENS)
-        t0 = time.monotonic()
-        n_pages = empty_pages = 0
-        for page in doc.pages():
+    def _build(self, path: Path, doc_id: int, cancel: CancelToken, base: dict, started: float):
+        embedder = self.models.embedder
+        ocr = self.models.ocr()
+        doc = open_document(path, ocr=ocr)
+        job = _DocJob()
+        try:
+            pages_total = doc.page_count
+            content_budget = embedder.max_tokens - 2 - 16  # specials and the section prefix
+            chunker = Chunker(embedder.count_tokens_batch, max_tokens=content_budget,
+                              target_tokens=min(TARGET_TOKENS, content_budget), overlap_tokens=OVERLAP_TOKENS)
+            t0 = time.monotonic()
+            n_pages = empty_pages = 0
+            for page in doc.pages():
+                cancel.check()
+                n_pages += 1
+                empty_pages += not page.blocks
+                job.pages.append((page.page, page.width, page.height, page.rotation, int(page.has_text_layer),
+                                  int(page.ocr_used)))
+                job.drafts.extend(chunker.add_page(page))
+                if len(job.drafts) - job.embedded >= EMBED_BATCH:
+                    _embed_pending(embedder, job)
+                elapsed = time.monotonic() - t0
+                rate = n_pages / elapsed if elapsed > 0 else None
+                eta = (pages_total - n_pages) / rate if rate else None
+                yield Progress("parse", doc_id=doc_id, done=n_pages, total=pages_total, unit="pages", rate=rate,
+                               eta=eta, extra={"chunks": len(job.drafts)}, **base)
+            job.drafts.extend(chunker.finish())
             cancel.check()
-            n_pages += 1
-            empty_pages += not page.blocks
-            job.pages.append((page.page, page.width, page.height, page.rotation, int(page.has_text_layer),
-                              int(page.ocr_used)))
-            job.drafts.extend(chunker.add_page(page))
-            if len(job.drafts) - job.embedded >= EMBED_BATCH:
-                _embed_pending(embedder, job)
-            elapsed = time.monotonic() - t0
-            rate = n_pages / elapsed if elapsed > 0 else None
-            eta = (pages_total - n_pages) / rate if rate else None
-            yield Progress("parse", doc_id=doc_id, done=n_pages, total=pages_total, unit="pages", rate=rate,
-                           eta=eta, extra={"chunks": len(job.drafts)}, **base)
-        job.drafts.extend(chunker.finish())
-        cancel.check()
-        yield Progress("embed", doc_id=doc_id, done=job.embedded, total=len(job.drafts), unit="chunks", **base)
-        _embed_pending(embedder, job)
-        meta = {"title": doc.title or path.stem, "pages": n_pages, "kind": doc.kind}
-        if getattr(doc, "repaired", False):
-            meta["warning"] = (f"the file is damaged (it may be cut short) and was repaired to read it: "
-                               f"{empty_pages} of {n_pages} pages came out empty; compare it with the original")
-    finally:
-        doc.close()
-    if not job.drafts:
-        no_text = sum(1 for p in job.pages if not p[4])
-        if n_pages == 0:
-            raise CorruptDocumentError(str(path), "the document has no pages")
-        if no_text == n_pages and ocr is None:
-            raise CorruptDocumentError(
-                str(path), "no text layer (scanned pages) and OCR is not available; install rapidocr-onnxruntime"
-            )
-        raise CorruptDocumentError(str(path), "no text could be found in the document")
-    return job, meta
+            yield Progress("embed", doc_id=doc_id, done=job.embedded, total=len(job.drafts), unit="chunks", **base)
+            _embed_pending(embedder, job)
+            meta = {"title": doc.title or path.stem, "pages": n_pages, "kind": doc.kind}
+            if getattr(doc, "repaired", False):
+                meta["warning"] = (f"the file is damaged (it may be cut short) and was repaired to read it: "
+                                   f"{empty_pages} of {n_pages} pages came out empty; compare it with the original")
+        finally:
+            doc.close()
+        if not job.drafts:
+            no_text = sum(1 for p in job.pages if not p[4])
+            if n_pages == 0:
+                raise CorruptDocumentError(str(path), "the document has no pages")
+            if no_text == n_pages and ocr is None:
+                raise CorruptDocumentError(
+                    str(path), "no text layer (scanned pages) and OCR is not available; install rapidocr-onnxruntime"
+                )
+            raise CorruptDocumentError(str(path), "no text could be found in the document")
+        return job, meta
+
+    def _commit(self, doc_id: int, sha: str, stat, meta: dict, job: _DocJob) -> None:
+        """Replace the document's content with `job` in one transaction, then update the index."""
+        model_id = self.models.embedder.model_id
+        index = self.models.text_index()
+        old_ids = self.chunks.ids_of_document(doc_id)
+        with self.documents.db.transaction():
+            self.documents.replace_pages(doc_id, job.pages)
+            ids = self.chunks.replace_document(doc_id, chunk_rows(doc_id, job), lambda ids: links_of(ids, job.drafts))
+            self.vectors.put_text(ids, model_id, job.vectors, job.segments)
+            self._write_figures(doc_id, ids, job.drafts)
+            self.documents.mark_ready(
+                doc_id, sha=sha, size=stat.st_size, mtime=stat.st_mtime, kind=meta["kind"], title=meta["title"],
+                pages=meta["pages"], warning=meta.get("warning"),
+                enrichment="pending" if any(d.kind == "figure" for d in job.drafts) else "")
+        index.remove(old_ids)
+        index.add(np.asarray(ids, dtype=np.int64), np.stack(job.vectors))
+
+    def _write_figures(self, doc_id: int, ids: list[int], drafts: list[ChunkDraft]) -> None:
+        """One `figures` row per figure chunk, with its crop saved under cache/ and its hashes."""
+        from ..figures.crops import save_crop
+        from ..figures.phash import dhash, phash
+
+        for cid, d in zip(ids, drafts, strict=True):
+            if d.kind != "figure" or d.figure is None or d.region is None:
+                continue
+            fig = d.figure
+            crop_rel, w, h, ph, dh = None, None, None, None, None
+            if fig.image_png:
+                from io import BytesIO
+
+                from PIL import Image
+
+                with Image.open(BytesIO(fig.image_png)) as im:
+                    im.load()
+                    crop_rel, w, h = save_crop(self.folder, doc_id, cid, im)
+                    ph, dh = phash(im), dhash(im)
+            self.figures.insert(cid, doc_id, d.region[0], d.region[1], fig.source, crop_rel, w, h, ph, dh,
+                                bool(fig.ocr_used))
 
 
 def _embed_pending(embedder, job: _DocJob) -> None:
@@ -254,41 +306,9 @@ def chunk_rows(doc_id: int, job: _DocJob) -> list[dict]:
     return rows
 
 
-def write_document(conn, library: Library, doc_id: int, job: _DocJob, model_id: str) -> list[int]:
-    """Insert pages, chunks, links, vectors, segment vectors and figures of one document.
-
-    Must run inside the caller's transaction. Returns the new chunk ids in document order.
-    """
-    conn.execute("DELETE FROM pages WHERE doc_id = ?", (doc_id,))
-    conn.executemany(
-        "INSERT INTO pages (doc_id, page, width, height, rotation, has_text_layer, ocr_used) VALUES (?,?,?,?,?,?,?)",
-        [(doc_id, *p) for p in job.pages],
-    )
-    ids: list[int] = []
-    for row in chunk_rows(doc_id, job):
-        cur = conn.execute(
-            "INSERT INTO chunks (doc_id, ord, kind, text, section, page, page_end, bbox, spans, lines, group_key, meta)"
-            " VALUES (:doc_id, :ord, :kind, :text, :section, :page, :page_end, :bbox, :spans, :lines, :group_key, :meta)",
-            row,
-        )
-        ids.append(cur.lastrowid)
-    dim = int(job.vectors[0].shape[0]) if job.vectors else 0
-    conn.executemany(
-        "INSERT INTO vectors (chunk_id, space, model, dim, vec) VALUES (?, 'text', ?, ?, ?)",
-        [(cid, model_id, dim, np.asarray(v, dtype=np.float32).tobytes()) for cid, v in zip(ids, job.vectors, strict=True)],
-    )
-    conn.executemany(
-        "INSERT INTO segment_vectors (chunk_id, model, n, dim, vecs) VALUES (?, ?, ?, ?, ?)",
-        [(cid, model_id, int(s.shape[0]), dim, np.asarray(s, dtype=np.float16).tobytes())
-         for cid, s in zip(ids, job.segments, strict=True)],
-    )
-    _write_links(conn, ids, job.drafts)
-    _write_figures(conn, library, doc_id, ids, job.drafts)
-    return ids
-
-
-def _write_links(conn, ids: list[int], drafts: list[ChunkDraft]) -> None:
-    """Link paragraphs that mention 'Figure N'/'Table N' to the chunk of that figure/table."""
+def links_of(ids: list[int], drafts: list[ChunkDraft]) -> set[tuple[int, int, str]]:
+    """(src, dst, relation) links: paragraphs that mention 'Figure N'/'Table N' refer to the chunk
+    of that figure/table; an orphan caption and the figure/table sharing its number belong together."""
     from .chunking import REFERENCE_RE, group_key_for
 
     owners: dict[str, list[int]] = {}
@@ -308,34 +328,7 @@ def _write_links(conn, ids: list[int], drafts: list[ChunkDraft]) -> None:
             for b in members:
                 if a != b:
                     links.add((a, b, "same_group"))
-    conn.executemany("INSERT OR IGNORE INTO links (src, dst, relation) VALUES (?, ?, ?)", sorted(links))
+    return links
 
 
-def _write_figures(conn, library: Library, doc_id: int, ids: list[int], drafts: list[ChunkDraft]) -> None:
-    """One `figures` row per figure chunk, with its crop saved under cache/ and its hashes."""
-    from ..figures.crops import save_crop
-    from ..figures.phash import dhash, phash
-
-    for cid, d in zip(ids, drafts, strict=True):
-        if d.kind != "figure" or d.figure is None or d.region is None:
-            continue
-        fig = d.figure
-        crop_rel, w, h, ph, dh = None, None, None, None, None
-        if fig.image_png:
-            from io import BytesIO
-
-            from PIL import Image
-
-            with Image.open(BytesIO(fig.image_png)) as im:
-                im.load()
-                crop_rel, w, h = save_crop(library.folder, doc_id, cid, im)
-                ph, dh = phash(im), dhash(im)
-        conn.execute(
-            "INSERT INTO figures (chunk_id, doc_id, page, bbox, source, crop, width, height, phash, dhash, ocr_done)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            (cid, doc_id, d.region[0], json.dumps([round(v, 2) for v in d.region[1]]), fig.source, crop_rel,
-             w, h, ph, dh, int(fig.ocr_used)),
-        )
-
-
-__all__ = ["ingest_events", "scan_paths", "sha256_file", "write_document", "Transaction"]
+__all__ = ["Ingester", "chunk_rows", "embed_text_of", "links_of", "scan_paths", "sha256_file"]

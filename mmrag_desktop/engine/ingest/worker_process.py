@@ -35,17 +35,20 @@ class _EventCancel(CancelToken):
         self._event = event
 
 
-def _child_main(folder: str, settings: dict, conn, cancel_event) -> None:
-    """The child's loop: ('settings', dict) / ('add', paths) / ('enrich', doc_ids) / ('quit',)."""
+def prepare_child() -> None:
+    """Call first in the child: quiet native threads, lower priority (the window comes first)."""
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    try:  # lower priority: the window and searches come first
+    try:
         os.nice(5)
     except OSError:
         pass
-    from ..library import Library
 
-    lib = Library.open(Path(folder), Settings(**settings))
+
+def serve(lib, conn, cancel_event) -> None:
+    """The child's loop over the library facade `lib` (opened by the child's entry point, which
+    the composition root passes to WorkerProcess): ('settings', dict) / ('add', paths) /
+    ('enrich', doc_ids) / ('quit',). Closes `lib` when the parent quits or goes away."""
     try:
         while True:
             try:
@@ -88,8 +91,11 @@ def _apply_settings(lib, settings: dict) -> None:
 class WorkerProcess:
     """A lazily started child process that runs write jobs for one library folder."""
 
-    def __init__(self, folder: Path, settings: Settings):
+    def __init__(self, folder: Path, settings: Settings, entry):
+        """`entry(folder: str, settings: dict, conn, cancel_event)` runs in the child: a
+        module-level function (spawn pickles it by name) that opens the library and calls `serve`."""
         self.folder = folder
+        self.entry = entry
         self.settings = settings
         self._proc = None
         self._conn = None
@@ -102,7 +108,7 @@ class WorkerProcess:
         parent, child = ctx.Pipe()
         self._cancel = ctx.Event()
         settings = asdict(self.settings)
-        self._proc = ctx.Process(target=_child_main, args=(str(self.folder), settings, child, self._cancel),
+        self._proc = ctx.Process(target=self.entry, args=(str(self.folder), settings, child, self._cancel),
                                  name="mmrag-ingest", daemon=True)
         self._proc.start()
         child.close()

@@ -1,29 +1,13 @@
-"""Cross-encoder reranking (role `reranker`): score (query, passage) pairs with the user's model.
-
-Optional: no cross-encoder can be installed offline, so users bring one (e.g. a
-cross-encoder/ms-marco-MiniLM-L-6-v2 folder). Without one, search is unchanged. The model is
-loaded lazily on first use (sentence-transformers' `CrossEncoder`, CPU, the library's thread
-setting); torch and sentence-transformers are imported only then.
-
-Cost: a cross-encoder reads every pair in full (query + passage, truncated by its tokenizer to
-the model's maximum length, 512 word pieces for MiniLM-L6), so reranking `RERANK_TOP` candidates
-costs about that many MiniLM-L6 forward passes of ~150-250 word pieces per search (see
-docs/models.md for the measured numbers).
-"""
+"""How search uses a cross-encoder (models/reranker.py) when the user installed one: the top
+RERANK_TOP hits are reordered by it, and a hit's highlight becomes the sentence it scores best.
+`scores_of(query, passages)` returns the model's scores, or None when no reranker is in use."""
 
 from __future__ import annotations
 
-import logging
-import threading
-from pathlib import Path
+import json
 
-import numpy as np
+from .highlight import caption_segments, segment_highlight, segment_texts
 
-from ..errors import ModelError
-
-log = logging.getLogger(__name__)
-
-ROLE = "reranker"
 RERANK_TOP = 20  # candidates the cross-encoder reorders (the rest keep their fused order)
 
 
@@ -34,105 +18,60 @@ def passage_of(text: str, section: str = "") -> str:
     return f"{tail}\n{text}" if tail else text
 
 
-class Reranker:
-    """A sentence-transformers CrossEncoder folder, loaded on first `score()`. Thread-safe."""
+def rerank_top(scores_of, query: str, kept: list[int], rows: dict,
+               scored: dict) -> dict[int, tuple[int, float]]:
+    """Reorder the first RERANK_TOP hits of `kept` (best first) by the user's cross-encoder, when
+    one is configured; returns {chunk id: (1-based cross-encoder rank, its score)} ({} when no
+    reranker is in use; then nothing changes).
 
-    def __init__(self, folder: Path | str, *, model_id: str = "", threads: int | None = None,
-                 batch_size: int = RERANK_TOP):
-        self.folder = Path(folder)
-        self.model_id = model_id or self.folder.name
-        self.batch_size = batch_size
-        self._threads = threads
-        self._model = None
-        self._error: ModelError | None = None
-        self._lock = threading.Lock()
-
-    def load(self):
-        """The loaded model (loaded now on first call). Raises ModelError, the same one on every
-        later call once loading failed."""
-        model = self._model
-        if model is not None:
-            return model
-        with self._lock:
-            if self._error is not None:
-                raise self._error
-            if self._model is None:
-                try:
-                    self._model = self._load()
-                except ModelError as e:
-                    self._error = e
-                    raise
-            return self._model
-
-    def _load(self):
-        from ..models.offline_hf import offline_and_quiet
-
-        offline_and_quiet()
-        try:
-            import torch
-            from sentence_transformers import CrossEncoder
-        except ImportError as e:
-            raise ModelError(ROLE, f"the reranker needs sentence-transformers and torch ({e.name} is not "
-                                   "installed; pip install sentence-transformers)") from e
-        if self._threads:
-            torch.set_num_threads(int(self._threads))
-        if not self.folder.is_dir():
-            raise ModelError(ROLE, f"the cross-encoder folder {self.folder} does not exist")
-        try:
-            model = CrossEncoder(str(self.folder), device="cpu", local_files_only=True)
-        except MemoryError as e:
-            raise ModelError(ROLE, f"not enough memory to load the cross-encoder {self.folder.name}") from e
-        except Exception as e:  # noqa: BLE001 - any third-party load failure becomes a plain ModelError
-            raise ModelError(ROLE, f"the cross-encoder {self.folder.name} failed to load: "
-                                   f"{type(e).__name__}: {e}") from e
-        if int(getattr(model.config, "num_labels", 1) or 1) != 1:
-            raise ModelError(ROLE, f"{self.folder.name} gives {model.config.num_labels} scores per pair; "
-                                   "a reranker must give one (a relevance score)")
-        model.eval()
-        return model
-
-    def score(self, query: str, passages: list[str]) -> np.ndarray:
-        """Relevance of each passage to `query` (float32 [len(passages)], higher is better; the
-        scale is the model's own). Passages longer than the model's window are truncated by its
-        tokenizer. Raises ModelError when the model cannot be loaded or fails to run."""
-        if not passages:
-            return np.zeros(0, dtype=np.float32)
-        model = self.load()  # a local reference: close() from another thread cannot pull it away
-        try:
-            scores = model.predict([(query, p) for p in passages], batch_size=self.batch_size,
-                                   show_progress_bar=False, convert_to_numpy=True)
-        except Exception as e:  # noqa: BLE001 - a model that loads but cannot run (e.g. vocab mismatch)
-            raise ModelError(ROLE, f"the cross-encoder {self.folder.name} failed to score: "
-                                   f"{type(e).__name__}: {e}") from e
-        scores = np.asarray(scores, dtype=np.float32).reshape(len(passages), -1)[:, 0]
-        return scores
-
-    def close(self) -> None:
-        """Drop the model (the object loads it again on the next `score()`)."""
-        with self._lock:
-            self._model = None
+    Rule: the top N keep their set of scores, but the scores are handed out again in the
+    cross-encoder's order (its best passage gets the highest of the N scores, and so on). A
+    cross-encoder's raw scores have a model-specific scale (logits, or probabilities), so mixing
+    them with the fused score would need per-model tuning that cannot be done without the model;
+    reassigning ranks is scale-free, trusts the stronger model within the short list only, and
+    leaves everything below the N-th hit (and MMR's inputs' scale) exactly as it was.
+    Changes `kept` and `scored` in place.
+    """
+    top = kept[:RERANK_TOP]
+    if len(top) < 2:
+        return {}
+    scores = scores_of(query, [passage_of(rows[c]["text"], rows[c]["section"] or "") for c in top])
+    if scores is None:
+        return {}
+    by_model = sorted(range(len(top)), key=lambda i: (-float(scores[i]), i))  # ties keep the fused order
+    slots = sorted((scored[c] for c in top), reverse=True)
+    for slot, i in zip(slots, by_model, strict=True):
+        scored[top[i]] = slot
+    kept[: len(top)] = [top[i] for i in by_model]
+    return {top[i]: (rank, float(scores[i])) for rank, i in enumerate(by_model, start=1)}
 
 
-def configured(settings) -> tuple[Reranker | None, str | None]:
-    """The reranker the settings resolve to (not loaded yet) and a notice: (None, None) when no
-    cross-encoder is installed (reranking is simply off); (None, notice) when one is configured
-    but unusable (the notice says why and is logged)."""
-    from ..models.registry import resolve
-
-    r = resolve(ROLE, settings)
-    if r.ok and r.path is not None:
-        if r.message:  # e.g. the chosen folder broke and another source is used
-            log.warning("reranker: %s", r.message)
-        return Reranker(r.path, model_id=r.model_id, threads=getattr(settings, "threads", None)), None
-    if r.status == "missing":
-        return None, None
-    return None, off_notice(r.model_id, r.message)
-
-
-def off_notice(model_id: str, reason: str) -> str:
-    """The plain-words notice for a configured reranker that search cannot use (also logged)."""
-    name = f" {model_id}" if model_id else ""
-    msg = (f"The reranker{name} is not used ({reason}); hits are ranked by fusion and line "
-           "matching only.")
-    log.warning("%s", msg)
-    return msg
+def rerank_sentences(scores_of, query: str, chosen: list[int], rows: dict,
+                     highlights: dict) -> None:
+    """With a cross-encoder in use, a text or table hit's highlight is the sentence (row) of its
+    page that the cross-encoder scores best against the query — sentence-level reranking; the
+    MiniLM segment vectors only approximate it. One batched call for all hits' sentences
+    (captions a table repeats are left out). Changes `highlights` in place."""
+    items: list[tuple[int, int, str]] = []  # (chunk id, segment, text)
+    page_lines: dict[int, list[dict]] = {}  # chunk id -> its boxed lines on the hit's page
+    for c in chosen:
+        hl = highlights[c]
+        if rows[c]["kind"] not in ("text", "table") or hl.bbox is None:
+            continue
+        on_page = page_lines[c] = [ln for ln in json.loads(rows[c]["lines"]) if ln.get("b") and ln["p"] == hl.page]
+        n = max((s for ln in on_page for s in ln.get("s") or []), default=-1) + 1
+        skip = caption_segments(on_page) if rows[c]["kind"] == "table" else set()
+        items += [(c, i, t.strip()) for i, t in enumerate(segment_texts(on_page, n)) if t.strip() and i not in skip]
+    if not items:
+        return
+    scores = scores_of(query, [t for _, _, t in items])
+    if scores is None:
+        return
+    best: dict[int, tuple[int, float]] = {}
+    for (c, i, _), sc in zip(items, scores, strict=True):
+        if c not in best or float(sc) > best[c][1]:
+            best[c] = (i, float(sc))
+    for c, (i, _) in best.items():
+        hl = segment_highlight(page_lines[c], i, highlights[c].score)
+        if hl is not None:
+            highlights[c] = hl

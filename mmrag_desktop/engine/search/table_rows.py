@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from ..library import Library
+    from ..models.active import ActiveModels
+    from ..store import Chunks, Vectors
 
 
 def _best(values: np.ndarray, k: int) -> np.ndarray:
@@ -40,7 +41,10 @@ REFRESH_SECONDS = 30.0
 class TableRows:
     """Row vectors of every table chunk of one library (see module doc)."""
 
-    def __init__(self) -> None:
+    def __init__(self, chunks: Chunks, vectors: Vectors, models: ActiveModels) -> None:
+        self.chunks = chunks
+        self.vectors = vectors
+        self.models = models
         self._shape: tuple | None = None
         self._version: tuple | None = None
         self._built = 0.0
@@ -48,9 +52,9 @@ class TableRows:
         self._matrix = np.zeros((0, 0), dtype=np.float32)
         self._lock = threading.Lock()
 
-    def ranked(self, library: Library, qvec: np.ndarray, n: int, allowed: set[int] | None = None) -> list[int]:
+    def ranked(self, qvec: np.ndarray, n: int, allowed: set[int] | None = None) -> list[int]:
         """Up to `n` table chunk ids, best row match first (only ids in `allowed` when given)."""
-        owners, matrix = self._current(library)
+        owners, matrix = self._current()
         if not len(owners):
             return []
         sims = matrix @ np.asarray(qvec, dtype=np.float32)
@@ -71,31 +75,28 @@ class TableRows:
                 break
         return out
 
-    def _current(self, library: Library) -> tuple[np.ndarray, np.ndarray]:
-        with library.lock:
-            shape = (library.embedder.model_id, library._chunk_count())
-            version = (library.conn.total_changes, library.conn.execute("PRAGMA data_version").fetchone()[0])
+    def _current(self) -> tuple[np.ndarray, np.ndarray]:
+        shape = (self.models.embedder.model_id, self.chunks.count())
+        version = self.vectors.db.version()
         with self._lock:
             # chunks added or removed: rebuild now; other writes (the background sentence pass
             # improving row vectors, batch by batch) at most every REFRESH_SECONDS
             if shape != self._shape or (version != self._version
                                         and time.monotonic() - self._built >= REFRESH_SECONDS):
-                self._build(library)
+                self._build()
                 self._shape, self._version, self._built = shape, version, time.monotonic()
             return self._owners, self._matrix
 
-    def _build(self, library: Library) -> None:
-        with library.lock:
-            rows = library.conn.execute(
-                "SELECT c.id, s.n FROM chunks c JOIN segment_vectors s ON s.chunk_id = c.id AND s.model = ? "
-                "WHERE c.kind = 'table' ORDER BY c.id", (library.embedder.model_id,)).fetchall()
+    def _build(self) -> None:
+        model = self.models.embedder.model_id
+        rows = self.vectors.table_segments(model)
         total = sum(n for _, n in rows)
         owners = np.zeros(total, dtype=np.int64)
         matrix = None
         at = 0
         for start in range(0, len(rows), 900):  # one batch of vectors in memory besides the matrix
             part = [cid for cid, _ in rows[start : start + 900]]
-            vecs = library._match_vectors(part)
+            vecs = self.vectors.match_vectors(part, model)
             for cid in part:
                 m = vecs.get(cid)
                 if m is None:

@@ -1,1 +1,48 @@
-"""The library on disk: SQLite (source of truth) and the hnswlib indices derived from it."""
+"""The library on disk. Each repository is the only code that writes SQL for its tables and takes
+the database lock for them; services receive the repositories they need.
+
+    documents  Documents  documents, pages
+    chunks     Chunks     chunks (+ chunks_fts by trigger), links
+    vectors    Vectors    vectors, segment_vectors, sentence_vectors, index/<space>.hnsw + manifests
+    figures    Figures    figures, captions
+    state      State      settings_kv
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .chunks import Chunks, Filters
+from .db import Database
+from .documents import Documents
+from .figures import Figures
+from .state import State
+from .vectors import Vectors
+
+
+class Store:
+    """The repositories of one library folder over one database."""
+
+    def __init__(self, folder: Path, threads: int = 2):
+        self.folder = folder
+        self.db = Database(folder / "library.sqlite")
+        self.documents = Documents(self.db)
+        self.chunks = Chunks(self.db)
+        self.vectors = Vectors(self.db, folder / "index", threads)
+        self.figures = Figures(self.db)
+        self.state = State(self.db)
+
+    def refresh(self) -> None:
+        """Catch up with changes another process committed: caches dropped, held indices
+        reconciled with SQLite."""
+        self.documents.invalidate()
+        self.chunks.invalidate()
+        self.vectors.reconcile_indices()
+
+    def close(self) -> None:
+        """Save the indices and close the database."""
+        self.vectors.save_indices()
+        self.db.close()
+
+
+__all__ = ["Store", "Database", "Documents", "Chunks", "Vectors", "Figures", "State", "Filters"]

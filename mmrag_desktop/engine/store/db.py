@@ -1,8 +1,12 @@
-"""Open the library's SQLite database: WAL mode, foreign keys, migrations applied."""
+"""The library's SQLite database: one connection, WAL mode, migrations applied, and the lock that
+serialises every use of it (`Database`). Only the repositories of this package use it."""
 
 from __future__ import annotations
 
 import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import LibraryError
@@ -46,3 +50,61 @@ class Transaction:
         else:
             self.conn.execute("ROLLBACK")
         return False
+
+
+class Database:
+    """The connection and its lock. Every read and write of the repositories goes through here, so
+    one worker thread can write while others search without two threads using the connection at
+    once. `transaction()` groups several repositories' writes into one commit."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.conn = connect(path)
+        self.lock = threading.RLock()
+
+    def all(self, sql: str, args=()) -> list[tuple]:
+        """Every row of a query."""
+        with self.lock:
+            return self.conn.execute(sql, args).fetchall()
+
+    def one(self, sql: str, args=()) -> tuple | None:
+        """The first row of a query, or None."""
+        with self.lock:
+            return self.conn.execute(sql, args).fetchone()
+
+    def dicts(self, sql: str, args=()) -> list[dict]:
+        """Every row of a query as a dict keyed by column name."""
+        with self.lock:
+            cur = self.conn.execute(sql, args)
+            cols = [c[0] for c in cur.description]
+            return [dict(zip(cols, r, strict=True)) for r in cur]
+
+    def run(self, sql: str, args=()) -> sqlite3.Cursor:
+        """Execute one statement (its own transaction unless inside `transaction()`)."""
+        with self.lock:
+            return self.conn.execute(sql, args)
+
+    def run_many(self, sql: str, rows) -> None:
+        """Execute one statement for each row of parameters."""
+        with self.lock:
+            self.conn.executemany(sql, rows)
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT with the lock held (ROLLBACK on any error). Nested use joins
+        the transaction already open (the lock makes it this thread's)."""
+        with self.lock:
+            if self.conn.in_transaction:
+                yield self.conn
+                return
+            with Transaction(self.conn) as c:
+                yield c
+
+    def version(self) -> tuple[int, int]:
+        """Changes made through this connection and SQLite's data_version (changes by others)."""
+        with self.lock:
+            return self.conn.total_changes, self.conn.execute("PRAGMA data_version").fetchone()[0]
+
+    def close(self) -> None:
+        with self.lock:
+            self.conn.close()

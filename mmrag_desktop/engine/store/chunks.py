@@ -1,0 +1,168 @@
+"""Chunks, their full-text index (`chunks_fts`, kept by triggers) and the links between chunks."""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from dataclasses import dataclass
+
+from .db import Database
+
+BATCH = 900  # ids per IN (...) list: SQLite's variable limit is 999 on old builds
+
+
+@dataclass
+class Filters:
+    """Optional restrictions: document ids, an inclusive 1-based page range, chunk kinds."""
+
+    doc_ids: list[int] | None = None
+    pages: tuple[int, int] | None = None
+    kinds: list[str] | None = None
+
+    @property
+    def active(self) -> bool:
+        return bool(self.doc_ids is not None or self.pages or self.kinds)
+
+    def sql(self, alias: str = "c") -> tuple[str, list]:
+        """A WHERE clause over the chunks table aliased `alias`, and its arguments."""
+        clauses, args = [], []
+        if self.doc_ids is not None:
+            clauses.append(f"{alias}.doc_id IN ({','.join('?' * len(self.doc_ids))})")
+            args.extend(self.doc_ids)
+        if self.pages:
+            clauses.append(f"{alias}.page_end >= ? AND {alias}.page <= ?")
+            args.extend(self.pages)
+        if self.kinds:
+            clauses.append(f"{alias}.kind IN ({','.join('?' * len(self.kinds))})")
+            args.extend(self.kinds)
+        return (" AND ".join(clauses) or "1"), args
+
+
+def _marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+class Chunks:
+    """The only code that writes `chunks` and `links` (and so, through triggers, `chunks_fts`).
+    Caches the chunk count and term document frequencies until a write or `invalidate()`."""
+
+    def __init__(self, db: Database):
+        self.db = db
+        self._count: int | None = None
+        self._idf: dict[tuple[str, int], float] = {}
+
+    def invalidate(self) -> None:
+        """Forget the cached count (another process may have added or removed chunks)."""
+        with self.db.lock:
+            self._count = None
+
+    # ---- reads -----------------------------------------------------------------------------
+    def rows(self, ids: list[int]) -> dict[int, dict]:
+        """{chunk id: row dict} for the ids that exist (JSON columns left as text)."""
+        out: dict[int, dict] = {}
+        for start in range(0, len(ids), BATCH):
+            part = ids[start : start + BATCH]
+            for r in self.db.dicts(f"SELECT * FROM chunks WHERE id IN ({_marks(len(part))})", part):
+                out[r["id"]] = r
+        return out
+
+    def count(self) -> int:
+        """How many chunks the library holds."""
+        with self.db.lock:
+            if self._count is None:
+                self._count = self.db.one("SELECT COUNT(*) FROM chunks")[0]
+            return self._count
+
+    def ids_of_document(self, doc_id: int) -> list[int]:
+        """The document's chunk ids."""
+        return [r[0] for r in self.db.all("SELECT id FROM chunks WHERE doc_id = ?", (doc_id,))]
+
+    def allowed_ids(self, filters: Filters) -> set[int]:
+        """Ids of the chunks the filters let through."""
+        where, args = filters.sql("c")
+        return {r[0] for r in self.db.all(f"SELECT c.id FROM chunks c WHERE {where}", args)}
+
+    def keyword_ids(self, fts: str, limit: int, filters: Filters) -> list[int]:
+        """Chunk ids matching an FTS5 expression, best BM25 first (text weighted over section)."""
+        if not fts:
+            return []
+        if filters.active:
+            where, args = filters.sql("c")
+            sql = ("SELECT f.rowid FROM chunks_fts f JOIN chunks c ON c.id = f.rowid "
+                   f"WHERE chunks_fts MATCH ? AND {where} ORDER BY bm25(chunks_fts, 1.0, 0.4) LIMIT ?")
+            return [r[0] for r in self.db.all(sql, [fts, *args, limit])]
+        return [r[0] for r in self.db.all(
+            "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts, 1.0, 0.4) LIMIT ?",
+            [fts, limit])]
+
+    def by_group_keys(self, keys: list[str], filters: Filters, limit: int = 20) -> list[int]:
+        """Chunks of the named figures/tables ('figure:3' ...), figures and tables before text."""
+        where, args = filters.sql("c")
+        return [r[0] for r in self.db.all(
+            f"SELECT c.id FROM chunks c WHERE c.group_key IN ({_marks(len(keys))}) AND {where}"
+            " ORDER BY c.kind = 'text', c.id LIMIT ?", [*keys, *args, limit])]
+
+    def on_page(self, doc_id: int, kinds: tuple[str, ...], page: int) -> list[int]:
+        """Chunks of these kinds that cover `page` of the document."""
+        return [r[0] for r in self.db.all(
+            f"SELECT id FROM chunks WHERE doc_id = ? AND kind IN ({_marks(len(kinds))}) AND page <= ? AND page_end >= ?",
+            (doc_id, *kinds, page, page))]
+
+    def term_idf(self, terms: list[str]) -> dict[str, float]:
+        """Inverse document frequency of each term over the chunks (FTS5 counts, cached until the
+        chunk count changes): log((N + 1) / (df + 0.5)), at least 0.1."""
+        with self.db.lock:
+            n = self.count()
+            out = {}
+            for t in terms:
+                key = (t, n)
+                if key not in self._idf:
+                    try:
+                        df = self.db.one("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
+                                         ('"' + t.replace('"', '""') + '"',))[0]
+                    except sqlite3.OperationalError:
+                        df = 0
+                    if len(self._idf) > 20000:
+                        self._idf.clear()
+                    self._idf[key] = math.log((n + 1) / (df + 0.5))
+                out[t] = max(self._idf[key], 0.1)
+            return out
+
+    def linked(self, chunk_id: int, *, referring: bool) -> list[int]:
+        """The first chunk linked by 'refers_to': the paragraph referring to `chunk_id` when
+        `referring`, else the figure/table `chunk_id` refers to."""
+        if referring:
+            sql = "SELECT src FROM links WHERE dst = ? AND relation = 'refers_to' ORDER BY src LIMIT 1"
+        else:
+            sql = "SELECT dst FROM links WHERE src = ? AND relation = 'refers_to' ORDER BY dst LIMIT 1"
+        return [r[0] for r in self.db.all(sql, (chunk_id,))]
+
+    def text_row(self, chunk_id: int) -> tuple[str, str, str, str] | None:
+        """(text, section, lines JSON, meta JSON) of a chunk, or None when it is gone."""
+        return self.db.one("SELECT text, section, lines, meta FROM chunks WHERE id = ?", (chunk_id,))
+
+    def without_vector(self, model: str, limit: int) -> list[tuple]:
+        """(id, text, section, meta) of chunks with no text vector of `model`, by id."""
+        return self.db.all(
+            "SELECT c.id, c.text, c.section, c.meta FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM vectors v "
+            "WHERE v.chunk_id = c.id AND v.space = 'text' AND v.model = ?) ORDER BY c.id LIMIT ?", (model, limit))
+
+    # ---- writes ----------------------------------------------------------------------------
+    def replace_document(self, doc_id: int, rows: list[dict], links_of) -> list[int]:
+        """Delete the document's chunks and insert `rows` (dicts with the table's columns), in
+        document order; `links_of(ids)` returns the (src, dst, relation) links between the new
+        chunks. Call inside the commit's transaction. Returns the new ids."""
+        with self.db.lock:
+            self.db.run("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
+            ids = [self.db.run(
+                "INSERT INTO chunks (doc_id, ord, kind, text, section, page, page_end, bbox, spans, lines, group_key, meta)"
+                " VALUES (:doc_id, :ord, :kind, :text, :section, :page, :page_end, :bbox, :spans, :lines, :group_key,"
+                " :meta)", row).lastrowid for row in rows]
+            self.db.run_many("INSERT OR IGNORE INTO links (src, dst, relation) VALUES (?, ?, ?)", sorted(links_of(ids)))
+            self._count = None
+            return ids
+
+    def update_text(self, chunk_id: int, text: str, lines_json: str, meta_json: str) -> None:
+        """New text, lines and meta of a chunk (figure enrichment); FTS follows by trigger."""
+        self.db.run("UPDATE chunks SET text = ?, lines = ?, meta = ? WHERE id = ?",
+                    (text, lines_json, meta_json, chunk_id))

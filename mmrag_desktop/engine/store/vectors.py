@@ -1,0 +1,218 @@
+"""Vectors: chunk vectors per space and model (`vectors`), a chunk's sentence vectors pooled at
+ingest (`segment_vectors`) and encoded on their own (`sentence_vectors`), and the hnswlib index
+of each space derived from them (vector_index.py: files, manifests, sync with SQLite)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .db import Database
+from .vector_index import VectorIndex
+
+BATCH = 900
+SEGMENT_TABLES = ("segment_vectors", "sentence_vectors")
+
+
+def _marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+def match_vectors(pooled: dict[int, np.ndarray], own: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+    """Per chunk, the vectors search matches a query against: pooled + own, L2-normalised, where
+    the chunk has own vectors of the same shape; the pooled ones alone otherwise."""
+    out = {}
+    for cid, p in pooled.items():
+        o = own.get(cid)
+        if o is None or o.shape != p.shape:
+            out[cid] = p
+            continue
+        m = p.astype(np.float32) + o.astype(np.float32)
+        norms = np.linalg.norm(m, axis=1, keepdims=True)
+        out[cid] = m / np.where(norms > 0, norms, 1.0)
+    return out
+
+
+class Vectors:
+    """The only code that writes the three vector tables and the index files (index/)."""
+
+    def __init__(self, db: Database, index_dir: Path, threads: int = 2):
+        self.db = db
+        self.index_dir = index_dir
+        self.threads = threads
+        self._indices: dict[str, VectorIndex] = {}
+
+    # ---- indices ---------------------------------------------------------------------------
+    def index(self, space: str, model: str, dim: int) -> VectorIndex:
+        """The open index of `space` for `model`, opened (and repaired from SQLite) on first use;
+        a different model or dimension replaces the one held."""
+        with self.db.lock:
+            idx = self._indices.get(space)
+            if idx is None or idx.model != model or idx.dim != dim:
+                idx = VectorIndex(self.index_dir, space, model, dim, threads=self.threads)
+                idx.open(self.db.conn)
+                self._indices[space] = idx
+            return idx
+
+    def held_index(self, space: str) -> VectorIndex | None:
+        """The index of `space` held open now, or None."""
+        return self._indices.get(space)
+
+    def rebuild_index(self, space: str, model: str, dim: int, *, reason: str) -> VectorIndex:
+        """Build the index of `space` for `model` from SQLite, hold it and return it."""
+        with self.db.lock:
+            idx = VectorIndex(self.index_dir, space, model, dim, threads=self.threads)
+            idx.rebuild(self.db.conn, reason=reason)
+            self._indices[space] = idx
+            return idx
+
+    def drop_index(self, space: str) -> None:
+        """Stop holding the index of `space` (it is never saved again)."""
+        with self.db.lock:
+            self._indices.pop(space, None)
+
+    def remove_from_indices(self, ids: list[int]) -> None:
+        """Mark chunk ids deleted in every held index and save."""
+        with self.db.lock:
+            for idx in self._indices.values():
+                idx.remove(ids)
+                idx.save()
+
+    def save_indices(self) -> None:
+        """Write every changed held index to disk."""
+        with self.db.lock:
+            for idx in self._indices.values():
+                idx.save()
+
+    def reconcile_indices(self) -> None:
+        """Bring every held index in line with SQLite (after another process wrote)."""
+        with self.db.lock:
+            for idx in self._indices.values():
+                idx.reconcile(self.db.conn)
+
+    # ---- reads -----------------------------------------------------------------------------
+    def count(self, model: str, space: str = "text") -> int:
+        """Vectors of `model` in `space`."""
+        return self.db.one("SELECT COUNT(*) FROM vectors WHERE space = ? AND model = ?", (space, model))[0]
+
+    def has_any(self, space: str, model: str | None = None) -> bool:
+        """True when `space` holds a vector (of `model`, when given)."""
+        if model is None:
+            return self.db.one("SELECT 1 FROM vectors WHERE space = ? LIMIT 1", (space,)) is not None
+        return self.db.one("SELECT 1 FROM vectors WHERE space = ? AND model = ? LIMIT 1", (space, model)) is not None
+
+    def has_other_models(self, space: str, model: str) -> bool:
+        """True when `space` holds a vector of another model than `model`."""
+        return self.db.one("SELECT 1 FROM vectors WHERE space = ? AND model != ? LIMIT 1", (space, model)) is not None
+
+    def dim(self, space: str, model: str) -> int | None:
+        """The dimension of `model`'s vectors in `space`, or None when it has none."""
+        row = self.db.one("SELECT dim FROM vectors WHERE space = ? AND model = ? LIMIT 1", (space, model))
+        return int(row[0]) if row else None
+
+    def chunk_vectors(self, ids: list[int], model: str, space: str = "text") -> dict[int, np.ndarray]:
+        """{chunk id: float32 vector} of `model` in `space`."""
+        if not ids:
+            return {}
+        rows = self.db.all(f"SELECT chunk_id, vec FROM vectors WHERE space = ? AND model = ? AND chunk_id IN "
+                           f"({_marks(len(ids))})", [space, model, *ids])
+        return {cid: np.frombuffer(blob, dtype=np.float32) for cid, blob in rows}
+
+    def segment_vectors(self, ids: list[int], model: str, table: str = "segment_vectors") -> dict[int, np.ndarray]:
+        """Per chunk, its float16 [n_segments, dim] vectors of `model` from `table`
+        (`segment_vectors`: pooled at ingest; `sentence_vectors`: encoded on their own)."""
+        if table not in SEGMENT_TABLES:
+            raise ValueError(f"unknown segment table {table!r}")
+        out: dict[int, np.ndarray] = {}
+        for start in range(0, len(ids), BATCH):
+            part = ids[start : start + BATCH]
+            rows = self.db.all(f"SELECT chunk_id, n, dim, vecs FROM {table} WHERE model = ? AND chunk_id IN "
+                               f"({_marks(len(part))})", [model, *part])
+            out.update({cid: np.frombuffer(blob, dtype=np.float16).reshape(n, dim) for cid, n, dim, blob in rows})
+        return out
+
+    def match_vectors(self, ids: list[int], model: str) -> dict[int, np.ndarray]:
+        """The segment vectors search matches queries against: pooled, mixed with each segment's
+        own vector once the background pass has encoded it (`match_vectors`)."""
+        pooled = self.segment_vectors(ids, model)
+        own = self.segment_vectors(list(pooled), model, "sentence_vectors") if pooled else {}
+        return match_vectors(pooled, own)
+
+    def table_segments(self, model: str) -> list[tuple[int, int]]:
+        """(chunk id, number of rows) of every table chunk with segment vectors of `model`."""
+        return self.db.all("SELECT c.id, s.n FROM chunks c JOIN segment_vectors s ON s.chunk_id = c.id AND s.model = ? "
+                           "WHERE c.kind = 'table' ORDER BY c.id", (model,))
+
+    @staticmethod
+    def _pending_sql(doc_ids: list[int] | None) -> tuple[str, list]:
+        sql = ("FROM segment_vectors s JOIN chunks c ON c.id = s.chunk_id WHERE s.model = ? AND NOT EXISTS "
+               "(SELECT 1 FROM sentence_vectors t WHERE t.chunk_id = s.chunk_id AND t.model = s.model)")
+        args: list = []
+        if doc_ids:
+            sql += f" AND c.doc_id IN ({_marks(len(doc_ids))})"
+            args.extend(doc_ids)
+        return sql, args
+
+    def count_sentence_pending(self, model: str, doc_ids: list[int] | None = None) -> int:
+        """Chunks of `model` whose segments are not encoded on their own yet."""
+        sql, args = self._pending_sql(doc_ids)
+        return self.db.one(f"SELECT COUNT(*) {sql}", [model, *args])[0]
+
+    def sentence_pending(self, model: str, doc_ids: list[int] | None, limit: int) -> list[tuple]:
+        """(chunk id, segments, pooled blob, lines JSON) of up to `limit` pending chunks, by id."""
+        sql, args = self._pending_sql(doc_ids)
+        return self.db.all(f"SELECT s.chunk_id, s.n, s.vecs, c.lines {sql} ORDER BY s.chunk_id LIMIT ?",
+                           [model, *args, limit])
+
+    # ---- writes ----------------------------------------------------------------------------
+    def put_text(self, ids: list[int], model: str, vectors, segments) -> None:
+        """Text vectors and pooled segment vectors of new or re-embedded chunks (replacing any of
+        the same model), in one transaction (or the caller's)."""
+        if not len(ids):
+            return
+        dim = int(np.asarray(vectors[0]).shape[0])
+        with self.db.transaction():
+            self.db.run_many(
+                "INSERT OR REPLACE INTO vectors (chunk_id, space, model, dim, vec) VALUES (?, 'text', ?, ?, ?)",
+                [(cid, model, dim, np.asarray(v, dtype=np.float32).tobytes())
+                 for cid, v in zip(ids, vectors, strict=True)])
+            self.db.run_many(
+                "INSERT OR REPLACE INTO segment_vectors (chunk_id, model, n, dim, vecs) VALUES (?, ?, ?, ?, ?)",
+                [(cid, model, int(s.shape[0]), dim, np.asarray(s, dtype=np.float16).tobytes())
+                 for cid, s in zip(ids, segments, strict=True)])
+
+    def replace_chunk_text(self, chunk_id: int, model: str, vector: np.ndarray, segments: np.ndarray) -> None:
+        """A chunk whose text changed: its `model` vectors replaced, other models' text vectors and
+        every sentence vector dropped (they are computed again later)."""
+        with self.db.transaction():
+            self.db.run("DELETE FROM vectors WHERE chunk_id = ? AND space = 'text' AND model != ?", (chunk_id, model))
+            self.db.run("DELETE FROM segment_vectors WHERE chunk_id = ? AND model != ?", (chunk_id, model))
+            self.db.run("DELETE FROM sentence_vectors WHERE chunk_id = ?", (chunk_id,))
+            self.put_text([chunk_id], model, [vector], [segments])
+
+    def put_sentences(self, rows: list[tuple]) -> None:
+        """Own sentence vectors: (chunk id, model, n, dim, blob, pooled blob) each, written only
+        where the chunk's pooled vectors are still `pooled blob` (the chunk may have changed)."""
+        with self.db.transaction() as c:
+            c.executemany(
+                "INSERT OR REPLACE INTO sentence_vectors (chunk_id, model, n, dim, vecs) SELECT ?, ?, ?, ?, ? "
+                "WHERE EXISTS (SELECT 1 FROM segment_vectors WHERE chunk_id = ? AND model = ? AND vecs = ?)",
+                [(cid, model, n, dim, blob, cid, model, pooled) for cid, model, n, dim, blob, pooled in rows])
+
+    def put_image(self, chunk_id: int, model: str, vector) -> None:
+        """The image vector of a figure chunk for `model`."""
+        v = np.asarray(vector, dtype=np.float32)
+        self.db.run("INSERT OR REPLACE INTO vectors (chunk_id, space, model, dim, vec) VALUES (?, 'image', ?, ?, ?)",
+                    (chunk_id, model, int(v.shape[0]), v.tobytes()))
+
+    def keep_only_text_model(self, model: str) -> None:
+        """Delete every text, segment and sentence vector of another model than `model`."""
+        with self.db.lock:
+            self.db.run("DELETE FROM vectors WHERE space = 'text' AND model != ?", (model,))
+            self.db.run("DELETE FROM segment_vectors WHERE model != ?", (model,))
+            self.db.run("DELETE FROM sentence_vectors WHERE model != ?", (model,))
+
+    def keep_only_image_model(self, model: str) -> None:
+        """Delete every image vector of another model than `model`."""
+        self.db.run("DELETE FROM vectors WHERE space = 'image' AND model != ?", (model,))
