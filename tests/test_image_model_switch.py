@@ -16,8 +16,6 @@ import shutil
 
 import numpy as np
 import pytest
-
-from mmrag_desktop.engine.store import Filters
 from pdf_factory import make_raster_figure_pdf, make_vector_figure_pdf, sample_image_png
 from PIL import Image
 from test_models_builders import build_tiny_clip
@@ -27,6 +25,7 @@ from mmrag_desktop.engine.jobs import CancelToken
 from mmrag_desktop.engine.library import Library
 from mmrag_desktop.engine.models.clip import load_image_embedder
 from mmrag_desktop.engine.settings import Settings
+from mmrag_desktop.engine.store import Filters
 
 QUERY = "front panel of the device"
 

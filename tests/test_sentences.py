@@ -11,9 +11,9 @@ from conftest import write_pdf
 
 from mmrag_desktop.engine.errors import Cancelled
 from mmrag_desktop.engine.ingest import sentences
-from mmrag_desktop.engine.store.vectors import match_vectors
 from mmrag_desktop.engine.jobs import CancelToken
 from mmrag_desktop.engine.search.highlight import segment_texts
+from mmrag_desktop.engine.store.vectors import match_vectors
 
 PARAGRAPH = [
     "The heater relay K4 is driven by transistor Q7 on the controller board.",

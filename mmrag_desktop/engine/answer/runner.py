@@ -183,7 +183,8 @@ class LlamaRunner:
     # -- generation -----------------------------------------------------------------------
     def _cached_prefix(self, toks: Sequence[int]) -> int:
         n = 0
-        for a, b in zip(self.llm._input_ids[: self.llm.n_tokens], toks[:-1], strict=False):
+        # llama-cpp-python keeps the evaluated tokens only in this private array (no public accessor)
+        for a, b in zip(self.llm._input_ids[: self.llm.n_tokens], toks[:-1], strict=False):  # noqa: SLF001
             if a != b:
                 break
             n += 1
