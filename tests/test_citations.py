@@ -93,6 +93,17 @@ def test_evidence_brackets_are_neutralised():
     assert find_marks(out) == []
 
 
+def test_shared_splitter_keeps_abbreviations_and_cuts_clauses_on_request():
+    from mmrag_desktop.engine.sentence_split import split_sentences as split_shared
+
+    text = "See Fig. 3 for details. Use an approx. 5 V supply. Note: The pin is low; Pin 2 is ground."
+    assert split_shared(text) == ["See Fig. 3 for details.", "Use an approx. 5 V supply.",
+                                  "Note: The pin is low; Pin 2 is ground."]
+    assert split_shared(text, clauses=True)[2:] == ["Note:", "The pin is low;", "Pin 2 is ground."]
+    assert split_shared("Set it as follows: press the key; then wait.", clauses=True) == [
+        "Set it as follows: press the key; then wait."]  # a lower-case word continues the sentence
+
+
 def test_sentence_split_moves_leading_marker_back():
     assert split_sentences("It is 5 V. [1] It has 8 pins [2].") == ["It is 5 V. [1]", "It has 8 pins [2]."]
     res = check_citations("It is 5 V. [1] It has 8 pins.", VALID)

@@ -155,3 +155,19 @@ def test_chunker_splits_long_text_within_budget(chunker, embedder):
         assert embedder.count_tokens(c.text) <= 238
     # consecutive chunks overlap by a little (the last line of one starts the next)
     assert chunks[1].lines[0].bbox == chunks[0].lines[-1].bbox
+
+
+def test_chunk_segments_do_not_split_after_abbreviations(chunker):
+    """Chunk segments come from the shared splitter (sentence_split.py): "Fig. 3" and "approx. 5 V"
+    stay inside their sentence; a real full stop, a ';' or ':' before a capital still cut."""
+    lines = ["See Fig. 3 for details. Use an approx. 5 V supply for the board.",
+             "Note: The pins of No. 4 are e.g. the inputs; Pin 2 is ground."]
+    page = PageContent(1, 612, 792, [Block("text", [_line(t, y=50 + 20 * i) for i, t in enumerate(lines)])])
+    (chunk,) = chunker.add_page(page) + chunker.finish()
+    segments = [chunk.text[a:b] for a, b in chunk.segments]
+    assert segments == ["See Fig. 3 for details.", "Use an approx. 5 V supply for the board.", "Note:",
+                        "The pins of No. 4 are e.g. the inputs;", "Pin 2 is ground."]
+    assert chunk.segment_lines() == [[0], [0], [1], [1], [1]]
+    for text in ("See Fig. 3 for details.", "approx. 5 V supply"):
+        (c,) = chunker.add_page(PageContent(2, 612, 792, [Block("text", [_line(text)])])) + chunker.finish()
+        assert [c.text[a:b] for a, b in c.segments] == [text]

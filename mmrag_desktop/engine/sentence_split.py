@@ -1,4 +1,5 @@
-"""One sentence splitter for answers: extractive selection, citation checks and support checks.
+"""One sentence splitter: the segments of ingested chunks (ingest/chunking.py), extractive
+selection, citation checks and support checks.
 
 A boundary is sentence-final punctuation (. ! ?) followed by white space and something that can
 open a sentence (a capital letter, a digit, a quote, a bracket, a bullet). A full stop does not end
@@ -6,7 +7,9 @@ a sentence after an abbreviation that is usually followed by more of the same se
 "approx. 5 V", "e.g. the", "No. 4", "Eq. 2.1", "vs. time") or inside a number ("3.3 V"). A single
 capital is not taken for an initial: in manuals it is a unit or a name ("5 V.", "part A."). With `newlines=True` every line break is a boundary
 too (evidence text whose lines are list items, table rows or headings), unless a lower-case word
-follows it (a wrapped line), and so is a bullet.
+follows it (a wrapped line), and so is a bullet. With `clauses=True` a semicolon or colon followed
+by white space and a capital or digit ends a piece too ("Note: The device ...", "...; Pin 2 ...":
+chunk segments, the units search highlights).
 
     >>> split_sentences("See Fig. 3 for the pins. The supply is approx. 5 V. Done.")
     ['See Fig. 3 for the pins.', 'The supply is approx. 5 V.', 'Done.']
@@ -26,7 +29,9 @@ ABBREVIATIONS = frozenset(
 # them as non-final only before a lower-case word or a number.
 _SOFT = frozenset({"etc", "al", "min", "max"})
 
-_BOUNDARY = re.compile(r"([.!?]+[\"')\]]*)(\s+)(?=[\"'(\[\u2018\u201c]?[A-Z0-9\u2022])")
+_OPENER = r"(?=[\"'(\[\u2018\u201c]?[A-Z0-9\u2022])"  # what can open a sentence
+_BOUNDARY = re.compile(r"([.!?]+[\"')\]]*)(\s+)" + _OPENER)
+_CLAUSE = re.compile(r"([;:])(\s+)" + _OPENER)
 _LAST_WORD = re.compile(r"([A-Za-z][A-Za-z.]*)\.$")
 _BULLET = re.compile(r"\s+(?=\u2022)")
 
@@ -45,7 +50,7 @@ def _is_abbreviation(before: str, after: str) -> bool:
     return "." in low.strip(".") and len(low) <= 5  # "e.g", "i.e", "a.k.a"
 
 
-def sentence_spans(text: str, *, newlines: bool = False) -> list[tuple[int, int]]:
+def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) -> list[tuple[int, int]]:
     """(start, end) character offsets of each sentence in `text`, white space trimmed. Never raises."""
     cuts: list[int] = []
     for m in _BOUNDARY.finditer(text):
@@ -53,6 +58,8 @@ def sentence_spans(text: str, *, newlines: bool = False) -> list[tuple[int, int]
         if m.group(1) == "." and _is_abbreviation(text[max(0, end - 12):end], text[m.end():m.end() + 1]):
             continue
         cuts.append(end)
+    if clauses:
+        cuts.extend(m.end(1) for m in _CLAUSE.finditer(text))
     if newlines:  # a line break before a lower-case word is a wrapped line, not a boundary
         cuts.extend(m.start() for m in re.finditer(r"\n+(?![a-z])", text))
         cuts.extend(m.start() for m in _BULLET.finditer(text))
@@ -70,6 +77,6 @@ def sentence_spans(text: str, *, newlines: bool = False) -> list[tuple[int, int]
     return spans
 
 
-def split_sentences(text: str, *, newlines: bool = False) -> list[str]:
+def split_sentences(text: str, *, newlines: bool = False, clauses: bool = False) -> list[str]:
     """The sentences of `text` (see the module docstring), white space trimmed."""
-    return [text[a:b] for a, b in sentence_spans(text, newlines=newlines)]
+    return [text[a:b] for a, b in sentence_spans(text, newlines=newlines, clauses=clauses)]

@@ -14,12 +14,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from ..elements import BBox, Block, Figure, Line, PageContent, union_bbox
+from ..sentence_split import sentence_spans
 
 CAPTION_RE = re.compile(r"^\s*(fig(?:ure)?\.?|table|tab\.)\s*([0-9]+(?:[.\-\u2013][0-9]+)*)", re.I)
 REFERENCE_RE = re.compile(r"\b(fig(?:ure)?s?\.?|tables?|tab\.)\s+([0-9]+(?:[.\-\u2013][0-9]+)*)", re.I)
 # a table-of-contents or index line: dot leaders then a page number, or a term followed by page lists
 _NAV_LINE = re.compile(r"(?:(?:\.\s?){4,}|\s{3,}|\u2026)\s*[0-9ivxlc]+\s*$|,\s*\d+(?:\s*,\s*\d+)+\s*$", re.I)
-_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=[\"'(\[]?[A-Z0-9])")
 
 
 def group_key_for(label: str, number: str) -> str:
@@ -332,15 +332,10 @@ def _text_chunk(lines: list[Line], section: str, block_starts: set[int] | None =
 
 
 def _sentences(text: str, max_chars: int = 400) -> list[tuple[int, int]]:
-    """Sentence spans of `text`; long runs without punctuation are cut at line ends."""
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for m in _SENTENCE_END.finditer(text):
-        spans.append((start, m.start()))
-        start = m.end()
-    spans.append((start, len(text)))
+    """Sentence spans of `text` (the shared splitter, sentence_split.py, also cutting after a ';'
+    or ':' that a capital follows); long runs without punctuation are cut at line ends."""
     out: list[tuple[int, int]] = []
-    for a, b in spans:
+    for a, b in sentence_spans(text, clauses=True):
         while b - a > max_chars:
             cut = text.rfind("\n", a, a + max_chars)
             if cut <= a:
