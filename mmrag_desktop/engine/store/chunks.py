@@ -50,6 +50,7 @@ class Chunks:
         self.db = db
         self._count: int | None = None
         self._idf: dict[tuple[str, int], float] = {}
+        db.on_rollback(self.invalidate)
 
     def invalidate(self) -> None:
         """Forget the cached count (another process may have added or removed chunks)."""

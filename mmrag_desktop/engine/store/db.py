@@ -61,6 +61,11 @@ class Database:
         self.path = path
         self.conn = connect(path)
         self.lock = threading.RLock()
+        self._on_rollback: list = []
+
+    def on_rollback(self, forget) -> None:
+        """`forget()` runs after a transaction rolls back (a repository drops what it cached)."""
+        self._on_rollback.append(forget)
 
     def all(self, sql: str, args=()) -> list[tuple]:
         """Every row of a query."""
@@ -97,8 +102,13 @@ class Database:
             if self.conn.in_transaction:
                 yield self.conn
                 return
-            with Transaction(self.conn) as c:
-                yield c
+            try:
+                with Transaction(self.conn) as c:
+                    yield c
+            except BaseException:
+                for forget in self._on_rollback:
+                    forget()
+                raise
 
     def version(self) -> tuple[int, int]:
         """Changes made through this connection and SQLite's data_version (changes by others)."""

@@ -17,6 +17,7 @@ class Documents:
         self.db = db
         self._names: dict[int, tuple[str, str]] | None = None
         self._kinds: dict[int, str] = {}
+        db.on_rollback(self.invalidate)
 
     def invalidate(self) -> None:
         """Forget cached names and kinds (another process may have changed the table)."""
