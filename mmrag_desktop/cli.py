@@ -6,14 +6,19 @@
     mmrag --library DIR ask "question" [--json]
     mmrag --library DIR list | remove DOC | reindex
     mmrag models
+    mmrag --version
 
-Engine errors print one line `mmrag: error: ...` on stderr and exit non-zero.
+Every verb also takes -q/--quiet (only results and errors), -v/--verbose (log lines on stderr:
+-v info, -vv debug) and --library, before or after the verb. Engine errors print one line
+`mmrag: error: ...` on stderr and exit non-zero; Ctrl+C prints one line and exits 130.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import logging
 import os
 import sys
 import time
@@ -23,19 +28,40 @@ from pathlib import Path
 from .engine.errors import EngineError
 
 EXIT_FILES_FAILED = 3
+EXIT_INTERRUPTED = 130
+
+log = logging.getLogger(__name__)
+
+
+def add_common_options(parser: argparse.ArgumentParser) -> None:
+    """-q/-v/--library on `parser`. Their default is SUPPRESS so that a verb's parser does not
+    overwrite what was given before the verb; `run` fills in the real defaults."""
+    parser.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                        help="print only results and errors (no progress, notes or per-file lines)")
+    parser.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS,
+                        help="log lines on stderr: -v info, -vv debug (-vvv: other libraries' debug too)")
+    parser.add_argument("--library", metavar="DIR", default=argparse.SUPPRESS,
+                        help="library folder (default: the app's data folder)")
+
+
+class VerbParser(argparse.ArgumentParser):
+    """The parser of a verb (and of a verb's sub-verb): it has the common options too."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        add_common_options(self)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every verb (each verb sets `func`)."""
     p = argparse.ArgumentParser(prog="mmrag", description="Search and ask your technical manuals, offline.")
-    p.add_argument("--library", metavar="DIR", help="library folder (default: the app's data folder)")
+    add_common_options(p)
     p.add_argument("--version", action="version", version=f"mmrag {_version()}")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=VerbParser)
     sub.required = True
 
     a = sub.add_parser("add", help="add files or folders (PDF, images, Markdown, Docling JSON)")
     a.add_argument("paths", nargs="+", metavar="PATH")
-    a.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     a.add_argument("--no-enrich", action="store_true",
                    help="skip the background work that follows (sentence vectors for sharper highlights; "
                         "OCR of raster figures, image vectors, captions); `enrich` runs it later")
@@ -91,40 +117,106 @@ def _version() -> str:
     return __version__
 
 
+def note(args, message: str) -> None:
+    """A `note: ...` line on stderr (a fallback, a missing model), unless --quiet."""
+    if not args.quiet:
+        print(f"note: {message}", file=sys.stderr)
+
+
+class _StderrHandler(logging.StreamHandler):
+    """Log records to the current sys.stderr, through tqdm.write so a progress bar stays intact."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value) -> None:
+        pass
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            from tqdm import tqdm
+
+            tqdm.write(self.format(record), file=sys.stderr)
+        except Exception:  # never let logging break the command
+            self.handleError(record)
+
+
+class _PlainFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return f"mmrag: {record.levelname.lower()}: {record.getMessage()}"
+
+
+@contextlib.contextmanager
+def logging_to_stderr(verbose: int, quiet: bool):
+    """Log to stderr while the verb runs: warnings (`mmrag: warning: ...`) by default, errors only
+    with -q, the app's info with -v, its debug with -vv, every library's debug too with -vvv.
+    The logging setup is put back afterwards (tests call `run` many times in one process)."""
+    root, app = logging.getLogger(), logging.getLogger("mmrag_desktop")
+    saved = root.level, app.level
+    handler = _StderrHandler()
+    if verbose:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%H:%M:%S"))
+    else:
+        handler.setFormatter(_PlainFormatter())
+    handler.setLevel(logging.ERROR if quiet else logging.NOTSET)
+    root.addHandler(handler)
+    if verbose:
+        app.setLevel(logging.INFO if verbose == 1 else logging.DEBUG)
+    if verbose >= 3:
+        root.setLevel(logging.DEBUG)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(saved[0])
+        app.setLevel(saved[1])
+
+
 def open_library(args):
     """The Library named by --library (or the settings' default)."""
     from .engine.library import Library
     from .engine.settings import Settings
 
+    t0 = time.perf_counter()
     settings = Settings.load()
-    return Library.open(Path(args.library) if args.library else None, settings)
+    lib = Library.open(Path(args.library) if args.library else None, settings)
+    log.info("library %s opened in %.2f s", getattr(lib, "folder", args.library), time.perf_counter() - t0)
+    return lib
 
 
 # ---- verbs ------------------------------------------------------------------------------
 def _report(events, bar: ProgressBar) -> int:
-    """Print one line per finished/failed/skipped document, a bar otherwise; returns failures."""
+    """Print one line per finished/failed/skipped document, a bar otherwise; returns failures.
+    With --quiet (the bar disabled) only the FAILED lines are printed."""
     failed = 0
     labels = {"failed": "FAILED  ", "skipped": "skipped ", "done": "added   "}
     for ev in events:
         if ev.stage in labels:
             failed += ev.stage == "failed"
-            bar.line(f"{labels[ev.stage]}{ev.doc}: {ev.message}")
+            if bar.enabled or ev.stage == "failed":
+                bar.line(f"{labels[ev.stage]}{ev.doc}: {ev.message}")
         elif ev.stage in ("finished", "index") or ev.extra.get("errors"):
-            bar.line(ev.message)
+            if bar.enabled:
+                bar.line(ev.message)
         else:
             bar.update(ev)
     return failed
 
 
-def _run_job(args, job, interrupted: str, *, quiet: bool = False) -> int:
+def _run_job(args, job, interrupted: str) -> int:
     """Run `job(lib, bar) -> failures` on the --library library; exit code 0, 3 or 130."""
     lib = open_library(args)
-    bar = ProgressBar(enabled=not quiet)
+    bar = ProgressBar(enabled=not args.quiet)
     try:
         failed = job(lib, bar)
     except KeyboardInterrupt:
-        bar.line(f"interrupted: {interrupted}")
-        return 130
+        bar.line(f"mmrag: interrupted: {interrupted}")
+        return EXIT_INTERRUPTED
     finally:
         bar.close()
         lib.close()
@@ -138,7 +230,7 @@ def cmd_add(args) -> int:
             _report(lib.enrich(), bar)
         return failed
 
-    return _run_job(args, job, "documents finished so far are kept; run add again to resume", quiet=args.quiet)
+    return _run_job(args, job, "documents finished so far are kept; run add again to resume")
 
 
 def cmd_enrich(args) -> int:
@@ -164,12 +256,12 @@ def cmd_search(args) -> int:
     try:
         filters = _filters_from(args)
         if args.batch:
-            return _search_batch(lib, args.batch, args.k, filters)
+            return _search_batch(args, lib, filters)
         if args.image:
             hits = lib.search_image(args.image, k=args.k, docs=filters["docs"])
         else:
             hits = lib.search(args.query, k=args.k, **filters)
-        _print_search_notice(lib)
+        _print_search_notice(args, lib)
         if args.json:
             print(json.dumps({"query": args.query, "hits": [h.to_json() for h in hits]}, ensure_ascii=False))
         else:
@@ -179,7 +271,8 @@ def cmd_search(args) -> int:
         lib.close()
 
 
-def _search_batch(lib, path: str, k: int, filters: dict) -> int:
+def _search_batch(args, lib, filters: dict) -> int:
+    path, k = args.batch, args.k
     stream = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
     errors = 0
     with stream:
@@ -200,17 +293,17 @@ def _search_batch(lib, path: str, k: int, filters: dict) -> int:
                 out["error"] = str(e)
             print(json.dumps(out, ensure_ascii=False), flush=False)
     sys.stdout.flush()
-    _print_search_notice(lib)
+    _print_search_notice(args, lib)
     if errors:
         print(f"mmrag: {errors} quer{'y' if errors == 1 else 'ies'} failed (see \"error\" in the output)",
               file=sys.stderr)
     return 0
 
 
-def _print_search_notice(lib) -> None:
+def _print_search_notice(args, lib) -> None:
     """Say on stderr when search ran without a model the user configured (Library.model_notices)."""
     for notice in lib.model_notices:
-        print(f"note: {notice}", file=sys.stderr)
+        note(args, notice)
 
 
 def _print_hits(hits) -> None:
@@ -261,70 +354,118 @@ def cmd_reindex(args) -> int:
 
 
 class ProgressBar:
-    """A one-line progress bar on stderr (plain lines when stderr is not a terminal)."""
+    """The job's progress on stderr, drawn by tqdm: one bar for the current document and stage,
+    fitted to the terminal's width (and to its new width when the window is resized). When stderr
+    is not a terminal (a pipe, a log file) there is no bar, only the per-document lines.
+    `enabled=False` (--quiet) draws no bar either."""
 
     def __init__(self, enabled: bool = True, stream=None):
         self.stream = stream or sys.stderr
         self.enabled = enabled
-        self.tty = self.stream.isatty()
-        self._last = 0.0
-        self._width = 0
+        self._bar = None  # a tqdm, made at the first update
+        self._key: tuple | None = None
+        self._off = False  # tqdm found that the stream is not a terminal
 
     def update(self, ev) -> None:
-        if not self.enabled:
+        if not self.enabled or self._off:
             return
-        now = time.monotonic()
-        if not self.tty and now - self._last < 2.0:
+        key = (ev.doc, ev.stage, ev.unit, ev.total)
+        if key == self._key:
+            self._bar.update(max(0, ev.done - self._bar.n))
             return
-        if self.tty and now - self._last < 0.1:
-            return
-        self._last = now
-        frac = ev.done / ev.total if ev.total else 0.0
-        bar = "#" * int(frac * 20)
-        rate = f" {ev.rate:.0f} {ev.unit}/s" if ev.rate else ""
-        eta = f" ETA {ev.eta:.0f}s" if ev.eta is not None else ""
-        counter = f"[{min(ev.docs_done + 1, ev.docs_total)}/{ev.docs_total}] " if ev.docs_total else ""
-        text = (f"{counter}{ev.doc[:40]} {ev.stage} [{bar:20s}] "
-                f"{ev.done}/{ev.total} {ev.unit}{rate}{eta}")
-        self._write(text)
+        self._key = key
+        counter = f"[{min(ev.docs_done + 1, ev.docs_total)}/{ev.docs_total}] " if ev.docs_total > 1 else ""
+        room = max(10, min(40, self._columns() - 52))  # the file name gives way to the meter
+        doc = ev.doc if len(ev.doc) <= room else ev.doc[:room - 1] + "…"
+        desc = counter + " ".join(x for x in (doc, ev.stage) if x)
+        if self._bar is None:
+            from tqdm import tqdm
 
-    def _write(self, text: str) -> None:
-        if self.tty:
-            pad = max(0, self._width - len(text))
-            self.stream.write("\r" + text + " " * pad)
-            self._width = len(text)
+            self._bar = tqdm(total=ev.total or None, desc=desc, unit=ev.unit or "it", file=self.stream,
+                             disable=None, dynamic_ncols=True, leave=False, mininterval=0.2)
+            if self._bar.disable:  # not a terminal
+                self._off = True
+                return
         else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
+            self._bar.unit = ev.unit or "it"
+            self._bar.set_description_str(desc, refresh=False)
+        left = ev.eta is not None and ev.eta >= 1 and ev.docs_total > 1  # the whole job's, not this stage's
+        self._bar.set_postfix_str(f"all: {_duration(ev.eta)} left" if left else "", refresh=False)
+        self._bar.total = ev.total or None  # (reset(total=None) would keep the old total)
+        self._bar.reset()  # redraws with the new stage
+        self._bar.update(max(0, ev.done))
+
+    def _columns(self) -> int:
+        try:
+            return os.get_terminal_size(self.stream.fileno()).columns
+        except (AttributeError, OSError, ValueError):
+            return 80
 
     def line(self, text: str) -> None:
-        if self.tty and self._width:
-            self.stream.write("\r" + " " * self._width + "\r")
-            self._width = 0
-        self.stream.write(text + "\n")
-        self.stream.flush()
+        """A whole line above the bar (the bar is redrawn below it)."""
+        if self._bar is not None and not self._bar.disable:
+            self._bar.write(text, file=self.stream)
+        else:
+            self.stream.write(text + "\n")
+            self.stream.flush()
 
     def close(self) -> None:
-        if self.tty and self._width:
-            self.stream.write("\n")
-            self.stream.flush()
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+
+def _duration(seconds: float) -> str:
+    """'45s', '3m05s', '1h02m'."""
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
 
 
 def run(argv: list[str] | None = None, *, error: Callable[[str], None] | None = None) -> int:
-    """Parse `argv` and run the verb; engine errors become a one-line message and exit code."""
+    """Parse `argv` and run the verb; engine errors become a one-line message and exit code,
+    Ctrl+C one line and 130 (never a traceback)."""
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    say = error or (lambda m: print(m, file=sys.stderr))
     try:
-        return int(args.func(args) or 0)
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        args.quiet = bool(getattr(args, "quiet", False))
+        args.verbose = int(getattr(args, "verbose", 0) or 0)
+        args.library = getattr(args, "library", None)
+        if args.quiet and args.verbose:
+            parser.error("-q and -v cannot be used together")
+        with logging_to_stderr(args.verbose, args.quiet):
+            log.debug("mmrag %s: %s", _version(), {k: v for k, v in vars(args).items() if k != "func"})
+            t0 = time.perf_counter()
+            code = int(args.func(args) or 0)
+            log.info("%s finished in %.1f s, exit code %d", args.command, time.perf_counter() - t0, code)
+            return code
     except EngineError as e:
-        (error or (lambda m: print(m, file=sys.stderr)))(f"mmrag: error: {e}")
+        say(f"mmrag: error: {e}")
         return getattr(e, "exit_code", 1)
+    except KeyboardInterrupt:
+        say("mmrag: interrupted")
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
+        _quiet_stdout()
         return 0
+
+
+def _quiet_stdout() -> None:
+    """After the reader of stdout went away (`mmrag search ... | head`): point stdout at devnull so
+    the interpreter's final flush does not print a BrokenPipeError."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def main() -> None:

@@ -3,8 +3,10 @@
 Without --json the checked answer is printed one sentence a line: a sentence the manuals do not
 back starts with "? " and ends with why, and a number or name found in no evidence is wrapped as
 "{8?}"; then how many sentences were checked and the resolved citations. Notices (fallbacks,
-guards) go to stderr as they happen. With --json one object is printed (DESIGN.md's `ask --json`
-shape plus `sentences`). Engine errors propagate to `cli.run`, which prints them as one line.
+guards) go to stderr as they happen (not with -q). With --json one object is printed (DESIGN.md's
+`ask --json` shape plus `sentences`). Engine errors propagate to `cli.run`, which prints them as one
+line. Ctrl+C stops the answer: what was written so far is printed, "mmrag: interrupted" goes to
+stderr and the exit code is 130.
 """
 
 from __future__ import annotations
@@ -63,8 +65,9 @@ def marked_text(answer) -> str:
 
 
 def cmd_ask(args) -> int:
-    """Run the verb; returns the exit code (0 when an answer, even "not covered", was given)."""
-    from .cli import open_library
+    """Run the verb; returns the exit code (0 when an answer, even "not covered", was given;
+    130 when Ctrl+C stopped it)."""
+    from .cli import EXIT_INTERRUPTED, note, open_library
     from .engine.answer import answer_events, close_models
     from .engine.answer.events import ErrorEvent
     from .engine.jobs import CancelToken
@@ -88,7 +91,7 @@ def cmd_ask(args) -> int:
             events = answer_events(lib, args.question, mode=mode, cancel=cancel, settings=settings, k=args.k)
         for ev in events:
             if ev.kind == "notice":
-                print(f"note: {ev.message}", file=sys.stderr)
+                note(args, ev.message)
             elif ev.kind == "done":
                 answer = ev.answer
             elif isinstance(ev, ErrorEvent):
@@ -101,6 +104,9 @@ def cmd_ask(args) -> int:
         close_models()
         lib.close()
     if answer is None:
+        if cancel.cancelled:
+            print("mmrag: interrupted: the answer was stopped", file=sys.stderr)
+            return EXIT_INTERRUPTED
         return 1
     if args.json:
         print(json.dumps(answer.to_json(), ensure_ascii=False))
@@ -116,6 +122,9 @@ def cmd_ask(args) -> int:
             print("\nnearest pages:")
             for c in answer.nearest:
                 print(_format_citation(c))
-        if answer.removed_citations:
+        if answer.removed_citations and not args.quiet:
             print(f"(removed invalid citations: {', '.join(str(r) for r in answer.removed_citations)})", file=sys.stderr)
+    if answer.stopped == "cancelled":
+        print("mmrag: interrupted: the answer was stopped", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return 0
