@@ -1,4 +1,5 @@
-"""Start the GUI: QApplication, theme, icon, logging, excepthook, main window."""
+"""Start the GUI: QApplication, theme, icon, logging, excepthook, main window; then add the files
+given on the command line ("Open with", `mmrag-desktop FILE...`) once the library is open."""
 
 from __future__ import annotations
 
@@ -10,8 +11,28 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 
-def run_gui(library_dir: Path | None = None, argv: list[str] | None = None) -> int:
-    """Show the main window and run the event loop; returns the exit code."""
+def add_when_ready(win, paths: list[Path]) -> None:
+    """Add `paths` to the library as soon as `win` has opened it and listed its documents
+    (before that, there is no engine to submit to, and the listing would replace the new rows).
+    A library that cannot be opened never gets ready; its banner already says why."""
+    if not paths:
+        return
+    paths = list(paths)
+
+    def add() -> None:
+        win.libraryReady.disconnect(add)
+        log.info("adding %d path(s) from the command line", len(paths))
+        win.add_paths(paths)
+
+    win.libraryReady.connect(add)
+
+
+def run_gui(library_dir: Path | None = None, argv: list[str] | None = None,
+            paths: list[Path] | None = None, notices: list[str] | None = None) -> int:
+    """Show the main window and run the event loop; returns the exit code.
+
+    `argv` is for QApplication (program name and Qt's own options); `paths` are added to the
+    library once it is open; `notices` (e.g. a path that does not exist) are shown in the banner."""
     t0 = time.perf_counter()
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
@@ -26,11 +47,7 @@ def run_gui(library_dir: Path | None = None, argv: list[str] | None = None) -> i
     QApplication.setDesktopFileName("mmrag-desktop")
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
     app.setWindowIcon(app_icon())
-    try:
-        settings = Settings.load()
-    except ValueError as e:
-        log.error("%s; using defaults", e)
-        settings = Settings()
+    settings = Settings.load()  # a broken file gives defaults and a warning (load_warnings), never raises
     apply_theme(app, settings.theme)
 
     from .main_window import MainWindow
@@ -42,6 +59,11 @@ def run_gui(library_dir: Path | None = None, argv: list[str] | None = None) -> i
 
     install_excepthook(on_error)
     win.show()
+    add_when_ready(win, paths or [])
+    problems = [*settings.load_warnings, *(notices or [])]
+    if problems:
+        win.banner.notify(problems[0] if len(problems) == 1 else f"{problems[0]} (and {len(problems) - 1} more)",
+                          "\n".join(problems), level="warning")
     QTimer.singleShot(0, lambda: log.info("window shown in %.0f ms", (time.perf_counter() - t0) * 1000))
     rc = app.exec()
     _ = ErrorDialog  # keeps the import explicit for PyInstaller's analysis
