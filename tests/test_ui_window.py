@@ -417,6 +417,6 @@ def test_image_model_change_switches_image_search_after_figure_work(qtbot, manua
     qtbot.waitUntil(lambda: started[-1].state in ("done", "failed", "cancelled") and w.enrich_job is None,
                     timeout=180000)
     assert started[-1].state == "done"
-    assert rows() == {"clip-b"} and lib._kv_get("image_model") == "clip-b"
+    assert rows() == {"clip-b"} and lib.store.state.get("image_model") == "clip-b"
     assert "Image search now uses clip-b instead of clip-a" in w.status_label.text()
     w.close()

@@ -240,6 +240,11 @@ class PageViewer(QWidget):
         hbar.setValue(round(rel_h * hbar.maximum()))
         self.zoomChanged.emit(zoom)
 
+    def restore_zoom(self, zoom: float) -> None:
+        """Take the zoom a saved session used, without rendering (no document is open yet)."""
+        self.zoom = max(ZOOM_STEPS[0], min(ZOOM_STEPS[-1], float(zoom)))
+        self._update_controls()
+
     def zoom_in(self) -> None:
         self.set_zoom(next((z for z in ZOOM_STEPS if z > self.zoom + 1e-3), ZOOM_STEPS[-1]))
 
