@@ -14,6 +14,19 @@ from PySide6.QtCore import QEvent, QPoint, Qt, QUrl  # noqa: E402
 from PySide6.QtGui import QColor, QHelpEvent, QTextCursor  # noqa: E402
 from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
 
+from mmrag_desktop.engine import answer as engine_answer  # noqa: E402
+from mmrag_desktop.engine.answer.events import (  # noqa: E402
+    Answer,
+    Citation,
+    CitationEvent,
+    DoneEvent,
+    ErrorEvent,
+    NoticeEvent,
+    SentenceEvent,
+    TokenEvent,
+)
+from mmrag_desktop.engine.errors import ModelError  # noqa: E402
+from mmrag_desktop.engine.jobs import CancelToken  # noqa: E402
 from mmrag_desktop.ui import results  # noqa: E402
 from mmrag_desktop.ui.answer_pane import (  # noqa: E402
     BADGE_STYLE,
@@ -26,7 +39,8 @@ from mmrag_desktop.ui.answer_pane import (  # noqa: E402
 )
 from mmrag_desktop.ui.conversation_store import load_conversation, save_conversation  # noqa: E402
 from mmrag_desktop.ui.main_window import MainWindow  # noqa: E402
-from mmrag_desktop.ui.results import AnswerEvent, ResultItem  # noqa: E402
+from mmrag_desktop.ui.results import ResultItem  # noqa: E402
+from mmrag_desktop.ui.source_event import SourceEvent  # noqa: E402
 
 QUESTION = "What does the programmer need?"
 S0 = "The programmer needs 5 V [1]."
@@ -229,23 +243,65 @@ def test_stopped_stream_marks_the_unchecked_tail(pane):
     assert tail.foreground().color() == _color(UNCHECKED_STYLE)
 
 
-def test_sentence_events_reach_the_pane_through_the_job(pane, monkeypatch):
-    """answer_job forwards the engine's "sentence" events; the window hands them to the pane."""
-    streamed = f"{S0} "
-    engine_events = [
-        SimpleNamespace(kind="token", text=streamed),
-        SimpleNamespace(kind="citation", citation={"id": 1, "doc": "programmer.pdf", "page": 3,
-                                                   "bbox": [72.0, 100.0, 300.0, 112.0]}),
-        SimpleNamespace(kind="sentence", sentence=sentence(S0, streamed, supported=True, cites=[1])),
-        SimpleNamespace(kind="token", text="It draws at most"),
+def _engine_events(streamed: str) -> list:
+    """What the engine's answer_events yields for a streamed answer, as its own event objects."""
+    cite = Citation(id=1, chunk_id=11, doc="programmer.pdf", doc_id=1, page=3, bbox=(72.0, 100.0, 300.0, 112.0),
+                    boxes=[(3, (72.0, 100.0, 300.0, 112.0))], doc_path="", text="The programmer needs a 5 V supply.")
+    done = Answer(question=QUESTION, text=TEXT, mode="generative", citations=[cite])
+    return [
+        NoticeEvent(message="The answer model is small."),
+        TokenEvent(text=streamed),
+        CitationEvent(citation=cite),
+        SentenceEvent(sentence=sentence(S0, streamed, supported=True, cites=[1])),
+        TokenEvent(text="It draws at most"),
+        DoneEvent(answer=done),
     ]
-    fake = SimpleNamespace(answer_events=lambda *a, **k: iter(engine_events))
-    monkeypatch.setattr(results, "_answer_module", lambda: fake)
-    lib = SimpleNamespace(documents=lambda: [], chunk=lambda cid: {})
-    gen = results.answer_job(QUESTION)(lib, SimpleNamespace(check=lambda: None))
-    events = list(gen)
-    sent = [e for e in events if e.kind == "sentence"]
+
+
+class FakeLibrary:
+    """What answer_job reads from the library besides the answer events: documents and chunks."""
+
+    def documents(self):
+        return [SimpleNamespace(name="programmer.pdf", path="/manuals/programmer.pdf")]
+
+    def chunk(self, chunk_id: int) -> dict:
+        return {"text": "The programmer needs a 5 V supply.",
+                "spans": [{"page": 3, "bbox": [72.0, 90.0, 520.0, 160.0]}]}
+
+
+def run_job(job) -> tuple[list, dict]:
+    """Run a job function as the engine thread does: its events, then its return value."""
+    gen = job(FakeLibrary(), CancelToken())
+    events = []
+    while True:
+        try:
+            events.append(next(gen))
+        except StopIteration as stop:
+            return events, stop.value
+
+
+def test_sentence_events_reach_the_pane_through_the_job(pane, monkeypatch):
+    """answer_job forwards the engine's events (a citation resolved to the row the sources list
+    shows); the window hands them to the pane."""
+    streamed = f"{S0} "
+    seen = {}
+
+    def fake_answer_events(lib, question, **kw):
+        seen.update(kw, question=question)
+        return iter(_engine_events(streamed))
+
+    monkeypatch.setattr(engine_answer, "answer_events", fake_answer_events)
+    events, final = run_job(results.answer_job(QUESTION, mode="generative"))
+    assert seen["question"] == QUESTION and seen["mode"] == "generative"
+    sent = [e for e in events if isinstance(e, SentenceEvent)]
     assert len(sent) == 1 and sent[0].sentence["supported"] is True and sent[0].sentence["end"] == len(S0)
+    sources = [e for e in events if isinstance(e, CitationEvent)]
+    assert len(sources) == 1 and isinstance(sources[0], SourceEvent) and sources[0].kind == "citation"
+    assert sources[0].citation.chunk_id == 11
+    src = sources[0].item
+    assert (src.number, src.doc, src.page, src.doc_path) == (1, "programmer.pdf", 3, "/manuals/programmer.pdf")
+    assert src.boxes == [(3, (72.0, 100.0, 300.0, 112.0))] and src.context == [(3, (72.0, 90.0, 520.0, 160.0))]
+    assert final["answer"] == TEXT and final["citations"][0]["id"] == 1
 
     pane.start_turn(QUESTION, "answer")
     window = SimpleNamespace(answer_pane=pane)
@@ -253,10 +309,39 @@ def test_sentence_events_reach_the_pane_through_the_job(pane, monkeypatch):
         MainWindow._on_answer_event(window, ev)
     pane.render()
     assert pane.turns[-1]["sentences"][0]["text"] == S0
+    assert [s.number for s in pane.turns[-1]["sources"]] == [1]
+    assert "The answer model is small." in pane.text.toPlainText()
     _, fmt0, _ = fragment_with(pane, "The programmer needs 5 V")
     _, tail, _ = fragment_with(pane, "It draws at most")
     assert tail.foreground().color() == _color(PENDING_STYLE) != fmt0.foreground().color()
-    assert isinstance(sent[0], AnswerEvent)
+
+
+def test_an_engine_error_event_fails_the_job(monkeypatch):
+    """An ErrorEvent ends the stream with its engine error raised (the window shows it as a failure)."""
+    err = ModelError("answer_llm", "the model file is damaged")
+    monkeypatch.setattr(engine_answer, "answer_events",
+                        lambda *a, **k: iter([TokenEvent(text="The"), ErrorEvent(message=str(err), error=err)]))
+    gen = results.answer_job(QUESTION)(FakeLibrary(), CancelToken())
+    assert isinstance(next(gen), TokenEvent)
+    with pytest.raises(ModelError, match="damaged"):
+        next(gen)
+
+
+def test_search_notices_are_engine_notice_events(pane):
+    """A search that ran without a configured model says so through the engine's NoticeEvent."""
+    lib = FakeLibrary()
+    lib.search = lambda q, k, docs=None, kinds=None: []
+    lib.model_notices = ["the reranker could not be loaded; results are not reranked"]
+    gen = results.search_job("supply")(lib, CancelToken())
+    events = []
+    with pytest.raises(StopIteration) as stop:
+        while True:
+            events.append(next(gen))
+    assert stop.value.value == []
+    assert [type(e) for e in events] == [NoticeEvent]
+    pane.start_turn("supply", "search")
+    MainWindow._on_answer_event(SimpleNamespace(answer_pane=pane), events[0])
+    assert "results are not reranked" in pane.text.toPlainText()
 
 
 def test_streamed_sentences_are_found_by_their_text_when_offsets_do_not_fit(pane):

@@ -15,7 +15,7 @@ from mmrag_desktop.engine.settings import log_dir  # noqa: E402
 from mmrag_desktop.ui.answer_pane import render_answer_html  # noqa: E402
 from mmrag_desktop.ui.conversation_store import load_conversation, save_conversation  # noqa: E402
 from mmrag_desktop.ui.library_model import LibraryModel  # noqa: E402
-from mmrag_desktop.ui.results import ResultItem, best_sentence  # noqa: E402
+from mmrag_desktop.ui.results import ResultItem  # noqa: E402
 
 
 def test_excepthook_logs_to_rotating_file():
@@ -55,11 +55,6 @@ def test_only_valid_citations_become_chips():
     assert 'href="cite:3:1"' in html and 'href="cite:3:2"' in html
     assert "cite:3:7" not in html and "[7]" in html
     assert "&lt;b&gt;" in html
-
-
-def test_best_sentence_picks_the_overlapping_one():
-    text = "The sky is blue. Hold the ZERO key for three seconds to zero the sensor. Other text."
-    assert best_sentence(text, "how to zero the sensor") == "Hold the ZERO key for three seconds to zero the sensor."
 
 
 def test_library_model_progress_and_states(qtbot, tmp_path):

@@ -475,11 +475,11 @@ class MainWindow(QMainWindow):
         else:
             history = [{"question": t["question"], "answer": t.get("answer", "")}
                        for t in self.answer_pane.turns[:-1] if t.get("mode") != "search"][-4:]
-            fn = results.answer_job(text, history=history, mode=self.settings.answer_mode, docs=docs, kinds=kinds,
-                                    image=image)
+            fn = results.answer_job(text, history=history, mode=self.settings.answer_mode, image=image)
             job = self.submit("answer", fn, interactive=True, coalesce=False)
             if job is None:
                 return None
+            self.answer_pane.set_status(results.answer_status(self.settings.answer_mode))
             job.progress.connect(self._on_answer_event)
             job.finished.connect(lambda ans: (self.answer_pane.finish(ans), self._turn_done()))
         job.failed.connect(lambda e, j=job: (self.answer_pane.fail(describe(e)), self._turn_done(),
@@ -507,16 +507,17 @@ class MainWindow(QMainWindow):
         return job
 
     def _on_answer_event(self, ev) -> None:
+        """Show what an answer or search job streams: the engine's events (engine/answer/events.py,
+        dispatched on their `kind`); a citation carries the `ResultItem` the job resolved it to
+        (ui/source_event.py)."""
         if ev.kind == "token":
             self.answer_pane.append_token(ev.text)
-        elif ev.kind == "citation" and ev.item is not None:
+        elif ev.kind == "citation":
             self.answer_pane.add_source(ev.item)
         elif ev.kind == "sentence" and ev.sentence:
             self.answer_pane.add_sentence(ev.sentence)
-        elif ev.kind == "status":
-            self.answer_pane.set_status(ev.text)
         elif ev.kind == "notice":
-            self.answer_pane.add_notice(ev.text)
+            self.answer_pane.add_notice(ev.message)
 
     def _turn_done(self) -> None:
         self.answer_job = None
@@ -638,8 +639,7 @@ class MainWindow(QMainWindow):
         zoom = qs.value("zoom")
         try:
             if zoom is not None:
-                self.viewer.zoom = float(zoom)
-                self.viewer._update_controls()
+                self.viewer.restore_zoom(float(zoom))
         except (TypeError, ValueError):
             pass
         if str(qs.value("figuresPaused", "false")).lower() in ("true", "1"):
