@@ -177,14 +177,17 @@ def logging_to_stderr(verbose: int, quiet: bool):
         app.setLevel(saved[1])
 
 
-def open_library(args):
-    """The Library named by --library (or the settings' default)."""
+def open_library(args, *, write: bool = True):
+    """The Library named by --library (or the settings' default). Verbs that only read (`write`
+    False) open it read-only when another program is writing to it."""
     from .engine.library import Library
     from .engine.settings import Settings
 
     t0 = time.perf_counter()
     settings = Settings.load()
-    lib = Library.open(Path(args.library) if args.library else None, settings)
+    lib = Library.open(Path(args.library) if args.library else None, settings, access="write" if write else "auto")
+    if lib.read_only:
+        log.info("%s", lib.read_only_reason)
     log.info("library %s opened in %.2f s", getattr(lib, "folder", args.library), time.perf_counter() - t0)
     return lib
 
@@ -252,7 +255,7 @@ def _filters_from(args) -> dict:
 def cmd_search(args) -> int:
     if not args.batch and args.query is None and not args.image:
         raise EngineError("give a query, --batch FILE or --image FILE")
-    lib = open_library(args)
+    lib = open_library(args, write=False)
     try:
         filters = _filters_from(args)
         if args.batch:
@@ -321,7 +324,7 @@ def _print_hits(hits) -> None:
 
 
 def cmd_list(args) -> int:
-    lib = open_library(args)
+    lib = open_library(args, write=False)
     try:
         docs = lib.documents()
     finally:

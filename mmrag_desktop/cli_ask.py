@@ -72,7 +72,7 @@ def cmd_ask(args) -> int:
     from .engine.answer.events import ErrorEvent
     from .engine.jobs import CancelToken
 
-    lib = open_library(args)
+    lib = open_library(args, write=False)
     settings = lib.settings
     if args.max_tokens:
         settings.max_answer_tokens = int(args.max_tokens)

@@ -28,8 +28,8 @@ def shared_embedder(monkeypatch, embedder):
 
     real_open = library_mod.Library.open
 
-    def open_with_embedder(folder=None, settings=None, embedder_=None):
-        return real_open(folder, settings, embedder)
+    def open_with_embedder(folder=None, settings=None, embedder_=None, **kwargs):
+        return real_open(folder, settings, embedder, **kwargs)
 
     monkeypatch.setattr(library_mod.Library, "open", staticmethod(open_with_embedder))
 

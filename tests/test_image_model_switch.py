@@ -171,7 +171,7 @@ def test_restart_mid_change_keeps_the_old_model_and_a_lazy_check_switches(lib_on
         assert image_search(again) == ranking(again, clip_a) and served_by(again) == "clip-a"
         # another handle (as the GUI's child process would) embeds the last figure but stops before
         # the end of its run, where it would switch: the next image search notices the coverage
-        other = Library.open(folder, settings, embedder=embedder)
+        other = Library.open(folder, settings, embedder=embedder, access="child")
         try:
             enrichers = other.enricher.load_enrichers(vlm=None)
             work = other.enricher.pending_figures(enrichers)

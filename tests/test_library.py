@@ -91,12 +91,18 @@ def test_remove_deletes_everywhere(tmp_path, library):
         library.remove("a.pdf")
 
 
+def index_file(folder):
+    """The text index file the manifest names."""
+    manifest = json.loads((folder / "index" / "text.json").read_text())
+    return folder / "index" / f"text.{manifest['generation']}.hnsw"
+
+
 def test_index_rebuilt_from_sqlite_when_missing_or_mismatched(tmp_path, embedder):
     folder = tmp_path / "lib"
     with Library.open(folder, embedder=embedder) as lib:
         events(lib, [write_pdf(tmp_path / "c.pdf", [CLOCK, POWER])])
         expected = lib.search("ADC prescaler register", k=3)[0].chunk_id
-    (folder / "index" / "text.hnsw").unlink()
+    index_file(folder).unlink()
     with Library.open(folder, embedder=embedder) as lib:
         assert lib.search("ADC prescaler register", k=3)[0].chunk_id == expected
         assert lib.text_index().rebuilt_reason == "no index file"
@@ -114,14 +120,13 @@ def test_index_repaired_when_sqlite_has_more(tmp_path, embedder):
     folder = tmp_path / "lib"
     with Library.open(folder, embedder=embedder) as lib:
         events(lib, [write_pdf(tmp_path / "one.pdf", [POWER])])
-    saved = (folder / "index" / "text.hnsw").read_bytes()
-    saved_manifest = (folder / "index" / "text.json").read_text()
-    saved_deleted = (folder / "index" / "text.deleted.npy").read_bytes()
+    saved = {f.name: f.read_bytes() for f in (folder / "index").glob("text.*")}
     with Library.open(folder, embedder=embedder) as lib:
         events(lib, [write_pdf(tmp_path / "two.pdf", [CLOCK])])
-    (folder / "index" / "text.hnsw").write_bytes(saved)  # index as before the second document
-    (folder / "index" / "text.json").write_text(saved_manifest)
-    (folder / "index" / "text.deleted.npy").write_bytes(saved_deleted)
+    for f in (folder / "index").glob("text.*"):
+        f.unlink()
+    for name, data in saved.items():  # index as before the second document
+        (folder / "index" / name).write_bytes(data)
     with Library.open(folder, embedder=embedder) as lib:
         hits = lib.search("ADC clock prescaler", k=3)
         assert hits[0].doc == "two.pdf"

@@ -192,7 +192,7 @@ def test_a_broken_reranker_is_reported_and_search_still_works(lib_folder, embedd
         with pytest.raises(StopIteration) as stop:
             while True:
                 events.append(next(gen))
-        assert [(e.kind, e.text) for e in events] == [("notice", notice)]
+        assert [(e.kind, e.message) for e in events] == [("notice", notice)]
         assert len(stop.value.value) == 5
 
 
@@ -202,7 +202,7 @@ def test_cli_search_prints_the_reranker_notice(lib_folder, embedder, tmp_path, c
 
     real_open = library_mod.Library.open
     monkeypatch.setattr(library_mod.Library, "open",
-                        staticmethod(lambda folder=None, settings=None, e=None: real_open(folder, settings, embedder)))
+                        staticmethod(lambda folder=None, settings=None, e=None, **kw: real_open(folder, settings, embedder, **kw)))
     Settings(models={"reranker": str(broken_folder(tmp_path, "weights"))}).save()
     code = cli.run(["--library", str(lib_folder), "search", QUERY, "-k", "3", "--json"])
     out, err = capsys.readouterr()

@@ -49,3 +49,15 @@ class ModelError(EngineError):
 
 class Cancelled(EngineError):
     """A long job was cancelled through its cancel token."""
+
+
+class LibraryInUseError(LibraryError):
+    """Another process writes to this library; this one may only read it (or must wait)."""
+
+
+class WorkerDiedError(EngineError):
+    """The child process that indexes for the window stopped unexpectedly (`exit`: how, in words)."""
+
+    def __init__(self, message: str, exit: str = "it stopped unexpectedly"):
+        super().__init__(message)
+        self.exit = exit

@@ -24,7 +24,7 @@ import numpy as np
 
 from .background.enrich import FigureEnricher
 from .background.reembed import reembed_events
-from .errors import DocumentError, LibraryError, ModelError
+from .errors import DocumentError, LibraryError, LibraryInUseError, ModelError, WorkerDiedError
 from .hits import DocumentInfo, Hit
 from .ingest.pipeline import Ingester
 from .ingest.sentences import sentence_events
@@ -35,13 +35,25 @@ from .search.searcher import Searcher
 from .search.table_rows import TableRows
 from .settings import Settings
 from .store import Filters, Store
+from .store.lock import WriterLock
 from .store.vector_index import VectorIndex
+
+ACCESS = ("write", "auto", "read", "child")
 
 
 class Library:
-    """A library folder. Create with `Library.open(folder)`; call `close()` when done."""
+    """A library folder. Create with `Library.open(folder)`; call `close()` when done.
 
-    def __init__(self, folder: Path, settings: Settings | None = None, embedder=None):
+    One process writes to a library at a time (store/lock.py). `access`: "write" (default) takes
+    the writer lock or raises LibraryInUseError naming the holder; "auto" falls back to read-only
+    when another process holds it; "read" never writes; "child" is the window's indexing process,
+    which works under its parent's lock. A read-only library searches and answers, sees what the
+    writer commits, and refuses to change anything (`read_only_reason` says why).
+    """
+
+    def __init__(self, folder: Path, settings: Settings | None = None, embedder=None, *, access: str = "write"):
+        if access not in ACCESS:
+            raise ValueError(f"access must be one of {ACCESS}")
         self.folder = Path(folder).expanduser().resolve()
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
@@ -50,7 +62,22 @@ class Library:
         if not self.folder.is_dir():
             raise LibraryError(f"{self.folder} is not a folder")
         settings = settings or Settings()
-        self.store = Store(self.folder, threads=settings.threads)
+        self._lock = WriterLock(self.folder)
+        self.read_only_reason: str | None = None
+        if access in ("write", "auto"):
+            try:
+                self._lock.acquire()
+            except LibraryInUseError as e:
+                if access == "write":
+                    raise
+                self.read_only_reason = f"{e}; it can be searched here but not changed"
+        elif access == "read":
+            self.read_only_reason = "the library was opened read-only"
+        try:
+            self.store = Store(self.folder, threads=settings.threads, read_only_reason=self.read_only_reason)
+        except BaseException:
+            self._lock.release()
+            raise
         s = self.store
         self.models = ActiveModels(settings, s.vectors, s.figures, s.state, embedder)
         self.table_rows = TableRows(s.chunks, s.vectors, self.models)
@@ -60,15 +87,33 @@ class Library:
         self._settings = settings
         self._worker: WorkerProcess | None = None  # child process for isolated add/enrich
         self._closed = False
+        if self._lock.held:  # this process is the only writer: work it started and never ended died with it
+            self.ingester.recover_interrupted("the program stopped while reading it")
 
     @classmethod
-    def open(cls, folder: Path | str | None = None, settings: Settings | None = None, embedder=None) -> Library:
+    def open(cls, folder: Path | str | None = None, settings: Settings | None = None, embedder=None, *,
+             access: str = "write") -> Library:
         """Open (creating if needed) the library in `folder` (default: the settings' library folder).
 
-        Raises LibraryError when the folder or its database cannot be used.
+        Raises LibraryError when the folder or its database cannot be used, LibraryInUseError
+        (a LibraryError) when another process writes to it and `access` is "write".
         """
         settings = settings or Settings()
-        return cls(Path(folder) if folder else settings.library_path, settings, embedder)
+        return cls(Path(folder) if folder else settings.library_path, settings, embedder, access=access)
+
+    @property
+    def read_only(self) -> bool:
+        """True when this process may only read the library (`read_only_reason` says why)."""
+        return self.read_only_reason is not None
+
+    def _check_writable(self) -> None:
+        if self.read_only_reason is not None:
+            raise LibraryInUseError(self.read_only_reason)
+
+    def _catch_up(self) -> None:
+        """Pick up what another process committed since the last look (one cheap PRAGMA)."""
+        if self.store.changed_elsewhere():
+            self.refresh()
 
     # ---- resources ----------------------------------------------------------------------
     @property
@@ -138,6 +183,7 @@ class Library:
         """Compute text vectors with the newly chosen embedder for every chunk, in committed
         batches (resumable, cancellable), then switch the active model and rebuild the index.
         Search uses the previous model until the switch. Yields Progress(stage="reembed")."""
+        self._check_writable()
         s = self.store
         yield from reembed_events(s.chunks, s.vectors, self.models, cancel or CancelToken())
 
@@ -157,6 +203,7 @@ class Library:
             self._worker.close()
         self.models.close()
         self.store.close()
+        self._lock.release()
         self._closed = True
 
     def __enter__(self) -> Library:
@@ -174,8 +221,9 @@ class Library:
         parsing code cannot stall the caller's process (the GUI uses this); this library's index
         is refreshed from SQLite after each committed document.
         """
+        self._check_writable()
         if isolated:
-            yield from self._child().run(("add", [str(p) for p in paths]), cancel or CancelToken(), self.refresh)
+            yield from self._add_in_child([str(p) for p in paths], cancel or CancelToken())
             return
         try:
             yield from self.ingester.events(paths, cancel)
@@ -188,6 +236,7 @@ class Library:
         (ingest/sentences.py), then figure work (OCR of raster figures, image vectors, VLM
         captions; background/enrich.py). Resumable and cancellable; search keeps working
         meanwhile. `isolated` as in add."""
+        self._check_writable()
         if isolated:
             yield from self._child().run(("enrich", doc_ids), cancel or CancelToken(), self.refresh)
             return
@@ -202,6 +251,33 @@ class Library:
         from .answer import answer_events
 
         return answer_events(self, question, **kwargs)
+
+    def _add_in_child(self, paths: list[str], cancel: CancelToken) -> Iterator[Progress]:
+        """`add` in the child process. When the child dies (a file crashed its parser, or it was
+        killed), the document it was reading is marked failed with the reason and a new child
+        goes on with the others; two deaths in a row with nothing finished in between end the
+        job with the error."""
+        deaths_in_a_row = 0
+        while True:
+            try:
+                for ev in self._child().run(("add", paths), cancel, self.refresh):
+                    if ev.stage in ("done", "skipped", "failed"):
+                        deaths_in_a_row = 0
+                    yield ev
+                return
+            except WorkerDiedError as e:
+                self.refresh()
+                crashed = self.ingester.recover_interrupted(f"the indexing process stopped: {e.exit}")
+                if not crashed or deaths_in_a_row:
+                    raise
+                deaths_in_a_row += 1
+                yield from crashed
+                # the file named on its own is not tried again in this job; files found in folders
+                # are skipped by the next run because they crashed it
+                names = {str(Path(ev.doc)) for ev in crashed}
+                paths = [p for p in paths if Path(p).is_dir() or Path(p).name not in names]
+                if not paths:
+                    return
 
     def _child(self) -> WorkerProcess:
         if self._worker is None:
@@ -240,6 +316,7 @@ class Library:
 
     def remove(self, doc: int | str) -> DocumentInfo:
         """Delete a document from SQLite, the indices and the cache. Returns what was removed."""
+        self._check_writable()
         info = self.document(doc)
         s = self.store
         ids = s.chunks.ids_of_document(info.id)
@@ -254,6 +331,7 @@ class Library:
     def reindex(self, cancel: CancelToken | None = None) -> Iterator[Progress]:
         """Re-ingest every document whose source file still exists (changed or not), then rebuild
         the vector indices from SQLite. Missing source files are reported, their data kept."""
+        self._check_writable()
         cancel = cancel or CancelToken()
         docs = self.documents()
         for d in docs:
@@ -274,6 +352,7 @@ class Library:
                pages: tuple[int, int] | None = None, kinds: list[str] | None = None) -> list[Hit]:
         """Ranked hits (best first). Raises QueryError for empty/absurd queries, ModelError when
         no text embedder is available."""
+        self._catch_up()
         return self.searcher.search(query, k, self._filters(docs, pages, kinds))
 
     def rerank_scores(self, query: str, passages: list[str]) -> np.ndarray | None:
@@ -284,6 +363,7 @@ class Library:
     def search_image(self, image, k: int = 10, *, docs: list[int | str] | None = None) -> list[Hit]:
         """Hits for an image: figures with the same perceptual hash first, then a search with the
         image's OCR text. Raises QueryError when the image has neither a match nor readable text."""
+        self._catch_up()
         return self.searcher.search_image(image, k, self._filters(docs, None, None))
 
     def image_list(self, query, n: int, filters: Filters) -> list[int]:
@@ -331,7 +411,7 @@ def child_main(folder: str, settings: dict, conn, cancel_event) -> None:
     """Entry point of the worker child process (ingest/worker_process.py): open the library and
     serve the parent's commands."""
     prepare_child()
-    serve(Library.open(Path(folder), Settings(**settings)), conn, cancel_event)
+    serve(Library.open(Path(folder), Settings(**settings), access="child"), conn, cancel_event)
 
 
 __all__ = ["Library", "DocumentError", "ModelError"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from ..models.active import ActiveModels
     from ..store import Chunks, Documents, Figures, Vectors
 
+log = logging.getLogger(__name__)
+
 MAX_FILE_BYTES = 2 * 1024**3
 EMBED_BATCH = 64
 TARGET_TOKENS = 128  # chunk size aimed at (word pieces): measured better than 200 on the dev set
@@ -34,18 +37,26 @@ OVERLAP_TOKENS = 24
 
 def scan_paths(paths: Iterable[Path | str]) -> list[Path]:
     """Expand folders (recursively, supported types only, sorted); files named explicitly are kept
-    whatever their type so they get a clear per-file error. Missing paths are kept too."""
+    whatever their type so they get a clear per-file error. Missing paths are kept too. A library
+    folder met inside a scanned folder is left out (its manifests and crops are not documents)."""
     out: list[Path] = []
     seen: set[Path] = set()
     for raw in paths:
         p = Path(raw).expanduser()
         p = p.resolve() if p.exists() else p.absolute()
-        found = sorted(f for f in p.rglob("*") if f.is_file() and is_supported(f)) if p.is_dir() else [p]
+        found = sorted(f for f in p.rglob("*") if f.is_file() and is_supported(f) and not _in_a_library(f, p)) \
+            if p.is_dir() else [p]
         for f in found:
             if f not in seen:
                 seen.add(f)
                 out.append(f)
     return out
+
+
+def _in_a_library(f: Path, root: Path) -> bool:
+    """True for files inside an mmrag library folder (its index manifests, figure crops) met while
+    scanning a folder that holds one: they are the library's own data, not documents."""
+    return any((d / "library.sqlite").exists() for d in f.parents if d == root or root in d.parents)
 
 
 def sha256_file(path: Path, cancel: CancelToken | None = None) -> str:
@@ -94,7 +105,11 @@ class Ingester:
         """Add files/folders to the library; yields progress. Raises Cancelled only via the token
         (after finishing the current transaction cleanly; the cancelled document is left pending)."""
         cancel = cancel or CancelToken()
+        paths = list(paths)
         files = scan_paths(paths)
+        named = {f for f in scan_paths(p for p in paths if not Path(p).is_dir())}
+        # a file that crashed the indexer before goes last, so it cannot stop the others again
+        files.sort(key=lambda f: self._crashed_before(f))
         total = len(files)
         yield Progress("scan", done=total, total=total, unit="documents", docs_total=total,
                        message=f"{total} file(s) to check")
@@ -104,15 +119,33 @@ class Ingester:
                 yield Progress("cancelled", docs_done=n, docs_total=total, message="cancelled by user")
                 return
             try:
-                yield from self._ingest_one(path, n, total, cancel, started)
+                yield from self._ingest_one(path, n, total, cancel, started, named=path in named)
             except Cancelled:
                 yield Progress("cancelled", doc=path.name, docs_done=n, docs_total=total, message="cancelled by user")
                 return
         yield Progress("finished", docs_done=total, docs_total=total, unit="documents",
                        rate=None, message=f"{total} file(s) processed in {time.monotonic() - started:.1f} s")
 
+    def _crashed_before(self, path: Path) -> bool:
+        row = self.documents.by_path(path)
+        return bool(row and row.get("crashed_sha"))
 
-    def _ingest_one(self, path: Path, n: int, total: int, cancel: CancelToken, started: float):
+    def recover_interrupted(self, why: str) -> list[Progress]:
+        """Documents whose indexing never ended (the process doing it died: `why`) are marked: a
+        ready one keeps its indexed version, any other becomes failed; the file is not tried first
+        again. Returns a 'failed' Progress per document (empty when none was interrupted)."""
+        out = []
+        for row in self.documents.interrupted():
+            kept = "; the indexed version is kept" if row["status"] == "ready" else ""
+            reason = (f"reading this file stopped the indexer ({why}){kept}; "
+                      "add the file again on its own to retry")
+            self.documents.mark_crashed(row["id"], reason)
+            log.warning("%s: %s", row["path"], reason)
+            out.append(Progress("failed", doc=row["name"], doc_id=row["id"], message=reason))
+        return out
+
+    def _ingest_one(self, path: Path, n: int, total: int, cancel: CancelToken, started: float, *,
+                    named: bool = True):
         name = path.name
         base = {"doc": name, "docs_done": n, "docs_total": total}
         # --- identify -------------------------------------------------------------------------
@@ -140,6 +173,10 @@ class Ingester:
         if existing and existing["sha256"] == sha and existing["status"] == "ready":
             yield Progress("skipped", doc_id=existing["id"], message="already indexed, unchanged", **base)
             return
+        if existing and existing.get("crashed_sha") == sha and not named:
+            yield Progress("skipped", doc_id=existing["id"], message="this file stopped the indexer before; add it on "
+                           "its own to retry", **base)
+            return
         twin = self.documents.ready_by_sha(sha)
         if twin and (not existing or twin["id"] != existing["id"]):
             yield Progress("skipped", doc_id=twin["id"], message=f"same content as {twin['name']} (already indexed)", **base)
@@ -147,6 +184,7 @@ class Ingester:
         doc_id = existing["id"] if existing else self.documents.register(path, sha, stat.st_size, stat.st_mtime, "pending")
 
         # --- parse, chunk, embed (no database lock held) ----------------------------------------
+        self.documents.start_indexing(doc_id, sha)
         yield Progress("parse", doc_id=doc_id, message="opening", **base)
         try:
             job, parsed_meta = yield from self._build(path, doc_id, cancel, base, started)
@@ -165,10 +203,31 @@ class Ingester:
             self.documents.set_failed(doc_id, str(e))
             yield Progress("failed", doc_id=doc_id, message=str(e), **base)
             return
+        except (KeyboardInterrupt, SystemExit):  # the user stopped the program: this attempt ends, nothing kept
+            self.documents.set_status(doc_id, "ready" if existing and existing["status"] == "ready" else "pending",
+                                      "interrupted")
+            raise
+        except Exception as e:  # noqa: BLE001 - a file must never stop the batch: any failure is this file's
+            reason = _unexpected(e)
+            log.warning("%s: %s", path, reason, exc_info=True)
+            if existing and existing["status"] == "ready":
+                self.documents.set_error(doc_id, f"the changed file could not be re-indexed: {reason}")
+            else:
+                self.documents.set_failed(doc_id, reason)
+            yield Progress("failed", doc_id=doc_id, message=reason, **base)
+            return
 
         # --- commit ------------------------------------------------------------------------------
         yield Progress("commit", doc_id=doc_id, done=len(job.drafts), total=len(job.drafts), unit="chunks", **base)
-        self._commit(doc_id, sha, stat, parsed_meta, job)
+        try:
+            self._commit(doc_id, sha, stat, parsed_meta, job)
+        except BaseException as e:  # the library's own failure (disk full, I/O): this attempt ends, nothing kept
+            try:
+                self.documents.set_status(doc_id, "ready" if existing and existing["status"] == "ready" else "pending",
+                                          f"could not be saved: {type(e).__name__}: {e}")
+            except Exception:  # noqa: BLE001 - the database may be what failed; the next open recovers it
+                log.exception("could not record the failed commit of %s", path)
+            raise
         warning = f"; warning: {parsed_meta['warning']}" if parsed_meta.get("warning") else ""
         yield Progress("done", doc_id=doc_id, done=parsed_meta["pages"], total=parsed_meta["pages"], unit="pages",
                        docs_done=n + 1, docs_total=total, doc=name,
@@ -260,6 +319,21 @@ class Ingester:
                     ph, dh = phash(im), dhash(im)
             self.figures.insert(cid, doc_id, d.region[0], d.region[1], fig.source, crop_rel, w, h, ph, dh,
                                 bool(fig.ocr_used))
+
+
+def _unexpected(e: BaseException) -> str:
+    """One line for a failure no parser names (a malformed file met code that expected something
+    else): what kind of failure, and the first line of its message."""
+    if isinstance(e, RecursionError):
+        kind = "nested too deeply"
+    elif isinstance(e, MemoryError):
+        kind = "too large to read"
+    elif isinstance(e, UnicodeError):
+        kind = "text encoding not understood"
+    else:
+        kind = "unexpected content"
+    detail = (str(e).splitlines() or [""])[0][:200]
+    return f"could not be read: {kind} ({type(e).__name__}{': ' + detail if detail else ''})"
 
 
 def _embed_pending(embedder, job: _DocJob) -> None:

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import signal
 from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
 
 from .. import errors
-from ..errors import EngineError
+from ..errors import EngineError, WorkerDiedError
 from ..jobs import CancelToken, Progress
 from ..settings import Settings
 
@@ -39,6 +40,11 @@ def prepare_child() -> None:
     """Call first in the child: quiet native threads, lower priority (the window comes first)."""
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing is ever downloaded
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    # Ctrl-C in a terminal reaches the whole process group: the parent decides (it cancels the
+    # job through the shared event), so the child finishes its document cleanly
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         os.nice(5)
     except OSError:
@@ -88,6 +94,18 @@ def _apply_settings(lib, settings: dict) -> None:
         lib.models_changed()
 
 
+def _exit_words(code: int | None) -> str:
+    """How a child process ended, in words (a negative exit code is the signal that ended it)."""
+    if code is None:
+        return "it stopped unexpectedly"
+    if code < 0:
+        try:
+            return f"ended by signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"ended by signal {-code}"
+    return f"exit code {code}"
+
+
 class WorkerProcess:
     """A lazily started child process that runs write jobs for one library folder."""
 
@@ -133,9 +151,9 @@ class WorkerProcess:
                 if not self._proc.is_alive():
                     code = self._proc.exitcode
                     self._proc = None
-                    raise EngineError(
-                        f"the background indexer stopped unexpectedly (exit code {code}); documents finished "
-                        "so far are kept, add the files again to finish the rest")
+                    raise WorkerDiedError(
+                        f"the background indexer stopped unexpectedly ({_exit_words(code)}); documents finished "
+                        "so far are kept, add the files again to finish the rest", _exit_words(code))
                 # a heartbeat with no document: lets a caller that interleaves jobs between events
                 # (the GUI's engine thread) serve searches while the child is busy
                 yield Progress("waiting", message="working in the background")
@@ -143,8 +161,10 @@ class WorkerProcess:
             try:
                 msg = self._conn.recv()
             except EOFError:
+                code = self._proc.exitcode if self._proc.join(1) is None else None
                 self._proc = None
-                raise EngineError("the background indexer stopped unexpectedly; finished documents are kept") from None
+                raise WorkerDiedError("the background indexer stopped unexpectedly; finished documents are kept",
+                                      _exit_words(code)) from None
             if msg[0] == "event":
                 ev = Progress(**msg[1])
                 if ev.stage == "done" and on_commit is not None:

@@ -81,6 +81,9 @@ class ActiveModels:
         return target
 
     def _record_active(self, embedder) -> None:
+        if self.vectors.read_only:  # the process writing to the library records it
+            self._active_recorded = True
+            return
         with self.lock:
             if self.state.get("text_model") != embedder.model_id:
                 self.state.set("text_model", embedder.model_id)

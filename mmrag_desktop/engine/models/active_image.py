@@ -55,6 +55,8 @@ class ActiveImageModel:
         return self.state.get("image_model") or None, self.state.get("image_model_path") or None
 
     def _record(self, model: str, path: Path | str | None) -> None:
+        if self.vectors.read_only:  # the process writing to the library records it
+            return
         self.state.set("image_model", model)
         self.state.set("image_model_path", str(path) if path else "")
 
@@ -176,7 +178,10 @@ class ActiveImageModel:
     def switch(self, model: str, path: Path | str | None, *, reason: str) -> None:
         """Make `model` the active image model: record it (with `path`), delete every other model's
         image vectors (their figures marked not embedded), build its index from SQLite, and close
-        the previously loaded model (it reloads on next use)."""
+        the previously loaded model (it reloads on next use). A read-only library leaves the
+        switch to the process writing to it."""
+        if self.vectors.read_only:
+            return
         with self.lock:
             dim = self.vectors.dim("image", model)
             with self.vectors.db.transaction():

@@ -23,14 +23,25 @@ from .vectors import Vectors
 class Store:
     """The repositories of one library folder over one database."""
 
-    def __init__(self, folder: Path, threads: int = 2):
+    def __init__(self, folder: Path, threads: int = 2, *, read_only_reason: str | None = None):
         self.folder = folder
-        self.db = Database(folder / "library.sqlite")
+        self.db = Database(folder / "library.sqlite", read_only_reason=read_only_reason)
         self.documents = Documents(self.db)
         self.chunks = Chunks(self.db)
-        self.vectors = Vectors(self.db, folder / "index", threads)
+        self.vectors = Vectors(self.db, folder / "index", threads, read_only=read_only_reason is not None)
         self.figures = Figures(self.db)
         self.state = State(self.db)
+        self._seen_version = self.db.version()[1]
+
+    @property
+    def read_only(self) -> bool:
+        return self.db.read_only_reason is not None
+
+    def changed_elsewhere(self) -> bool:
+        """True when another process committed since the last call (SQLite's data_version)."""
+        version = self.db.version()[1]
+        changed, self._seen_version = version != self._seen_version, version
+        return changed
 
     def refresh(self) -> None:
         """Catch up with changes another process committed: caches dropped, held indices

@@ -9,12 +9,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import LibraryError
-from .migrations import migrate
+from ..errors import LibraryError, LibraryInUseError
+from .migrations import MIGRATIONS, current_version, migrate
 
 
-def connect(path: Path) -> sqlite3.Connection:
-    """Open (creating if needed) and migrate the database at `path`.
+def connect(path: Path, *, upgrade: bool = True) -> sqlite3.Connection:
+    """Open (creating if needed) and migrate the database at `path` (`upgrade=False`: a process
+    that must not write checks the schema is current instead).
 
     The connection may be used from several threads; callers serialise access.
     Raises LibraryError when the file is not a usable SQLite database.
@@ -26,7 +27,10 @@ def connect(path: Path) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA busy_timeout=30000")
-        migrate(conn)
+        if upgrade:
+            migrate(conn)
+        elif current_version(conn) < len(MIGRATIONS):
+            raise LibraryInUseError(f"{path.parent} needs an update that only the program writing to it can make")
     except sqlite3.DatabaseError as e:
         raise LibraryError(f"{path} is not a usable library database: {e}") from e
     except RuntimeError as e:
@@ -57,11 +61,16 @@ class Database:
     one worker thread can write while others search without two threads using the connection at
     once. `transaction()` groups several repositories' writes into one commit."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, *, read_only_reason: str | None = None):
         self.path = path
-        self.conn = connect(path)
+        self.read_only_reason = read_only_reason  # set: another process writes; this one only reads
+        self.conn = connect(path, upgrade=read_only_reason is None)
         self.lock = threading.RLock()
         self._on_rollback: list = []
+
+    def _writable(self) -> None:
+        if self.read_only_reason is not None:
+            raise LibraryInUseError(self.read_only_reason)
 
     def on_rollback(self, forget) -> None:
         """`forget()` runs after a transaction rolls back (a repository drops what it cached)."""
@@ -85,12 +94,15 @@ class Database:
             return [dict(zip(cols, r, strict=True)) for r in cur]
 
     def run(self, sql: str, args=()) -> sqlite3.Cursor:
-        """Execute one statement (its own transaction unless inside `transaction()`)."""
+        """Execute one statement (its own transaction unless inside `transaction()`). Raises
+        LibraryInUseError in a read-only database."""
+        self._writable()
         with self.lock:
             return self.conn.execute(sql, args)
 
     def run_many(self, sql: str, rows) -> None:
         """Execute one statement for each row of parameters."""
+        self._writable()
         with self.lock:
             self.conn.executemany(sql, rows)
 
@@ -98,6 +110,7 @@ class Database:
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """BEGIN IMMEDIATE ... COMMIT with the lock held (ROLLBACK on any error). Nested use joins
         the transaction already open (the lock makes it this thread's)."""
+        self._writable()
         with self.lock:
             if self.conn.in_transaction:
                 yield self.conn

@@ -84,9 +84,27 @@ class Documents:
             return cur.lastrowid
 
     def set_status(self, doc_id: int, status: str, error: str | None = None) -> None:
-        """Set status and error (None clears it)."""
-        self.db.run(f"UPDATE documents SET status = ?, error = ?, updated = {NOW} WHERE id = ?",
+        """Set status and error (None clears it); ends an indexing attempt."""
+        self.db.run(f"UPDATE documents SET status = ?, error = ?, indexing_sha = NULL, updated = {NOW} WHERE id = ?",
                     (status, error, doc_id))
+
+    def start_indexing(self, doc_id: int, sha: str) -> None:
+        """Record that the content `sha` of this document is being parsed now (status 'indexing'
+        unless an indexed version is ready and stays searchable meanwhile)."""
+        self.db.run(f"UPDATE documents SET indexing_sha = ?, status = CASE status WHEN 'ready' THEN 'ready' "
+                    f"ELSE 'indexing' END, updated = {NOW} WHERE id = ?", (sha, doc_id))
+
+    def interrupted(self) -> list[dict]:
+        """Documents whose indexing started and never ended (its process died)."""
+        return self.db.dicts("SELECT * FROM documents WHERE indexing_sha IS NOT NULL ORDER BY id")
+
+    def mark_crashed(self, doc_id: int, reason: str) -> None:
+        """The indexing of this document killed its process: a ready document keeps its indexed
+        version with `reason` as its error, any other becomes failed; the content is remembered."""
+        self.db.run(
+            "UPDATE documents SET crashed_sha = indexing_sha, indexing_sha = NULL, error = ?, "
+            f"status = CASE status WHEN 'ready' THEN 'ready' ELSE 'failed' END, updated = {NOW} WHERE id = ?",
+            (reason, doc_id))
 
     def set_failed(self, doc_id: int, reason: str) -> None:
         """Status 'failed' with the reason a user reads."""
@@ -94,7 +112,7 @@ class Documents:
 
     def set_error(self, doc_id: int, reason: str) -> None:
         """Record a problem without changing the status (a changed file that no longer parses)."""
-        self.db.run("UPDATE documents SET error = ? WHERE id = ?", (reason, doc_id))
+        self.db.run("UPDATE documents SET error = ?, indexing_sha = NULL WHERE id = ?", (reason, doc_id))
 
     def mark_ready(self, doc_id: int, *, sha: str, size: int, mtime: float, kind: str, title: str, pages: int,
                    warning: str | None, enrichment: str) -> None:
@@ -103,7 +121,7 @@ class Documents:
         with self.db.lock:
             self.db.run(
                 "UPDATE documents SET sha256 = ?, size = ?, mtime = ?, kind = ?, title = ?, pages = ?, status = 'ready',"
-                f" error = ?, enrichment = ?, updated = {NOW} WHERE id = ?",
+                f" error = ?, enrichment = ?, indexing_sha = NULL, crashed_sha = NULL, updated = {NOW} WHERE id = ?",
                 (sha, size, mtime, kind, title, pages, warning, enrichment, doc_id),
             )
             self._kinds[doc_id] = kind

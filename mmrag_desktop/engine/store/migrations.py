@@ -172,6 +172,13 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (chunk_id, model)
     );
     """,
+    # 5: a parse under way is recorded, so one that crashed its process is known afterwards (and
+    #    the file that crashed it is not tried first again on every add)
+    """
+    -- indexing_sha: the content being indexed now (NULL: none); crashed_sha: content that crashed it
+    ALTER TABLE documents ADD COLUMN indexing_sha TEXT;
+    ALTER TABLE documents ADD COLUMN crashed_sha TEXT;
+    """,
 ]
 
 

@@ -1,89 +1,135 @@
 """One hnswlib index per vector space, derived from the `vectors` table (the source of truth).
 
-Files: `index/<space>.hnsw` and `index/<space>.json` (manifest: model, dim, count, format).
-On open the index is checked against its manifest and against SQLite: a different model
-or dimension, an unreadable file or a missing manifest means a rebuild; ids present in
-SQLite but not in the index are added, ids in the index but gone from SQLite are marked
-deleted. Nothing on disk is trusted blindly.
+Files in `index/`: the manifest `<space>.json` names everything else and is the commit point:
+{"format", "space", "model", "dim", "count", "generation", "high_water"}; the index of that
+generation is `<space>.<generation>.hnsw`, with the labels it marks deleted in
+`<space>.<generation>.deleted.npy`. A save writes a new generation's files (fsync), then replaces
+the manifest atomically (fsync of the file and the folder), then deletes older generations. A
+kill at any moment leaves a manifest naming a complete index of its own model: index and
+manifest cannot disagree.
+
+`high_water` is the largest `vectors` rowid the index has seen. Writing a vector (new, or replaced
+under the same chunk id: figure enrichment rewrites a chunk's vector in another process) gives its
+row a new, larger rowid, so on open and on `reconcile` every row above the mark is (re-)added;
+labels whose rows are gone are marked deleted. A save never replaces a manifest whose
+`high_water` is larger than this index's own: that index is newer (another process wrote it),
+and this one is stale. Nothing on disk is trusted blindly: a different model or dimension, an
+unreadable file or a missing manifest means a rebuild from SQLite.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
+import uuid
 from pathlib import Path
 
 import numpy as np
 
-FORMAT = 1
+FORMAT = 2
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms that cannot open a folder (Windows)
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
 
 
 class VectorIndex:
-    """Cosine (inner product on normalised vectors) hnswlib index labelled by chunk id."""
+    """Cosine (inner product on normalised vectors) hnswlib index labelled by chunk id.
+    `read_only` indices never write files (a process that does not hold the writer lock)."""
 
-    def __init__(self, folder: Path, space: str, model: str, dim: int, *, threads: int = 2):
+    def __init__(self, folder: Path, space: str, model: str, dim: int, *, threads: int = 2,
+                 read_only: bool = False):
         self.folder = folder
         self.space = space
         self.model = model
         self.dim = dim
         self.threads = threads
+        self.read_only = read_only
         self._index = None
         self._live: set[int] = set()
         self._dirty = False
+        self._high_water = 0
+        self._generation: str | None = None
         self._lock = threading.RLock()
         self.rebuilt_reason: str | None = None
 
     @property
-    def path(self) -> Path:
-        return self.folder / f"{self.space}.hnsw"
-
-    @property
     def manifest_path(self) -> Path:
         return self.folder / f"{self.space}.json"
+
+    def file_of(self, generation: str) -> Path:
+        """The index file of a generation."""
+        return self.folder / f"{self.space}.{generation}.hnsw"
+
+    def deleted_file_of(self, generation: str) -> Path:
+        """The deleted-labels sidecar of a generation."""
+        return self.folder / f"{self.space}.{generation}.deleted.npy"
+
+    @property
+    def path(self) -> Path | None:
+        """The index file this index was loaded from or last saved to (None before either)."""
+        return self.file_of(self._generation) if self._generation else None
 
     def __len__(self) -> int:
         return len(self._live)
 
     # ---- lifecycle ----------------------------------------------------------------------
     def open(self, conn: sqlite3.Connection) -> None:
-        """Load the index from disk if it matches its manifest, then reconcile with SQLite."""
+        """Load the index named by the manifest if it matches, then reconcile with SQLite."""
         import hnswlib
 
         with self._lock:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            reason = self._check_manifest()
+            manifest, reason = self._read_manifest()
             if reason is None:
                 try:
+                    generation = manifest["generation"]
                     index = hnswlib.Index(space="ip", dim=self.dim)
-                    index.load_index(str(self.path), allow_replace_deleted=False)
+                    index.load_index(str(self.file_of(generation)), allow_replace_deleted=False)
                     self._index = index
-                    self._live = set(index.get_ids_list()) - self._deleted_labels()
-                except (RuntimeError, OSError, ValueError) as e:
+                    self._generation = generation
+                    self._high_water = int(manifest.get("high_water", 0))
+                    self._live = set(index.get_ids_list()) - self._deleted_labels(generation)
+                except (RuntimeError, OSError, ValueError, KeyError) as e:
                     reason = f"index file unreadable ({e})"
             if reason is not None:
                 self.rebuild(conn, reason=reason)
                 return
             self._reconcile(conn)
 
-    def _check_manifest(self) -> str | None:
-        if not self.path.exists():
-            return "no index file"
+    def _read_manifest(self) -> tuple[dict, str | None]:
+        """(manifest, None) when it describes a usable index of this model, else ({}, why not)."""
         try:
             manifest = json.loads(self.manifest_path.read_text())
+        except FileNotFoundError:
+            return {}, "no index file"
         except (OSError, json.JSONDecodeError):
-            return "manifest missing or unreadable"
+            return {}, "manifest missing or unreadable"
         if manifest.get("format") != FORMAT:
-            return "index format changed"
+            return {}, "index format changed"
         if manifest.get("model") != self.model or manifest.get("dim") != self.dim:
-            return f"model changed ({manifest.get('model')}/{manifest.get('dim')} -> {self.model}/{self.dim})"
-        return None
-
-    def _sqlite_ids(self, conn: sqlite3.Connection) -> set[int]:
-        rows = conn.execute(
-            "SELECT chunk_id FROM vectors WHERE space = ? AND model = ?", (self.space, self.model)
-        ).fetchall()
-        return {r[0] for r in rows}
+            return {}, f"model changed ({manifest.get('model')}/{manifest.get('dim')} -> {self.model}/{self.dim})"
+        if not self.file_of(manifest.get("generation", "")).exists():
+            return {}, "no index file"
+        return manifest, None
 
     def reconcile(self, conn: sqlite3.Connection) -> None:
         """Bring the in-memory index in line with SQLite (after another process wrote to it)."""
@@ -95,31 +141,57 @@ class VectorIndex:
 
     def _reconcile(self, conn: sqlite3.Connection) -> None:
         assert self._index is not None
-        live_index = set(self._live)
-        wanted = self._sqlite_ids(conn)
-        missing = wanted - live_index
-        extra = live_index - wanted
+        wanted = {r[0] for r in conn.execute(
+            "SELECT chunk_id FROM vectors WHERE space = ? AND model = ?", (self.space, self.model))}
+        extra = self._live - wanted
         for label in extra:
             _mark_deleted(self._index, label)
-        self._live = live_index - extra
-        if missing:
-            self._add_from_sqlite(conn, sorted(missing))
-        if extra or missing:
+        self._live -= extra
+        missing = wanted - self._live
+        # rows written since this index last looked: new vectors, and vectors replaced under the
+        # same chunk id (their rows get new rowids), plus any id the index lacks whatever its rowid
+        newer = conn.execute(
+            "SELECT rowid, chunk_id, vec FROM vectors WHERE space = ? AND model = ? AND rowid > ?",
+            (self.space, self.model, self._high_water)).fetchall()
+        newer_ids = {r[1] for r in newer}
+        changed = {cid for cid, vec in self._differing([(r[1], r[2]) for r in newer if r[1] in self._live])}
+        rows = [(r[1], r[2]) for r in newer if r[1] in missing or r[1] in changed]
+        if missing - newer_ids:
+            rows += self._rows_of(conn, sorted(missing - newer_ids))
+        if rows:
+            self._add_rows(rows)
+        if newer:
+            self._high_water = max(self._high_water, max(r[0] for r in newer))
+        if extra or missing or changed:
             self._dirty = True
-            self.rebuilt_reason = f"repaired: +{len(missing)} -{len(extra)}"
+            self.rebuilt_reason = f"repaired: +{len(missing)} -{len(extra)} ~{len(changed)}"
 
-    @property
-    def deleted_path(self) -> Path:
-        return self.folder / f"{self.space}.deleted.npy"
+    def _differing(self, rows: list[tuple]) -> list[tuple]:
+        """The (chunk id, blob) rows whose vector differs from the one the index holds for that id
+        (this process's own writes are already in the index and are not added twice)."""
+        if not rows:
+            return []
+        held = self._index.get_items([r[0] for r in rows], return_type="numpy")
+        stored = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), self.dim)
+        return [r for r, same in zip(rows, np.all(held == stored, axis=1), strict=True) if not same]
 
-    def _deleted_labels(self) -> set[int]:
+    def _rows_of(self, conn: sqlite3.Connection, ids: list[int]) -> list[tuple]:
+        out = []
+        for start in range(0, len(ids), 900):
+            part = ids[start : start + 900]
+            out += conn.execute(
+                f"SELECT chunk_id, vec FROM vectors WHERE space = ? AND model = ? "
+                f"AND chunk_id IN ({','.join('?' * len(part))})", (self.space, self.model, *part)).fetchall()
+        return out
+
+    def _deleted_labels(self, generation: str) -> set[int]:
         """Labels marked deleted in a loaded index (hnswlib keeps them in get_ids_list).
 
-        Read from the sidecar written by `save`; probed label by label when it is missing.
+        Read from the generation's sidecar; probed label by label when it is missing.
         """
         assert self._index is not None
         try:
-            return {int(x) for x in np.load(self.deleted_path)}
+            return {int(x) for x in np.load(self.deleted_file_of(generation))}
         except (OSError, ValueError):
             pass
         deleted = set()
@@ -131,41 +203,31 @@ class VectorIndex:
         return deleted
 
     def rebuild(self, conn: sqlite3.Connection, *, reason: str = "requested", batch: int = 20000) -> int:
-        """Rebuild from every vector of this space/model in SQLite; returns the count."""
+        """Rebuild from every vector of this space/model in SQLite and save; returns the count."""
         import hnswlib
 
         with self._lock:
-            n = conn.execute(
-                "SELECT COUNT(*) FROM vectors WHERE space = ? AND model = ?", (self.space, self.model)
-            ).fetchone()[0]
+            n, high = conn.execute(
+                "SELECT COUNT(*), COALESCE(MAX(rowid), 0) FROM vectors WHERE space = ? AND model = ?",
+                (self.space, self.model)).fetchone()
             index = hnswlib.Index(space="ip", dim=self.dim)
             index.init_index(max_elements=max(1024, int(n * 1.3)), ef_construction=200, M=16)
             index.set_num_threads(self.threads)
             self._index = index
             self._live = set()
             cur = conn.execute(
-                "SELECT chunk_id, vec FROM vectors WHERE space = ? AND model = ? ORDER BY chunk_id",
-                (self.space, self.model),
-            )
+                "SELECT chunk_id, vec FROM vectors WHERE space = ? AND model = ? AND rowid <= ? ORDER BY chunk_id",
+                (self.space, self.model, high))
             while True:
                 rows = cur.fetchmany(batch)
                 if not rows:
                     break
                 self._add_rows(rows)
+            self._high_water = int(high)
             self._dirty = True
             self.rebuilt_reason = reason
-            self.save()
+            self.save(force=True)
             return n
-
-    def _add_from_sqlite(self, conn: sqlite3.Connection, ids: list[int]) -> None:
-        for start in range(0, len(ids), 900):
-            part = ids[start : start + 900]
-            rows = conn.execute(
-                f"SELECT chunk_id, vec FROM vectors WHERE space = ? AND model = ? "
-                f"AND chunk_id IN ({','.join('?' * len(part))})",
-                (self.space, self.model, *part),
-            ).fetchall()
-            self._add_rows(rows)
 
     def _add_rows(self, rows: list) -> None:
         ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
@@ -204,25 +266,51 @@ class VectorIndex:
                     self._live.discard(i)
                     self._dirty = True
 
-    def save(self) -> None:
-        """Write the index then its manifest (atomically each), when changed."""
+    def save(self, conn: sqlite3.Connection | None = None, *, force: bool = False) -> bool:
+        """Write a new generation and commit it through the manifest (module doc), when changed;
+        with `conn`, first catch up with SQLite (so the saved high-water mark is true). Returns
+        False when nothing was written: unchanged, read-only, or the manifest on disk belongs to a
+        newer index of the same model (then this stale one is not saved over it)."""
         with self._lock:
-            if not self._dirty or self._index is None:
-                return
-            tmp = self.path.with_suffix(".hnsw.tmp")
-            self._index.save_index(str(tmp))
-            tmp.replace(self.path)
+            if self.read_only or self._index is None or not (self._dirty or force):
+                return False
+            if conn is not None:
+                self._reconcile(conn)
+            on_disk, reason = self._read_manifest()
+            if not force and reason is None and int(on_disk.get("high_water", 0)) > self._high_water:
+                return False
+            self.folder.mkdir(parents=True, exist_ok=True)
+            generation = uuid.uuid4().hex[:12]
+            path, deleted_path = self.file_of(generation), self.deleted_file_of(generation)
+            self._index.save_index(str(path))
             all_ids = np.asarray(self._index.get_ids_list(), dtype=np.int64)
             dead = np.setdiff1d(all_ids, np.fromiter(self._live, dtype=np.int64, count=len(self._live)))
-            with open(self.deleted_path.with_suffix(".tmp"), "wb") as f:
+            with open(deleted_path, "wb") as f:
                 np.save(f, dead)
-            self.deleted_path.with_suffix(".tmp").replace(self.deleted_path)
+            _fsync_file(path)
+            _fsync_file(deleted_path)
             manifest = {"format": FORMAT, "space": self.space, "model": self.model, "dim": self.dim,
-                        "count": len(self._live)}
-            mtmp = self.manifest_path.with_suffix(".json.tmp")
-            mtmp.write_text(json.dumps(manifest))
-            mtmp.replace(self.manifest_path)
+                        "count": len(self._live), "generation": generation, "high_water": self._high_water}
+            tmp = self.folder / f"{self.space}.json.{os.getpid()}.{generation}.tmp"
+            tmp.write_text(json.dumps(manifest))
+            _fsync_file(tmp)
+            tmp.replace(self.manifest_path)
+            _fsync_dir(self.folder)
+            self._generation = generation
             self._dirty = False
+            self._remove_other_generations(generation)
+            return True
+
+    def _remove_other_generations(self, keep: str) -> None:
+        """Older generations' files and leftovers of saves that never committed (this space)."""
+        for f in self.folder.glob(f"{self.space}.*"):
+            if f.name == self.manifest_path.name or f".{keep}." in f.name:
+                continue
+            if f.suffix in (".hnsw", ".npy", ".tmp") or f.name == f"{self.space}.deleted.npy":
+                try:
+                    f.unlink()
+                except OSError:
+                    pass
 
     # ---- queries ------------------------------------------------------------------------
     def query(self, vector: np.ndarray, k: int, *, filter_ids: set[int] | None = None) -> list[tuple[int, float]]:

@@ -37,10 +37,11 @@ def match_vectors(pooled: dict[int, np.ndarray], own: dict[int, np.ndarray]) -> 
 class Vectors:
     """The only code that writes the three vector tables and the index files (index/)."""
 
-    def __init__(self, db: Database, index_dir: Path, threads: int = 2):
+    def __init__(self, db: Database, index_dir: Path, threads: int = 2, *, read_only: bool = False):
         self.db = db
         self.index_dir = index_dir
         self.threads = threads
+        self.read_only = read_only  # indices are kept in memory only (another process writes the files)
         self._indices: dict[str, VectorIndex] = {}
 
     # ---- indices ---------------------------------------------------------------------------
@@ -50,7 +51,7 @@ class Vectors:
         with self.db.lock:
             idx = self._indices.get(space)
             if idx is None or idx.model != model or idx.dim != dim:
-                idx = VectorIndex(self.index_dir, space, model, dim, threads=self.threads)
+                idx = VectorIndex(self.index_dir, space, model, dim, threads=self.threads, read_only=self.read_only)
                 idx.open(self.db.conn)
                 self._indices[space] = idx
             return idx
@@ -62,7 +63,7 @@ class Vectors:
     def rebuild_index(self, space: str, model: str, dim: int, *, reason: str) -> VectorIndex:
         """Build the index of `space` for `model` from SQLite, hold it and return it."""
         with self.db.lock:
-            idx = VectorIndex(self.index_dir, space, model, dim, threads=self.threads)
+            idx = VectorIndex(self.index_dir, space, model, dim, threads=self.threads, read_only=self.read_only)
             idx.rebuild(self.db.conn, reason=reason)
             self._indices[space] = idx
             return idx
@@ -77,13 +78,13 @@ class Vectors:
         with self.db.lock:
             for idx in self._indices.values():
                 idx.remove(ids)
-                idx.save()
+                idx.save(self.db.conn)
 
     def save_indices(self) -> None:
-        """Write every changed held index to disk."""
+        """Write every changed held index to disk (after catching up with SQLite)."""
         with self.db.lock:
             for idx in self._indices.values():
-                idx.save()
+                idx.save(self.db.conn)
 
     def reconcile_indices(self) -> None:
         """Bring every held index in line with SQLite (after another process wrote)."""
