@@ -47,17 +47,37 @@ def test_isolated_cancel(tmp_path, library):
     assert sum(d.status == "ready" for d in library.documents()) == 1
 
 
-def test_killed_child_is_a_clear_error_and_nothing_is_lost(tmp_path, library):
+def test_a_killed_child_fails_only_the_file_it_was_reading(tmp_path, library):
+    """The child dies while reading a file (a parser crash looks the same): that file is failed with
+    the reason, a new child goes on with the others, and nothing committed is lost."""
     a = write_pdf(tmp_path / "a.pdf", PAGES)
     list(library.add([a], isolated=True))
+    files = [write_pdf(tmp_path / f"big{i}.pdf", PAGES * 20) for i in range(3)]
+    events, killed = [], []
+    for ev in library.add(files, isolated=True):
+        events.append(ev)
+        if ev.stage == "parse" and ev.done >= 2 and not killed:
+            killed.append((ev.doc, library._worker.pid))
+            os.kill(library._worker.pid, signal.SIGKILL)
+    victim = killed[0][0]
+    failed = [e for e in events if e.stage == "failed"]
+    assert [e.doc for e in failed] == [victim] and "SIGKILL" in failed[0].message
+    status = {d.name: d.status for d in library.documents()}
+    assert status == {"a.pdf": "ready", victim: "failed", **{f.name: "ready" for f in files if f.name != victim}}
+    assert library._worker.pid != killed[0][1], "a new child took over"
+    hits = library.search("dust filter cleaning interval", k=10)
+    assert hits and victim not in {h.doc for h in hits}, "nothing of the failed file is searchable"
+    # named again, the file is retried and indexed
+    list(library.add([tmp_path / victim], isolated=True))
+    assert {d.status for d in library.documents()} == {"ready"}
+
+
+def test_a_child_that_keeps_dying_ends_the_job_with_a_clear_error(tmp_path, library):
     files = [write_pdf(tmp_path / f"big{i}.pdf", PAGES * 20) for i in range(3)]
     with pytest.raises(EngineError, match="stopped unexpectedly"):
         for ev in library.add(files, isolated=True):
             if ev.stage == "parse" and ev.done >= 2:
                 os.kill(library._worker.pid, signal.SIGKILL)
-    status = {d.name: d.status for d in library.documents()}
-    assert status["a.pdf"] == "ready"
-    assert library.search("dust filter cleaning interval", k=1)[0].doc == "a.pdf"
-    # the next run starts a new child and finishes the rest
-    list(library.add(files, isolated=True))
-    assert {d.status for d in library.documents()} == {"ready"}
+    assert sum(d.status == "failed" for d in library.documents()) >= 1
+    assert library.conn.execute("SELECT COUNT(*) FROM chunks c JOIN documents d ON d.id = c.doc_id "
+                                "WHERE d.status != 'ready'").fetchone()[0] == 0

@@ -1,0 +1,83 @@
+"""Hostile and malformed files fail one by one, with a one-line reason; the batch goes on and every
+good file is searchable (issue 17, fault 3). Crafted Docling JSON is derived from the real fixture."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+from conftest import write_pdf
+
+FIXTURE = Path(__file__).resolve().parents[1] / "data" / "formats" / "timer_manual.docling.json"
+GOOD = [[(72, 100, "Coolant pump"), (72, 130, "The coolant pump delivers 12 litres per minute at 2 bar.")]]
+
+
+def _variant(base: dict, change) -> dict:
+    doc = copy.deepcopy(base)
+    change(doc)
+    return doc
+
+
+def crafted_docling(folder: Path) -> dict[str, str]:
+    """{file name: what is wrong with it}, written into `folder`."""
+    base = json.loads(FIXTURE.read_text())
+    variants = {
+        "string_num_rows.json": (lambda d: d["tables"][0]["data"].__setitem__("num_rows", "many"), "string num_rows"),
+        "captions_number.json": (lambda d: d["tables"][0].__setitem__("captions", 5), '"captions": 5'),
+        "text_charspan.json": (lambda d: d["texts"][1]["prov"][0].__setitem__("charspan", ["a", "b"]),
+                               "non-numeric charspan"),
+        "bbox_string.json": (lambda d: d["texts"][1]["prov"][0]["bbox"].__setitem__("l", "left"), "a string coordinate"),
+        "pages_list.json": (lambda d: d.__setitem__("pages", [1, 2, 3]), "pages as a list"),
+    }
+    out = {}
+    for name, (change, what) in variants.items():
+        (folder / name).write_text(json.dumps(_variant(base, change)))
+        out[name] = what
+    huge = json.dumps(base).replace('"l": 72.0', '"l": ' + "9" * 5000, 1)
+    (folder / "huge_integer.json").write_text(huge)
+    out["huge_integer.json"] = "a 5,000-digit integer"
+    nested = json.dumps(base)[:-1] + ', "deep": ' + "[" * 200_000 + "]" * 200_000 + "}"
+    (folder / "deep_nesting.json").write_text(nested)
+    out["deep_nesting.json"] = "200,000 nested lists"
+    return out
+
+
+def test_crafted_docling_files_fail_one_by_one_and_the_batch_goes_on(tmp_path, library):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    write_pdf(folder / "a_good.pdf", GOOD)
+    bad = crafted_docling(folder)
+    (folder / "z_good.docling.json").write_text(FIXTURE.read_text())
+    results = {}
+    for ev in library.add([folder]):
+        if ev.stage in ("done", "failed", "skipped"):
+            results[ev.doc] = (ev.stage, ev.message)
+    assert results["a_good.pdf"][0] == "done" and results["z_good.docling.json"][0] == "done"
+    for name, what in bad.items():
+        stage, message = results[name]
+        if stage == "done":  # read anyway: the parser tolerated it; it must then be searchable
+            continue
+        assert stage == "failed", (name, what)
+        assert message and "\n" not in message and len(message) < 400, (name, message)
+        assert "Traceback" not in message
+    assert sum(s == "failed" for s, _ in results.values()) >= 3, results
+    assert library.search("coolant pump litres per minute", k=1)[0].doc == "a_good.pdf"
+    assert {d.name: d.status for d in library.documents()}["z_good.docling.json"] == "ready"
+
+
+@pytest.mark.parametrize("name,data", [
+    ("empty.pdf", b""),
+    ("truncated.pdf", b"%PDF-1.7\n1 0 obj\n<< /Type /Catalog"),
+    ("png_named.pdf", b"\x89PNG\r\n\x1a\n" + b"\x00" * 64),
+    ("text_named.png", b"this is not an image at all\n" * 10),
+])
+def test_wrong_or_broken_files_fail_with_one_line(tmp_path, library, name, data):
+    (tmp_path / name).write_bytes(data)
+    write_pdf(tmp_path / "good.pdf", GOOD)
+    results = {ev.doc: (ev.stage, ev.message) for ev in library.add([tmp_path / name, tmp_path / "good.pdf"])
+               if ev.stage in ("done", "failed")}
+    assert results["good.pdf"][0] == "done"
+    stage, message = results[name]
+    assert stage == "failed" and "\n" not in message and "Traceback" not in message
