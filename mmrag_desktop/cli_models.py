@@ -10,6 +10,8 @@ import json
 import sys
 from pathlib import Path
 
+from .engine.models.files import human_size
+
 
 def register(subparsers) -> None:
     """Add the `models` verb (and its `verify` sub-verb) to the CLI's subparsers."""
@@ -26,16 +28,6 @@ def register(subparsers) -> None:
     v.add_argument("--save", action="store_true", help="save it as your choice for the role when it verifies")
     v.add_argument("--json", action="store_true", help="print one JSON object")
     v.set_defaults(func=cmd_verify)
-
-
-def human_size(n: int) -> str:
-    """'84.1 MB'-style size."""
-    size = float(n)
-    for unit in ("B", "KB", "MB", "GB"):
-        if size < 1000 or unit == "GB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1000
-    return f"{size:.1f} GB"
 
 
 def cmd_models(args) -> int:

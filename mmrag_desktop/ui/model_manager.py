@@ -39,7 +39,7 @@ COLUMNS = ("Role", "Status", "Model", "Source", "Size", "")
 
 
 def _human_size(n: int) -> str:
-    from ..cli_models import human_size
+    from ..engine.models.files import human_size
 
     return human_size(n) if n else "-"
 

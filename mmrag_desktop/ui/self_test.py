@@ -28,11 +28,9 @@ def _check_models() -> bool:
     from ..engine.models.verify import verify_model
     from ..engine.settings import Settings
 
-    try:
-        settings = Settings.load()
-    except ValueError as e:
-        _say(f"settings: {e}; using defaults")
-        settings = Settings()
+    settings = Settings.load()  # a broken settings file gives defaults and a warning, never an error
+    for warning in settings.load_warnings:
+        _say(f"settings: {warning}")
     ok = True
     for r in resolve_all(settings):
         if not r.ok or r.path is None:

@@ -17,6 +17,16 @@ _GGUF_FIXED = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12:
 _GGUF_STRING, _GGUF_ARRAY = 8, 9
 
 
+def human_size(n: int) -> str:
+    """'84.1 MB'-style size (decimal units)."""
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    return f"{size:.1f} GB"
+
+
 def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
     """Return the hex sha256 of a file. Raises OSError when it cannot be read."""
     h = hashlib.sha256()
