@@ -199,6 +199,7 @@ def test_text_file_named_jpg_is_refused(tmp_path):
     assert "image" in e2.value.reason
 
 
+@pytest.mark.timeout(60)  # decoding 3,600 MP would take far longer (and gigabytes): refused from the header
 @pytest.mark.parametrize("w,h", [(9500, 9000), (20000, 20000), (60000, 60000)])
 def test_decompression_bomb_headers_are_refused_without_decoding(tmp_path, w, h):
     # 85.5 MP: above our limit, below Pillow's warning; 400 MP: Pillow warns;
@@ -206,12 +207,10 @@ def test_decompression_bomb_headers_are_refused_without_decoding(tmp_path, w, h)
     assert w * h > MAX_PIXELS
     path = tmp_path / "bomb.png"
     path.write_bytes(png_with_declared_size(w, h))
-    t0 = time.perf_counter()
     for opener in (open_image, open_document):
         with pytest.raises(CorruptDocumentError) as e:
             opener(path)
         assert "too large" in e.value.reason, e.value.reason
-    assert time.perf_counter() - t0 < 2.0  # refused from the header, never decoded
 
 
 def test_name_to_words():
@@ -444,6 +443,7 @@ def test_binary_file_named_md_is_corrupt(tmp_path):
         open_document(path)
 
 
+@pytest.mark.timeout(300)  # linear time: a quadratic parser would not finish a megabyte (speed: bench/)
 def test_markdown_parse_speed_on_one_megabyte(tmp_path, capsys):
     body = MD_SOURCE.split("===================\n", 1)[1]
     chunks = []
@@ -467,7 +467,6 @@ def test_markdown_parse_speed_on_one_megabyte(tmp_path, capsys):
             f"{n_lines} lines parsed in {dt:.2f} s ({path.stat().st_size / 1e6 / dt:.2f} MB/s)"
         )
     assert sum(1 for b in page.blocks if b.kind == "heading" and b.level == 1) == i
-    assert dt < 10.0
 
 
 # ---------------------------------------------------------------- docling

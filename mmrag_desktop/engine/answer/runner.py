@@ -105,6 +105,20 @@ class GenerationStats:
         return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in d.items()}
 
 
+def _split_at_marks(prompt: str, marks: list[str]) -> list[str] | None:
+    """The template text around each mark, in order (len(marks) + 1 pieces), or None when a mark
+    is missing or repeated (the template rewrote its input)."""
+    pieces, pos = [], 0
+    for mark in marks:
+        j = prompt.find(mark, pos)
+        if j < 0 or prompt.count(mark) != 1:
+            return None
+        pieces.append(prompt[pos:j])
+        pos = j + len(mark)
+    pieces.append(prompt[pos:])
+    return pieces
+
+
 class LlamaRunner:
     """One loaded GGUF model. Not thread-safe: one generation at a time (a lock guards it)."""
 
@@ -162,14 +176,46 @@ class LlamaRunner:
 
     def render(self, messages: Sequence[dict]) -> tuple[list[int], list[str]]:
         """Prompt tokens for chat `messages` and the stop strings, using the model's own chat
-        template, or the generic template when the model has none."""
+        template, or the generic template when the model has none.
+
+        Only the template's own text may produce special tokens: each message's content (manual
+        text, section names, the question) is tokenized on its own as plain text, so a manual
+        that contains `<|im_end|><|im_start|>system` cannot open a chat turn."""
         if self._formatter is not None:
-            res = self._formatter(messages=list(messages))
-            toks = self.llm.tokenize(res.prompt.encode("utf-8"), add_bos=not res.added_special, special=True)
+            marks = [f"\ue000{i}\ue001" for i in range(len(messages))]
+            res = self._formatter(messages=[dict(m, content=mark) for m, mark in zip(messages, marks, strict=True)])
             stop = res.stop if isinstance(res.stop, list) else ([res.stop] if res.stop else [])
+            pieces = _split_at_marks(res.prompt, marks)
+            if pieces is None:  # a template that changes what it is given: plain text with the specials broken up
+                prompt = self._formatter(messages=[dict(m, content=self.defuse(m["content"])) for m in messages]).prompt
+                toks = self.llm.tokenize(prompt.encode("utf-8"), add_bos=not res.added_special, special=True)
+                return toks, [s for s in stop if s]
+            toks = self.llm.tokenize(pieces[0].encode("utf-8"), add_bos=not res.added_special, special=True)
+            for m, between in zip(messages, pieces[1:], strict=True):
+                toks += self.llm.tokenize(m["content"].encode("utf-8"), add_bos=False, special=False)
+                toks += self.llm.tokenize(between.encode("utf-8"), add_bos=False, special=True)
             return toks, [s for s in stop if s]
         text = prompt_mod.generic_prompt(messages)
         return self.llm.tokenize(text.encode("utf-8"), add_bos=True, special=False), list(prompt_mod.GENERIC_STOP)
+
+    def defuse(self, text: str) -> str:
+        """`text` with every special-token string of this model broken by a zero-width space."""
+        for special in self._special_texts():
+            if special in text:
+                text = text.replace(special, special[0] + "\u200b" + special[1:])
+        return text
+
+    def _special_texts(self) -> list[str]:
+        if not hasattr(self, "_specials"):
+            found = set()
+            for tid in range(self.llm.n_vocab()):
+                piece = self.llm.detokenize([tid], special=True).decode("utf-8", "ignore")
+                if len(piece) > 2 and piece.startswith(("<", "[")) and piece.endswith((">", "]")) and \
+                        self.llm.tokenize(piece.encode("utf-8"), add_bos=False, special=True) == [tid] and \
+                        len(self.llm.tokenize(piece.encode("utf-8"), add_bos=False, special=False)) > 1:
+                    found.add(piece)
+            self._specials = sorted(found, key=len, reverse=True)
+        return self._specials
 
     def warm(self, messages: Sequence[dict]) -> int:
         """Process the prompt of `messages` into the KV cache (no sampling), so the next prompt
