@@ -38,13 +38,12 @@ pool; slow) and reports queries that copy 4+ consecutive words from their gold p
 
 from __future__ import annotations
 
-import random
-import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from question_defs import GP, NG, OC, RA, RI, q  # noqa: E402 - the same manuals and format
+from sampling import copied_ngrams, report_tables, report_walk, seeded_order, table_pages  # noqa: E402
 
 SEED = "mmrag-heldout-2024"
 
@@ -206,59 +205,21 @@ def pool(doc: str, kind: str) -> list[int]:
 
 def sampled_order(doc: str, kind: str) -> list[int]:
     """Return the pool of ``doc``/``kind`` shuffled with the fixed seed: the order pages are read in."""
-    pages = pool(doc, kind)
-    random.Random(f"{SEED}:{doc}:{kind}").shuffle(pages)
-    return pages
+    return seeded_order(pool(doc, kind), SEED, doc, kind)
 
 
 def table_pool(doc: str) -> list[int]:
-    """Recompute TABLE_POOL[doc] with PyMuPDF (slow: find_tables on every page with drawings)."""
-    import pymupdf
-
+    """Recompute TABLE_POOL[doc] with PyMuPDF (slow)."""
     lo, hi = CONTENT[doc]
-    out = []
-    with pymupdf.open(MANUALS / doc) as d:
-        for i in range(lo - 1, hi):
-            page = d[i]
-            if re.search(r"^Table [0-9A-Z]+(\.[0-9]+)?:", page.get_text(), re.M):
-                out.append(i + 1)
-                continue
-            if not page.get_drawings():
-                continue
-            tables = page.find_tables().tables
-            if any(t.row_count >= 3 and t.col_count >= 2 for t in tables):
-                out.append(i + 1)
-    return out
-
-
-def copied_ngrams(query: str, page_text: str, n: int = 4) -> list[str]:
-    """Return the runs of ``n`` consecutive words that ``query`` shares with ``page_text``."""
-    def words(s: str) -> list[str]:
-        return re.findall(r"[a-z0-9]+", s.lower())
-
-    page = words(page_text)
-    grams = {tuple(page[i:i + n]) for i in range(len(page) - n + 1)}
-    qw = words(query)
-    return [" ".join(qw[i:i + n]) for i in range(len(qw) - n + 1) if tuple(qw[i:i + n]) in grams]
+    return table_pages(MANUALS / doc, lo, hi, only_with_drawings=True)
 
 
 def main() -> int:
     import pymupdf
 
     if "--tables" in sys.argv:
-        for doc in CONTENT:
-            got = table_pool(doc)
-            print(f"table pool {doc}: {'same as TABLE_POOL' if got == TABLE_POOL[doc] else got}")
-    used = {(g["doc"], g["page"], qq["kind"]) for qq in QUESTIONS for g in qq["gold"]}
-    for kind, quotas in QUOTA.items():
-        for doc, n in quotas.items():
-            order = sampled_order(doc, kind)
-            taken = [p for p in order if (doc, p, kind) in used]
-            last = order.index(taken[-1]) if taken else -1
-            walked = order[:last + 1]
-            bad = [p for p in walked if (doc, p, kind) not in used and (doc, kind, p) not in SKIPPED]
-            print(f"{kind:6} {doc:20} quota {n}: used {taken} of walked {walked}"
-                  + (f"  UNEXPLAINED SKIPS {bad}" if bad else ""))
+        report_tables(CONTENT, TABLE_POOL, table_pool)
+    report_walk(QUESTIONS, QUOTA, sampled_order, SKIPPED, width=20)
     dev = dev_pages()
     docs: dict[str, object] = {}
     for qq in QUESTIONS:

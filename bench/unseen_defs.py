@@ -52,14 +52,13 @@ re-runs the absence checks of the ``none`` questions.
 
 from __future__ import annotations
 
-import random
 import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from heldout_defs import copied_ngrams  # noqa: E402 - the same 4-word copy check
 from question_defs import q  # noqa: E402 - the same format
+from sampling import copied_ngrams, report_tables, report_walk, seeded_order, table_pages  # noqa: E402
 
 AL = "avr-libc-user-manual.pdf"
 AD = "avrdude.pdf"
@@ -195,27 +194,13 @@ def pool(doc: str, kind: str) -> list[int]:
 
 def sampled_order(doc: str, kind: str) -> list[int]:
     """Return the pool of ``doc``/``kind`` shuffled with the fixed seed: the order pages are read in."""
-    pages = pool(doc, kind)
-    random.Random(f"{SEED}:{doc}:{kind}").shuffle(pages)
-    return pages
+    return seeded_order(pool(doc, kind), SEED, doc, kind)
 
 
 def table_pool(doc: str) -> list[int]:
-    """Recompute TABLE_POOL[doc] with PyMuPDF (slow: find_tables on every body page)."""
-    import pymupdf
-
+    """Recompute TABLE_POOL[doc] with PyMuPDF (slow)."""
     lo, hi = CONTENT[doc]
-    out = []
-    with pymupdf.open(MANUALS / doc) as d:
-        for i in range(lo - 1, hi):
-            page = d[i]
-            if re.search(r"^Table [0-9A-Z]+(\.[0-9]+)?:", page.get_text(), re.M):
-                out.append(i + 1)
-                continue
-            tables = page.find_tables().tables
-            if any(t.row_count >= 3 and t.col_count >= 2 for t in tables):
-                out.append(i + 1)
-    return out
+    return table_pages(MANUALS / doc, lo, hi, only_with_drawings=False)
 
 
 def absent_hits(texts: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -236,19 +221,8 @@ def main() -> int:
     import pymupdf
 
     if "--tables" in sys.argv:
-        for doc in CONTENT:
-            got = table_pool(doc)
-            print(f"table pool {doc}: {'same as TABLE_POOL' if got == TABLE_POOL[doc] else got}")
-    used = {(g["doc"], g["page"], qq["kind"]) for qq in QUESTIONS for g in qq["gold"]}
-    for kind, quotas in QUOTA.items():
-        for doc, n in quotas.items():
-            order = sampled_order(doc, kind)
-            taken = [p for p in order if (doc, p, kind) in used]
-            last = order.index(taken[-1]) if taken else -1
-            walked = order[:last + 1]
-            bad = [p for p in walked if (doc, p, kind) not in used and (doc, kind, p) not in SKIPPED]
-            print(f"{kind:6} {doc:26} quota {n}: used {taken} of walked {walked}"
-                  + (f"  UNEXPLAINED SKIPS {bad}" if bad else ""))
+        report_tables(CONTENT, TABLE_POOL, table_pool)
+    report_walk(QUESTIONS, QUOTA, sampled_order, SKIPPED, width=26)
     pages_used = [(g["doc"], g["page"]) for qq in QUESTIONS for g in qq["gold"]]
     if len(pages_used) != len(set(pages_used)):
         print("a page is used by more than one question")
