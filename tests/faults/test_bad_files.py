@@ -81,3 +81,29 @@ def test_wrong_or_broken_files_fail_with_one_line(tmp_path, library, name, data)
     assert results["good.pdf"][0] == "done"
     stage, message = results[name]
     assert stage == "failed" and "\n" not in message and "Traceback" not in message
+
+
+def test_non_ascii_keywords_are_searched_whole(tmp_path, library):
+    """'Überlastschutz' is one keyword (not 'berlastschutz'), and a Chinese query is searched, not
+    refused (issue 17, fault 8)."""
+    import pymupdf
+
+    from mmrag_desktop.engine.search.query import plan_query
+    from mmrag_desktop.engine.store import Filters
+
+    assert plan_query("Überlastschutz des Motors").terms[0] == "überlastschutz"
+    assert plan_query("压力传感器 的 量程").terms == ["压力传感器", "量程"]  # one-character words left out
+    path = tmp_path / "de.pdf"
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "Motorschutz", fontsize=14)
+    page.insert_text((72, 130), "Der Überlastschutz schaltet den Motor bei 12 A ab.", fontsize=11)
+    page.insert_text((72, 160), "压力传感器 量程 0 到 10 bar", fontname="china-s", fontsize=11)
+    page = doc.new_page()
+    page.insert_text((72, 100), "Wartung: Filter alle drei Monate reinigen.", fontsize=11)
+    doc.save(str(path))
+    doc.close()
+    list(library.add([path]))
+    assert library.store.chunks.keyword_ids(plan_query("Überlastschutz").fts, 5, Filters()), "found by keyword"
+    assert library.search("Überlastschutz", k=1)[0].page == 1
+    assert library.search("压力传感器", k=1)[0].page == 1

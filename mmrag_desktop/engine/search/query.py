@@ -30,7 +30,9 @@ TABLE_WORDS = frozenset(
     rating ratings summary compare comparison""".split()
 )
 
-_WORD_RE = re.compile(r"[A-Za-z0-9_]+(?:[.\-/][A-Za-z0-9_]+)*")
+# letters and digits of every script, as FTS5's unicode61 tokenizer reads them ("Überlastschutz",
+# "压力传感器"); runs joined by . - / stay one word (part numbers, paths)
+_WORD_RE = re.compile(r"\w+(?:[.\-/]\w+)*")
 _FIG_REF_RE = re.compile(r"\b(fig(?:ure)?s?\.?|tables?|tab\.)\s*([0-9]+(?:[.\-\u2013][0-9]+)*)", re.I)
 
 
