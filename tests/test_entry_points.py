@@ -88,7 +88,8 @@ def test_run_gui_adds_the_files_and_shows_what_it_could_not_use(qtbot, tmp_path,
     seen = {}
 
     def fake_exec(app):
-        (win,) = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)]
+        # the window run_gui just showed (windows of earlier tests may linger closed, not deleted)
+        (win,) = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]
         qtbot.addWidget(win)
         seen["banner"] = win.banner.label.text()
         seen["details"] = win.banner._details  # noqa: SLF001

@@ -6,9 +6,9 @@ import io
 import json
 
 import pytest
+from model_builders import build_tiny_vlm
 from pdf_factory import make_raster_figure_pdf, sample_image_png
 from PIL import Image
-from test_models_builders import build_tiny_vlm
 
 from mmrag_desktop import cli
 from mmrag_desktop.engine.answer.image_question import NO_MATCH, image_answer_events

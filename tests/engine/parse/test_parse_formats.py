@@ -24,7 +24,7 @@ from mmrag_desktop.engine.parse.docling import open_docling
 from mmrag_desktop.engine.parse.image import MAX_PIXELS, PNG_MAX_SIDE, name_to_words, open_image
 from mmrag_desktop.engine.parse.markdown import open_markdown
 
-DATA = Path(__file__).parent / "data" / "formats"
+DATA = Path(__file__).parents[2] / "data" / "formats"
 DOCLING_FIXTURE = DATA / "timer_manual.docling.json"
 
 

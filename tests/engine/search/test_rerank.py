@@ -11,7 +11,7 @@ import logging
 from pathlib import Path
 
 import pytest
-from test_models_builders import build_tiny_cross_encoder
+from model_builders import build_tiny_cross_encoder
 
 from mmrag_desktop.engine.library import Library
 from mmrag_desktop.engine.search.rerank import RERANK_TOP
@@ -212,7 +212,7 @@ def test_cli_search_prints_the_reranker_notice(lib_folder, embedder, tmp_path, c
 
 
 def test_window_search_shows_the_reranker_notice(qtbot, lib_folder, tmp_path):
-    from test_ui_window import open_window
+    from window_helpers import open_window
 
     folder = broken_folder(tmp_path, "weights")
     w = open_window(qtbot, lib_folder, models={"reranker": str(folder)})

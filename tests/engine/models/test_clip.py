@@ -7,8 +7,8 @@ import importlib.util
 
 import numpy as np
 import pytest
+from model_builders import build_tiny_clip
 from PIL import Image
-from test_models_builders import build_tiny_clip
 
 from mmrag_desktop.engine.errors import ModelError
 from mmrag_desktop.engine.models import clip

@@ -16,9 +16,9 @@ import shutil
 
 import numpy as np
 import pytest
+from model_builders import build_tiny_clip
 from pdf_factory import make_raster_figure_pdf, make_vector_figure_pdf, sample_image_png
 from PIL import Image
-from test_models_builders import build_tiny_clip
 
 from mmrag_desktop.engine.errors import Cancelled
 from mmrag_desktop.engine.jobs import CancelToken

@@ -268,7 +268,7 @@ def test_engine_never_imports_qt():
         """
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                         cwd=Path(__file__).parent.parent)
+                         cwd=Path(__file__).parents[3])
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "", f"engine imported Qt: {out.stdout}"
 

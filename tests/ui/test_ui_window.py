@@ -14,9 +14,9 @@ pymupdf = pytest.importorskip("pymupdf")
 from PySide6.QtCore import QMimeData, QPointF, Qt, QTimer, QUrl  # noqa: E402
 from PySide6.QtGui import QDragEnterEvent, QDropEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
+from window_helpers import open_window  # noqa: E402
 
 from mmrag_desktop.engine.settings import Settings  # noqa: E402
-from mmrag_desktop.ui.main_window import MainWindow  # noqa: E402
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 
@@ -74,16 +74,6 @@ def manuals(tmp_path):
 @pytest.fixture
 def lib_dir(tmp_path):
     return tmp_path / "library"
-
-
-def open_window(qtbot, lib_dir, **settings_kw) -> MainWindow:
-    settings = Settings(library_dir=str(lib_dir), answer_mode="extractive", **settings_kw)
-    w = MainWindow(settings=settings, confirm_close=False)
-    qtbot.addWidget(w)
-    with qtbot.waitSignal(w.libraryReady, timeout=60000):
-        w.show()
-    qtbot.waitUntil(lambda: w.models_loaded, timeout=180000)
-    return w
 
 
 def drop_files(target, paths) -> None:
@@ -398,7 +388,7 @@ def test_model_change_reembeds_in_the_background(qtbot, manuals, lib_dir, tmp_pa
 def test_image_model_change_switches_image_search_after_figure_work(qtbot, manuals, lib_dir, tmp_path):
     """Choosing another CLIP model: the figure work runs in the (already started) child process with
     the new choice, image search keeps the old model until then, and the status bar says so."""
-    from test_models_builders import build_tiny_clip
+    from model_builders import build_tiny_clip
 
     clip_a = build_tiny_clip(tmp_path / "clip-a", seed=0)
     clip_b = build_tiny_clip(tmp_path / "clip-b", seed=1, projection=24)

@@ -10,8 +10,8 @@ import json
 
 import numpy as np
 import pytest
+from model_builders import build_tiny_clip, build_tiny_vlm
 from PIL import Image, ImageDraw, ImageFont
-from test_models_builders import build_tiny_clip, build_tiny_vlm
 
 from mmrag_desktop.engine.errors import Cancelled
 from mmrag_desktop.engine.figures.similar import duplicate_groups

@@ -9,7 +9,7 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 pytest.importorskip("PySide6")
 
-from test_models_builders import build_tiny_clip  # noqa: E402
+from model_builders import build_tiny_clip  # noqa: E402
 
 from mmrag_desktop.engine.models.registry import ROLES  # noqa: E402
 from mmrag_desktop.engine.settings import Settings, config_dir  # noqa: E402

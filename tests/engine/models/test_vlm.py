@@ -8,8 +8,8 @@ import subprocess
 import sys
 
 import pytest
+from model_builders import build_tiny_llama_gguf, build_tiny_mmproj, build_tiny_vlm
 from PIL import Image
-from test_models_builders import build_tiny_llama_gguf, build_tiny_mmproj, build_tiny_vlm
 
 from mmrag_desktop.engine.errors import ModelError
 from mmrag_desktop.engine.models import caption_schema as cs

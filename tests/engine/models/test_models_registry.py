@@ -85,7 +85,7 @@ def test_user_models_folder_is_searched(tmp_path):
 
 
 def test_wrong_file_types_give_plain_messages(tmp_path):
-    from test_models_builders import build_tiny_llama_gguf, build_tiny_mmproj
+    from model_builders import build_tiny_llama_gguf, build_tiny_mmproj
 
     model = build_tiny_llama_gguf(tmp_path / "m.gguf")
     proj = build_tiny_mmproj(tmp_path / "mmproj-m.gguf")
@@ -102,7 +102,7 @@ def test_wrong_file_types_give_plain_messages(tmp_path):
 
 
 def test_vlm_choice_with_projector_key(tmp_path):
-    from test_models_builders import build_tiny_vlm
+    from model_builders import build_tiny_vlm
 
     model, proj = build_tiny_vlm(tmp_path / "pair")
     other = tmp_path / "elsewhere.gguf"
