@@ -353,14 +353,15 @@ class FigureEnricher:
         image_index = None
         if vector is not None:  # None while clip_id is a new model waiting to cover the library
             image_index = self.models.image.index_for(clip_id, int(vector.shape[0]),
-                                                getattr(enrichers.image_embedder, "path", None))
+                                                      getattr(enrichers.image_embedder, "path", None))
+        text_model = self.models.embedder.model_id  # read outside the transaction: models, then store
         with self.figures.db.transaction():
             if not self.figures.exists(w.chunk_id):
                 return
             if changed:
                 self.chunks.update_text(w.chunk_id, text, json.dumps(lines), json.dumps(meta))
                 # vectors of another model (a re-embed in progress) are stale now: recomputed later
-                self.vectors.replace_chunk_text(w.chunk_id, self.models.embedder.model_id, new_vec, new_segs)
+                self.vectors.replace_chunk_text(w.chunk_id, text_model, new_vec, new_segs)
             if caption is not None:
                 data = dict(caption, components=[dict(cp, bbox_page=cl["b"]) for cp, cl in
                                                  zip(caption["components"], meta["vlm"]["component_lines"], strict=True)])

@@ -31,7 +31,8 @@ class ActiveModels:
         self.settings = settings
         self.vectors = vectors
         self.state = state
-        self.lock: threading.RLock = vectors.db.lock
+        # guards the model state; taken before any store call, never inside a store transaction
+        self.lock = threading.RLock()
         self.image = ActiveImageModel(settings, vectors, figures, state, self.lock)
         self._embedder = embedder
         self._pending = None  # the newly chosen text embedder while re-embedding
