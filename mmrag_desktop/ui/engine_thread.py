@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QObject, QThread, QTimer, Signal
 
 from ..engine.errors import Cancelled, EngineError
 from ..engine.jobs import CancelToken
@@ -87,11 +87,11 @@ def freeze_gc() -> None:
 
 def default_library_factory(folder: Path, settings=None):
     """Open the engine's Library with the window's settings (imported here so the window starts
-    without it); without settings, the saved ones."""
+    without it); without settings, the saved ones. Read-only when another program writes to it."""
     from ..engine.library import Library
     from ..engine.settings import Settings
 
-    return Library.open(folder, settings if settings is not None else Settings.load())
+    return Library.open(folder, settings if settings is not None else Settings.load(), access="auto")
 
 
 class EngineThread(QThread):
@@ -116,18 +116,28 @@ class EngineThread(QThread):
 
     # ---- GUI-thread API -----------------------------------------------------------
     def submit(self, name: str, fn: JobFn, *, interactive: bool = False, coalesce: bool = True) -> EngineJob:
-        """Queue `fn(library, cancel_token)`; returns its EngineJob (connect before the loop runs).
+        """Queue `fn(library, cancel_token)`; returns its EngineJob.
 
-        Interactive jobs (search, answer) jump ahead of and interleave with background ones.
+        Interactive jobs (search, answer) jump ahead of and interleave with background ones. The job
+        reaches the engine thread when the GUI thread's event loop next runs, so the caller's
+        connections are in place even for a job that fails at once (a signal emitted before a
+        connection is made is lost).
         """
         job = EngineJob(name, fn, interactive, coalesce)
+        QTimer.singleShot(0, job, lambda: self._enqueue(job))
+        return job
+
+    def _enqueue(self, job: EngineJob) -> None:
         with self._wake:
-            if interactive:
+            if self._stopping:
+                job.state = "cancelled"
+            elif job.interactive:
                 self._interactive.append(job)
             else:
                 self._background.put(job)
             self._wake.notify_all()
-        return job
+        if job.state == "cancelled":
+            job.cancelled.emit()
 
     def pending(self) -> list[EngineJob]:
         """Jobs queued or running (for "quit while busy?" prompts)."""

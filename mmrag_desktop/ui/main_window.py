@@ -228,7 +228,11 @@ class MainWindow(QMainWindow):
         self.engine = None
         self.ingest_jobs, self.answer_job, self.enrich_job = [], None, None
 
-    def _on_opened(self, _lib) -> None:
+    def _on_opened(self, lib) -> None:
+        reason = getattr(lib, "read_only_reason", None)
+        if reason:
+            self.banner.notify(f"Read-only: {reason}. Adding or removing documents works again once the "
+                               "other program closes the library (reopen it then).", level="info")
         self.set_status("Loading models…")
         self.refresh_documents(ready=True)
         job = self.engine.submit("warm-up", _warm_up)

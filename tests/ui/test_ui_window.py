@@ -410,3 +410,28 @@ def test_image_model_change_switches_image_search_after_figure_work(qtbot, manua
     assert rows() == {"clip-b"} and lib.store.state.get("image_model") == "clip-b"
     assert "Image search now uses clip-b instead of clip-a" in w.status_label.text()
     w.close()
+
+
+def test_a_library_another_program_writes_to_opens_read_only(qtbot, manuals, lib_dir, embedder):
+    """The CLI (here: a Library in this process) holds the library: the window opens it read-only,
+    says so, lists and searches it, and refuses to add with the holder named."""
+    from mmrag_desktop.engine.library import Library
+
+    holder = Library.open(lib_dir, embedder=embedder)
+    try:
+        list(holder.add([manuals / "px200.pdf"]))
+        w = open_window(qtbot, lib_dir)
+        assert w.banner.isVisible() and "Read-only" in w.banner.label.text()
+        assert "in use by" in w.banner.label.text()
+        assert [r.name for r in w.library_model.rows] == ["px200.pdf"]
+        with qtbot.waitSignal(w.answerFinished, timeout=120000):
+            w.ask(QUESTION, "answer")
+        assert w.answer_pane.turns[-1]["question"] == QUESTION
+        w.add_paths([manuals / "px200.pdf"])
+        with qtbot.waitSignal(w.documentsRefreshed, timeout=60000):
+            qtbot.waitUntil(lambda: not w.ingest_jobs, timeout=60000)
+        assert "in use by" in w.banner.label.text() and "can be searched here but not changed" in w.banner.label.text()
+        assert [(r.name, r.status) for r in w.library_model.rows] == [("px200.pdf", "ready")], "nothing changed"
+        w.close()
+    finally:
+        holder.close()
