@@ -203,7 +203,10 @@ def _report(events, bar: ProgressBar) -> int:
             failed += ev.stage == "failed"
             if bar.enabled or ev.stage == "failed":
                 bar.line(f"{labels[ev.stage]}{ev.doc}: {ev.message}")
-        elif ev.stage in ("finished", "index") or ev.extra.get("errors"):
+        elif ev.extra.get("errors"):  # a figure whose enrichment failed (the job goes on)
+            failed += 1
+            bar.line(f"FAILED  {ev.doc}: {ev.message}")
+        elif ev.stage in ("finished", "index"):
             if bar.enabled:
                 bar.line(ev.message)
         else:
@@ -237,7 +240,7 @@ def cmd_add(args) -> int:
 
 
 def cmd_enrich(args) -> int:
-    return _run_job(args, lambda lib, bar: _report(lib.enrich(), bar) and 0,
+    return _run_job(args, lambda lib, bar: _report(lib.enrich(), bar),
                     "finished work is kept; run enrich again to resume")
 
 
@@ -300,6 +303,7 @@ def _search_batch(args, lib, filters: dict) -> int:
     if errors:
         print(f"mmrag: {errors} quer{'y' if errors == 1 else 'ies'} failed (see \"error\" in the output)",
               file=sys.stderr)
+        return EXIT_FILES_FAILED
     return 0
 
 

@@ -107,3 +107,14 @@ def test_non_ascii_keywords_are_searched_whole(tmp_path, library):
     assert library.store.chunks.keyword_ids(plan_query("Überlastschutz").fts, 5, Filters()), "found by keyword"
     assert library.search("Überlastschutz", k=1)[0].page == 1
     assert library.search("压力传感器", k=1)[0].page == 1
+
+
+def test_a_missing_file_added_again_keeps_its_indexed_version(tmp_path, library):
+    path = write_pdf(tmp_path / "pump.pdf", GOOD)
+    list(library.add([path]))
+    path.unlink()
+    events = [ev for ev in library.add([path]) if ev.stage == "failed"]
+    assert len(events) == 1 and "file not found" in events[0].message and "indexed version is kept" in events[0].message
+    doc = library.document("pump.pdf")
+    assert doc.status == "ready" and "indexed version is kept" in doc.error
+    assert library.search("coolant pump litres per minute", k=1)[0].doc == "pump.pdf"

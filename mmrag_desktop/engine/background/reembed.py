@@ -38,7 +38,7 @@ def reembed_events(chunks: Chunks, vectors: Vectors, models: ActiveModels, cance
         return
     model = target.model_id
     total = chunks.count()
-    done = total - len(chunks.without_vector(model, total + 1))
+    done = total - chunks.count_without_vector(model)
     t0 = time.monotonic()
     start_done = done
     yield Progress("reembed", done=done, total=total, unit="chunks", message=f"re-embedding with {model}")

@@ -158,15 +158,17 @@ class Ingester:
             if stat.st_size > MAX_FILE_BYTES:
                 raise CorruptDocumentError(str(path), f"file too large ({stat.st_size / 1e9:.1f} GB; limit 2 GB)")
             sha = sha256_file(path, cancel)
-        except DocumentError as e:
+        except (DocumentError, OSError) as e:
+            reason = e.reason if isinstance(e, DocumentError) else f"cannot read the file ({e.strerror or e})"
+            known = self.documents.by_path(path)
+            if known and known["status"] == "ready":  # indexed before: keep it, say what is wrong now
+                reason += "; the indexed version is kept"
+                self.documents.set_error(known["id"], reason)
+                yield Progress("failed", doc_id=known["id"], message=reason, **base)
+                return
             doc_id = self.documents.register(path, "", 0, 0.0, "unknown")
-            self.documents.set_failed(doc_id, e.reason)
-            yield Progress("failed", doc_id=doc_id, message=e.reason, **base)
-            return
-        except OSError as e:
-            doc_id = self.documents.register(path, "", 0, 0.0, "unknown")
-            self.documents.set_failed(doc_id, f"cannot read the file ({e.strerror or e})")
-            yield Progress("failed", doc_id=doc_id, message=f"cannot read the file ({e.strerror or e})", **base)
+            self.documents.set_failed(doc_id, reason)
+            yield Progress("failed", doc_id=doc_id, message=reason, **base)
             return
 
         existing = self.documents.by_path(path)

@@ -142,6 +142,11 @@ class Chunks:
         """(text, section, lines JSON, meta JSON) of a chunk, or None when it is gone."""
         return self.db.one("SELECT text, section, lines, meta FROM chunks WHERE id = ?", (chunk_id,))
 
+    def count_without_vector(self, model: str) -> int:
+        """How many chunks have no text vector of `model`."""
+        return self.db.one("SELECT COUNT(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM vectors v "
+                           "WHERE v.chunk_id = c.id AND v.space = 'text' AND v.model = ?)", (model,))[0]
+
     def without_vector(self, model: str, limit: int) -> list[tuple]:
         """(id, text, section, meta) of chunks with no text vector of `model`, by id."""
         return self.db.all(
