@@ -93,7 +93,10 @@ def main(argv: list[str] | None = None) -> int:
 
     multiprocessing.freeze_support()  # the ingest worker is a spawned child, also in a frozen build
     args = parse_args(argv)
-    os.environ.setdefault("OMP_WAIT_POLICY", "passive")  # llama.cpp thread trap (ENVIRONMENT.md)
+    os.environ.setdefault("OMP_WAIT_POLICY", "passive")  # llama.cpp thread trap
+    # nothing is ever downloaded: Hugging Face libraries read these once, when first imported
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     if args.self_test:
         from .ui.self_test import run_self_test
 
