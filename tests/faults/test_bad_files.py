@@ -118,3 +118,33 @@ def test_a_missing_file_added_again_keeps_its_indexed_version(tmp_path, library)
     doc = library.document("pump.pdf")
     assert doc.status == "ready" and "indexed version is kept" in doc.error
     assert library.search("coolant pump litres per minute", k=1)[0].doc == "pump.pdf"
+
+
+def test_image_links_are_read_only_inside_the_documents_folder(tmp_path):
+    """Markdown and Docling image links may not reach the rest of the disk (issue 17, fault 7)."""
+    from PIL import Image
+
+    from mmrag_desktop.engine.parse.docling import open_docling
+    from mmrag_desktop.engine.parse.markdown import open_markdown
+
+    secret = tmp_path / "secret.png"
+    Image.new("RGB", (40, 30), (200, 0, 0)).save(secret)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    Image.new("RGB", (40, 30), (0, 0, 200)).save(docs / "inside.png")
+    (docs / "link.png").symlink_to(secret)
+    md = docs / "manual.md"
+    md.write_text("# Manual\n\n![inside](inside.png)\n\n![up](../secret.png)\n\n"
+                  f"![absolute]({secret})\n\n![url](file://{secret})\n\n![symlink](link.png)\n")
+    doc = open_markdown(md)
+    page = next(doc.pages())
+    loaded = [b.figure.image_png is not None for b in page.blocks if b.kind == "figure"]
+    assert loaded == [True, False, False, False, False]
+    assert sum("outside the document's folder" in w for w in doc.warnings) == 4
+    data = json.loads(FIXTURE.read_text())
+    data["pictures"][0]["image"] = {"uri": f"file://{secret}"}
+    (docs / "d.docling.json").write_text(json.dumps(data))
+    dl = open_docling(docs / "d.docling.json")
+    figures = [b for p in dl.pages() for b in p.blocks if b.kind == "figure"]
+    assert figures and all(b.figure.image_png is None for b in figures)
+    assert any("outside the document's folder" in w for w in dl.warnings)

@@ -332,6 +332,7 @@ class _Builder:
     def picture_png(self, node: dict, ref: str) -> bytes | None:
         """The picture's embedded image (data URI or a file next to the JSON) as PNG, or None."""
         from .image import load_image, load_image_bytes
+        from .links import inside_folder
 
         uri = str(((node.get("image") or {}).get("uri")) or "")
         if not uri:
@@ -345,7 +346,10 @@ class _Builder:
             parts = urllib.parse.urlsplit(uri)
             if parts.scheme and len(parts.scheme) > 1 and parts.scheme != "file":
                 return None
-            target = (self.path.parent / urllib.parse.unquote(parts.path)).resolve()
+            target = inside_folder(self.path.parent, urllib.parse.unquote(parts.path))
+            if target is None:
+                self._warn(f"{ref}: image outside the document's folder not read ({uri[:120]})")
+                return None
             return load_image(target).png if target.is_file() else None
         except (ValueError, CorruptDocumentError) as e:
             self._warn(f"{ref}: embedded image not loaded ({e})")

@@ -136,6 +136,7 @@ class MarkdownDocument:
 
     def _load_figure_image(self, ref: ImageRef, cache: dict[str, Any]):
         from .image import load_image, load_image_bytes
+        from .links import inside_folder
 
         src = ref.src
         if not src:
@@ -158,7 +159,10 @@ class MarkdownDocument:
         rel = urllib.parse.unquote(
             urllib.parse.urlsplit(src).path if scheme == "file" else src.split("#")[0].split("?")[0]
         )
-        target = (self.path.parent / rel).resolve()
+        target = inside_folder(self.path.parent, rel)
+        if target is None:
+            self._warn(f"line {ref.line_no}: image outside the document's folder not read ({rel})")
+            return None
         key = str(target)
         if key in cache:
             return cache[key]
