@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QThread, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QThread, QTimer, Signal
 
 from ..engine.errors import Cancelled, EngineError
 from ..engine.jobs import CancelToken
@@ -124,7 +124,11 @@ class EngineThread(QThread):
         connection is made is lost).
         """
         job = EngineJob(name, fn, interactive, coalesce)
-        QTimer.singleShot(0, job, lambda: self._enqueue(job))
+        app = QCoreApplication.instance()
+        if app is not None and QThread.currentThread() is app.thread():
+            QTimer.singleShot(0, job, lambda: self._enqueue(job))
+        else:  # submitted from a worker (no event loop to wait for): at once
+            self._enqueue(job)
         return job
 
     def _enqueue(self, job: EngineJob) -> None:
