@@ -52,6 +52,9 @@ class PageRenderer:
     on a thread pool, emitting `signals.rendered(key, image)` when done.
     """
 
+    MAX_PIXELS = 40_000_000  # one rendered page at most (a poster zoomed in is drawn less sharp, not 4 GB)
+    MAX_CACHE_BYTES = 512 * 1024**2
+
     def __init__(self, max_images: int = 24, max_docs: int = 6) -> None:
         self._lock = threading.RLock()
         self._docs: OrderedDict[str, object] = OrderedDict()
@@ -121,15 +124,17 @@ class PageRenderer:
                 return img
             self.geometry(path, page)
             p = self._doc(path)[page - 1]
+            scale = min(zoom * dpr, 0.999 * (self.MAX_PIXELS / max(p.rect.width * p.rect.height, 1.0)) ** 0.5)
             try:
-                pix = p.get_pixmap(matrix=pymupdf.Matrix(zoom * dpr, zoom * dpr), alpha=False)
+                pix = p.get_pixmap(matrix=pymupdf.Matrix(scale, scale), alpha=False)
             except Exception as e:
                 raise PageRenderError(f"{Path(path).name} page {page}: cannot be rendered ({e})") from e
             fmt = QImage.Format.Format_RGB888 if pix.n == 3 else QImage.Format.Format_Grayscale8
             img = QImage(pix.samples, pix.width, pix.height, pix.stride, fmt).copy()
-            img.setDevicePixelRatio(dpr)
+            img.setDevicePixelRatio(scale / zoom)  # = dpr unless capped: the page keeps its size on screen
             self._images[key] = img
-            while len(self._images) > self._max_images:
+            while len(self._images) > 1 and (len(self._images) > self._max_images or sum(
+                    i.sizeInBytes() for i in self._images.values()) > self.MAX_CACHE_BYTES):
                 self._images.popitem(last=False)
             return img
 

@@ -30,6 +30,10 @@ def crafted_docling(folder: Path) -> dict[str, str]:
                                "non-numeric charspan"),
         "bbox_string.json": (lambda d: d["texts"][1]["prov"][0]["bbox"].__setitem__("l", "left"), "a string coordinate"),
         "pages_list.json": (lambda d: d.__setitem__("pages", [1, 2, 3]), "pages as a list"),
+        "billion_rows.json": (lambda d: d["tables"][0]["data"].__setitem__("num_rows", 10**9),
+                              "num_rows: 1,000,000,000 (the cells span 3 rows)"),
+        "billion_row_cell.json": (lambda d: d["tables"][0]["data"]["table_cells"][0].__setitem__(
+            "start_row_offset_idx", 10**9), "a cell in row 1,000,000,000"),
     }
     out = {}
     for name, (change, what) in variants.items():
@@ -63,6 +67,8 @@ def test_crafted_docling_files_fail_one_by_one_and_the_batch_goes_on(tmp_path, l
         assert message and "\n" not in message and len(message) < 400, (name, message)
         assert "Traceback" not in message
     assert sum(s == "failed" for s, _ in results.values()) >= 3, results
+    assert results["billion_rows.json"][0] == "done"  # the grid is what the cells span
+    assert results["billion_row_cell.json"][0] == "failed" and "limit" in results["billion_row_cell.json"][1]
     assert library.search("coolant pump litres per minute", k=1)[0].doc == "a_good.pdf"
     assert {d.name: d.status for d in library.documents()}["z_good.docling.json"] == "ready"
 
@@ -148,3 +154,45 @@ def test_image_links_are_read_only_inside_the_documents_folder(tmp_path):
     figures = [b for p in dl.pages() for b in p.blocks if b.kind == "figure"]
     assert figures and all(b.figure.image_png is None for b in figures)
     assert any("outside the document's folder" in w for w in dl.warnings)
+
+
+def test_memory_bombs_are_capped(tmp_path):
+    """A poster-sized scanned page is read for OCR at a bounded size, and a table claiming a
+    billion rows builds none of them (issue 17, fault 4)."""
+    import pymupdf
+
+    from mmrag_desktop.engine.parse import open_document
+    from mmrag_desktop.engine.parse.pdf import OCR_MAX_PIXELS
+
+    class SizeSpy:
+        """Stands in for the OCR engine (a real one would spend minutes on 25 MP): records the
+        image it is given and finds nothing."""
+        sizes: list = []
+
+        def read(self, image):
+            self.sizes.append(image.size)
+            return []
+
+    path = tmp_path / "poster.pdf"
+    doc = pymupdf.open()
+    page = doc.new_page(width=10000, height=10000)  # 139 inches square: 200 dpi would be 772 MP
+    page.insert_image(page.rect, stream=_png(300, 300))
+    doc.save(str(path))
+    doc.close()
+    spy = SizeSpy()
+    parsed = open_document(path, ocr=spy)
+    try:
+        list(parsed.pages())
+    finally:
+        parsed.close()
+    assert spy.sizes and all(w * h <= OCR_MAX_PIXELS * 1.01 for w, h in spy.sizes), spy.sizes
+
+
+def _png(w: int, h: int) -> bytes:
+    from io import BytesIO
+
+    from PIL import Image
+
+    buf = BytesIO()
+    Image.new("RGB", (w, h), (240, 240, 240)).save(buf, format="PNG")
+    return buf.getvalue()

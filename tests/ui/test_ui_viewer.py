@@ -195,3 +195,24 @@ def test_geometry_from_page_matches_pymupdf(pdf):
             g = PageGeometry.from_page(page)
             r = pymupdf.Rect(100, 170, 200, 210) * page.rotation_matrix
             assert g.to_display((100, 170, 200, 210)) == pytest.approx(tuple(r), abs=1e-4)
+
+
+def test_a_poster_page_is_drawn_at_bounded_size_and_the_cache_has_a_byte_budget(tmp_path):
+    """A 139-inch page at 100% would be a ~200 MP image: it is drawn less sharp at its on-screen
+    size, and the cache never holds more than its byte budget (issue 17, fault 4)."""
+    import pymupdf
+
+    path = tmp_path / "poster.pdf"
+    doc = pymupdf.open()
+    for _ in range(3):
+        page = doc.new_page(width=10000, height=10000)
+        page.insert_text((100, 100), "Poster", fontsize=200)
+    doc.save(str(path))
+    doc.close()
+    r = PageRenderer()
+    img = r.render(str(path), 1, 1.0, 1.0)
+    assert img.width() * img.height() <= PageRenderer.MAX_PIXELS
+    assert abs(img.width() / img.devicePixelRatio() - 10000) < 2, "same size on screen"
+    for page in (1, 2, 3):
+        r.render(str(path), page, 2.0, 1.0)
+    assert sum(i.sizeInBytes() for i in r._images.values()) <= PageRenderer.MAX_CACHE_BYTES  # noqa: SLF001

@@ -35,6 +35,9 @@ from typing import Any
 from ..elements import BBox, Block, Figure, Line, PageContent, Table, TableCell, union_bbox
 from ..errors import CorruptDocumentError
 
+MAX_JSON_BYTES = 300 * 10**6  # json.loads needs ~10x the file in memory
+MAX_TABLE_ROWS = 100_000
+MAX_TABLE_COLS = 1_000
 log = logging.getLogger(__name__)
 
 NO_BOX: BBox = (0.0, 0.0, 0.0, 0.0)
@@ -281,8 +284,12 @@ class _Builder:
             cell_box = self.box(c.get("bbox"), page_no) or box or NO_BOX
             cells.append(TableCell(row=row, col=col, text=str(c.get("text") or "").strip(), bbox=cell_box))
             headers.setdefault(row, []).append(bool(c.get("column_header")))
-        n_rows = max(int(data.get("num_rows") or 0), max((c.row + 1 for c in cells), default=0))
-        n_cols = max(int(data.get("num_cols") or 0), max((c.col + 1 for c in cells), default=0))
+        # the grid is what the cells span (a declared num_rows of a billion must not build a billion rows)
+        n_rows = max((c.row + 1 for c in cells), default=0)
+        n_cols = max((c.col + 1 for c in cells), default=0)
+        if min((min(c.row, c.col) for c in cells), default=0) < 0 or n_rows > MAX_TABLE_ROWS or n_cols > MAX_TABLE_COLS:
+            raise CorruptDocumentError(str(self.path), f"{ref}: a table of {n_rows} x {n_cols} cells (or a negative "
+                                       f"index) is not a table this app reads (limit {MAX_TABLE_ROWS:,} x {MAX_TABLE_COLS:,})")
         header_rows = 0
         while header_rows in headers and all(headers[header_rows]):
             header_rows += 1
@@ -442,6 +449,10 @@ def open_docling(path: Path) -> DoclingDocument:
     """
     path = Path(path)
     try:
+        size = path.stat().st_size
+        if size > MAX_JSON_BYTES:
+            raise CorruptDocumentError(str(path), f"the Docling JSON file is {size / 1e6:.0f} MB; files over "
+                                                  f"{MAX_JSON_BYTES // 10**6} MB are not read")
         data = json.loads(path.read_bytes().decode("utf-8-sig"))
     except OSError as e:
         raise CorruptDocumentError(str(path), f"cannot read the file ({e.strerror or e})") from e

@@ -39,6 +39,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+MAX_MARKDOWN_BYTES = 100 * 10**6  # a book is a few MB; parsing keeps several copies in memory
 _CAPTION_RE = re.compile(
     r"^(?:fig(?:ure)?\.?|abb\.|abbildung|plate|illustration)\s*(?:\d+(?:[.\-–]\d+)*[a-z]?|[ivxlc]+\b)\s*[:.\-–—)]?",
     re.IGNORECASE,
@@ -218,6 +219,10 @@ def open_markdown(path: Path, *, ocr: Any | None = None) -> MarkdownDocument:
     """
     path = Path(path)
     try:
+        size = path.stat().st_size
+        if size > MAX_MARKDOWN_BYTES:
+            raise CorruptDocumentError(str(path), f"the Markdown file is {size / 1e6:.0f} MB; files over "
+                                                  f"{MAX_MARKDOWN_BYTES // 10**6} MB are not read (split it)")
         data = path.read_bytes()
     except OSError as e:
         raise CorruptDocumentError(str(path), f"cannot read the file ({e.strerror or e})") from e

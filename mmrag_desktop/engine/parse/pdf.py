@@ -45,6 +45,7 @@ from .pdf_tables import (
 WINDOW = 2  # neighbouring pages on each side compared for running headers/footers
 SAMPLE_PAGES = 12  # pages sampled for the body font size
 OCR_DPI = 200
+OCR_MAX_PIXELS = 25_000_000  # a poster-sized scanned page is read at lower resolution, not rendered at 200 dpi
 SCANNED_IMAGE_COVERAGE = 0.5
 
 T = TypeVar("T")
@@ -331,7 +332,7 @@ class PdfDocument:
         from PIL import Image
 
         assert self.ocr is not None
-        zoom = OCR_DPI / 72.0
+        zoom = min(OCR_DPI / 72.0, (OCR_MAX_PIXELS / max(width * height, 1.0)) ** 0.5)
         pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
         img = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
         sx, sy = width / pix.width, height / pix.height
