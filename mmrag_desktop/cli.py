@@ -94,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     ri = sub.add_parser("reindex", help="re-ingest every document and rebuild the indices")
     ri.set_defaults(func=cmd_reindex)
 
+    co = sub.add_parser("compact", help="reclaim space: indices with many deleted entries, unused crops and files")
+    co.set_defaults(func=cmd_compact)
+
     for module in ("cli_ask", "cli_models"):
         _register_optional(module, sub)
     return p
@@ -358,6 +361,17 @@ def cmd_remove(args) -> int:
 def cmd_reindex(args) -> int:
     return _run_job(args, lambda lib, bar: _report(lib.reindex(), bar),
                     "documents finished so far are kept; run reindex again")
+
+
+def cmd_compact(args) -> int:
+    lib = open_library(args)
+    try:
+        done = lib.compact()
+    finally:
+        lib.close()
+    if not args.quiet:
+        print("\n".join(done) if done else "nothing to compact")
+    return 0
 
 
 class ProgressBar:

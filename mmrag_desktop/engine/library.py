@@ -347,6 +347,30 @@ class Library:
         n = len(idx)
         yield Progress("index", done=n, total=n, unit="vectors", message=f"text index rebuilt in {time.monotonic() - t0:.1f} s")
 
+    def compact(self) -> list[str]:
+        """Reclaim space: rebuild indices that carry many deleted entries, delete index files no
+        manifest names, figure crops no figure names (documents removed or re-indexed) and
+        unfinished temporary files. Returns what was done, in words (empty: nothing to do)."""
+        self._check_writable()
+        self.models.text_index()  # the text index is held (and caught up) before it is judged
+        if self.store.vectors.has_any("image"):
+            self.models.image.embedder()
+        done = self.store.vectors.compact_indices()
+        cache = self.cache_dir / "figures"
+        keep = {str(self.cache_dir / rel) for rel in self.store.figures.crops()}
+        stale = [f for f in cache.rglob("*") if f.is_file() and (str(f) not in keep or f.suffix == ".tmp")] \
+            if cache.is_dir() else []
+        freed = 0
+        for f in stale:
+            freed += f.stat().st_size
+            f.unlink()
+        for d in sorted((d for d in cache.rglob("*") if d.is_dir()), reverse=True) if cache.is_dir() else []:
+            if not any(d.iterdir()):
+                d.rmdir()
+        if stale:
+            done.append(f"{len(stale)} unused figure crop file(s) deleted ({freed / 1e6:.1f} MB)")
+        return done
+
     # ---- search -------------------------------------------------------------------------
     def search(self, query: str, k: int = 10, *, docs: list[int | str] | None = None,
                pages: tuple[int, int] | None = None, kinds: list[str] | None = None) -> list[Hit]:

@@ -196,3 +196,26 @@ def _png(w: int, h: int) -> bytes:
     buf = BytesIO()
     Image.new("RGB", (w, h), (240, 240, 240)).save(buf, format="PNG")
     return buf.getvalue()
+
+
+def test_compact_reclaims_deleted_entries_and_unused_files(tmp_path, library):
+    from mmrag_desktop import cli
+
+    docs = [write_pdf(tmp_path / f"d{i}.pdf", [[(72, 100 + 20 * j, f"Part {i}.{j}: valve V{i}{j} opens at {j} bar.")
+                                               for j in range(12)]] * 3) for i in range(4)]
+    list(library.add(docs))
+    for d in docs[:3]:
+        library.remove(d.name)
+    stray = library.cache_dir / "figures" / "999" / "1.png"
+    stray.parent.mkdir(parents=True)
+    stray.write_bytes(b"\x89PNG leftover of a removed document")
+    (library.folder / "index" / "text.0123456789ab.hnsw").write_bytes(b"an unfinished save")
+    assert library.text_index().dead > 0
+    done = library.compact()
+    assert any("rebuilt" in d for d in done) and any("crop" in d for d in done)
+    assert library.text_index().dead == 0 and not stray.exists() and not stray.parent.exists()
+    assert not (library.folder / "index" / "text.0123456789ab.hnsw").exists()
+    assert library.search("at what pressure does valve V35 open", k=1)[0].doc == "d3.pdf"
+    assert library.compact() == []  # nothing left to do
+    library.close()
+    assert cli.run(["--library", str(library.folder), "compact"]) == 0

@@ -37,6 +37,10 @@ class Figures:
         return self.db.all("SELECT chunk_id, doc_id, page, bbox, phash FROM figures WHERE phash IS NOT NULL "
                            "ORDER BY chunk_id")
 
+    def crops(self) -> set[str]:
+        """Every crop path (relative to cache/) a figure row names."""
+        return {r[0] for r in self.db.all("SELECT crop FROM figures WHERE crop IS NOT NULL")}
+
     def image_coverage(self, model: str) -> tuple[int, int]:
         """(figures with an image vector of `model`, figures that should have one: those of ready
         documents with a crop)."""

@@ -92,6 +92,16 @@ class VectorIndex:
     def __len__(self) -> int:
         return len(self._live)
 
+    @property
+    def dead(self) -> int:
+        """Labels marked deleted that still take room in the index (a rebuild reclaims them)."""
+        return (self._index.element_count - len(self._live)) if self._index is not None else 0
+
+    def remove_leftovers(self) -> None:
+        """Delete files of other generations and unfinished saves (safe for the writer to call)."""
+        if not self.read_only and self._generation:
+            self._remove_other_generations(self._generation)
+
     # ---- lifecycle ----------------------------------------------------------------------
     def open(self, conn: sqlite3.Connection) -> None:
         """Load the index named by the manifest if it matches, then reconcile with SQLite."""

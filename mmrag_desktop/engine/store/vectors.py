@@ -86,6 +86,19 @@ class Vectors:
             for idx in self._indices.values():
                 idx.save(self.db.conn)
 
+    def compact_indices(self, dead_share: float = 0.2) -> list[str]:
+        """Rebuild every held index whose deleted labels exceed `dead_share` of its elements, and
+        delete index files no manifest names. Returns what was done, in words."""
+        done = []
+        with self.db.lock:
+            for space, idx in list(self._indices.items()):
+                dead, live = idx.dead, len(idx)
+                if dead and dead > dead_share * (dead + live):
+                    self.rebuild_index(space, idx.model, idx.dim, reason="compacted")
+                    done.append(f"{space} index rebuilt without its {dead} deleted entries")
+                self._indices[space].remove_leftovers()
+        return done
+
     def reconcile_indices(self) -> None:
         """Bring every held index in line with SQLite (after another process wrote)."""
         with self.db.lock:
