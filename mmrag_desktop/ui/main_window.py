@@ -200,6 +200,7 @@ class MainWindow(QMainWindow):
                                                "where it stopped")
         t.addAction(self.pause_figures_action)
         t.addAction(QAction("Clear &conversation", self, triggered=self.clear_conversation))
+        t.addAction(QAction("Com&pact library", self, triggered=self.compact_library))
         h = self.menuBar().addMenu("&Help")
         h.addAction(QAction("&About", self, triggered=self._about))
 
@@ -227,6 +228,22 @@ class MainWindow(QMainWindow):
             log.error("engine thread did not stop within 60 s")
         self.engine = None
         self.ingest_jobs, self.answer_job, self.enrich_job = [], None, None
+
+    def compact_library(self) -> EngineJob | None:
+        """Reclaim space in the background (Library.compact); the banner says what was done."""
+        job = self.submit("compact", lambda lib, _t: lib.compact())
+        if job is None:
+            return None
+        self.set_status("Compacting the library…")
+
+        def done(what) -> None:
+            self.set_status("Ready")
+            self.banner.notify("Compacted: " + "; ".join(what) if what else "The library had nothing to compact.",
+                               level="info", timeout_ms=8000)
+
+        job.finished.connect(done)
+        job.failed.connect(lambda e: (self.set_status("Ready"), self._job_failed(job)(e)))
+        return job
 
     def _on_opened(self, lib) -> None:
         reason = getattr(lib, "read_only_reason", None)

@@ -435,3 +435,14 @@ def test_a_library_another_program_writes_to_opens_read_only(qtbot, manuals, lib
         w.close()
     finally:
         holder.close()
+
+
+def test_tools_compact_library_reports_in_the_banner(qtbot, manuals, lib_dir):
+    w = open_window(qtbot, lib_dir)
+    drop_files(w, [manuals / "px200.pdf"])
+    qtbot.waitUntil(lambda: ingest_done(w), timeout=180000)
+    job = w.compact_library()
+    qtbot.waitUntil(lambda: job.state == "done", timeout=60000)
+    qtbot.waitUntil(lambda: "compact" in w.banner.label.text().lower(), timeout=10000)
+    assert w.status_label.text() == "Ready"
+    w.close()
