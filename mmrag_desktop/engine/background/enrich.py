@@ -265,7 +265,9 @@ class FigureEnricher:
                     errors.append(f"crop: {e}")
         if image is None:
             if "crop" not in w.steps and not errors:
-                errors.append("no crop of this figure is stored and its source cannot be rendered")
+                # a figure whose image never existed (a Markdown/Docling link that was missing or
+                # refused at ingest, where the reason was given): found by its caption, nothing to do
+                log.info("%s: figure %s has no image to enrich", w.doc_name, w.chunk_id)
             self.figures.update(w.chunk_id, ocr_done=1 if "ocr" in w.steps else None)
             return errors
         additions: dict = {}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..elements import BBox, Block, Figure, Line, PageContent, union_bbox
 from ..sentence_split import sentence_spans
@@ -106,7 +106,7 @@ class Chunker:
     # ---- public API ---------------------------------------------------------------------
     def add_page(self, page: PageContent) -> list[ChunkDraft]:
         """Consume one page; return the chunks completed so far (figure chunks come in `finish`)."""
-        blocks = page.blocks
+        blocks = [_with_short_lines(b) for b in page.blocks]
         captions = {b.caption_of: b for b in blocks if b.kind == "caption" and b.caption_of is not None}
         # one tokenizer call per page for every text line
         text_lines = [ln for b in blocks if b.kind not in ("table", "figure", "caption") for ln in b.lines]
@@ -363,6 +363,27 @@ def _assemble(parts: list[tuple[str, list[ChunkLine], bool]]) -> tuple[str, list
         if is_segment:
             segments.append((a, b))
     return text, lines, segments or [(0, len(text))]
+
+
+MAX_LINE_CHARS = 1000  # a chunk stores the lines it touches: a 1 MB "line" would be stored by each of them
+
+
+def _with_short_lines(block: Block) -> Block:
+    """The block with every text line longer than MAX_LINE_CHARS cut at spaces into pieces with the
+    same box (a Markdown paragraph is one source "line"; a hostile one is megabytes long)."""
+    if block.kind in ("table", "figure") or all(len(ln.text) <= MAX_LINE_CHARS for ln in block.lines):
+        return block
+    lines = []
+    for ln in block.lines:
+        text = ln.text
+        while len(text) > MAX_LINE_CHARS:
+            cut = text.rfind(" ", MAX_LINE_CHARS // 2, MAX_LINE_CHARS)
+            cut = cut if cut > 0 else MAX_LINE_CHARS
+            lines.append(replace(ln, text=text[:cut]))
+            text = text[cut:].lstrip()
+        if text:
+            lines.append(replace(ln, text=text))
+    return replace(block, lines=lines)
 
 
 def _header_names(header: list, n_cols: int) -> list[str]:
