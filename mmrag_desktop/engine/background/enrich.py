@@ -128,18 +128,17 @@ def compose_figure_text(base_text: str, ocr_lines: list[dict] | None, caption: d
     return text, spans, part_lines
 
 
+@dataclass
 class FigureEnricher:
     """Figure work of one library: reads figures to do, writes crops under `folder`/cache and the
     results through the repositories; models from the active models (or given per run)."""
 
-    def __init__(self, documents: Documents, chunks: Chunks, vectors: Vectors, figures: Figures,
-                 models: ActiveModels, folder: Path):
-        self.documents = documents
-        self.chunks = chunks
-        self.vectors = vectors
-        self.figures = figures
-        self.models = models
-        self.folder = folder
+    documents: Documents
+    chunks: Chunks
+    vectors: Vectors
+    figures: Figures
+    models: ActiveModels
+    folder: Path
 
     def load_enrichers(self, image_embedder=AUTO, vlm=AUTO) -> Enrichers:
         """Resolve the OCR, image_embedder and vlm roles for this library's settings.

@@ -13,6 +13,7 @@ import json
 import logging
 import time
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -88,18 +89,17 @@ class _DocJob:
         self.embedded = 0
 
 
+@dataclass
 class Ingester:
     """Adds files to one library: writes documents, chunks, vectors and figures through their
     repositories, embeds with the active text model, saves figure crops under `folder`/cache."""
 
-    def __init__(self, documents: Documents, chunks: Chunks, vectors: Vectors, figures: Figures,
-                 models: ActiveModels, folder: Path):
-        self.documents = documents
-        self.chunks = chunks
-        self.vectors = vectors
-        self.figures = figures
-        self.models = models
-        self.folder = folder
+    documents: Documents
+    chunks: Chunks
+    vectors: Vectors
+    figures: Figures
+    models: ActiveModels
+    folder: Path
 
     def events(self, paths: Iterable[Path | str], cancel: CancelToken | None = None) -> Iterator[Progress]:
         """Add files/folders to the library; yields progress. Raises Cancelled only via the token
