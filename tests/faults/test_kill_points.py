@@ -45,6 +45,11 @@ SCRIPT = textwrap.dedent(
         vectors.Vectors.put_sentences = killing(vectors.Vectors.put_sentences)
         with Library.open(folder) as lib:
             list(lib.enrich())
+    elif point == "enrich":     # after the first figure's enrichment was committed
+        from mmrag_desktop.engine.background import enrich
+        enrich.FigureEnricher._commit_figure = killing(enrich.FigureEnricher._commit_figure)
+        with Library.open(folder, Settings(models={"image_embedder": arg}, ocr_enabled=False)) as lib:
+            list(lib.enrich())
     elif point == "switch":     # inside the text-model switch's transaction (old vectors deleted)
         vectors.Vectors.keep_only_text_model = killing(vectors.Vectors.keep_only_text_model)
         with Library.open(folder, Settings(models={"text_embedder": arg})) as lib:
@@ -116,3 +121,27 @@ def test_killed_inside_a_text_model_switch(indexed, tmp_path, embedder):
         assert not lib.reembed_pending and lib.embedder.model_id != embedder.model_id
         consistent(lib)
         assert lib.search("which relay switches heater circuit 3", k=1)[0].doc == "a.pdf"
+
+
+def test_killed_during_figure_enrichment(tmp_path, embedder):
+    from model_builders import build_tiny_clip
+    from pdf_factory import make_raster_figure_pdf
+
+    clip = build_tiny_clip(tmp_path / "tiny-clip")
+    folder = tmp_path / "lib"
+    settings = Settings(models={"image_embedder": str(clip)}, ocr_enabled=False)
+    docs = [make_raster_figure_pdf(tmp_path / f"panel{i}.pdf").path for i in range(3)]
+    with Library.open(folder, settings, embedder=embedder) as lib:
+        for d in docs:
+            list(lib.add([d]))
+        figures = lib.conn.execute("SELECT COUNT(*) FROM figures").fetchone()[0]
+    assert figures >= 3
+    kill_at("enrich", folder, clip)
+    with Library.open(folder, settings, embedder=embedder) as lib:
+        consistent(lib)
+        embedded = lib.conn.execute("SELECT COUNT(*) FROM vectors WHERE space = 'image'").fetchone()[0]
+        assert 1 <= embedded < figures, "the first figure's work was committed, the rest was not"
+        list(lib.enrich())
+        assert lib.conn.execute("SELECT COUNT(*) FROM vectors WHERE space = 'image'").fetchone()[0] == figures
+        assert len(lib.store.vectors.index("image", "tiny-clip", 16)) == figures
+        consistent(lib)
