@@ -15,7 +15,6 @@ methods are safe to call from one worker thread while another searches.
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -25,6 +24,7 @@ import numpy as np
 from .background.enrich import FigureEnricher
 from .background.reembed import reembed_events
 from .errors import DocumentError, LibraryError, LibraryInUseError, ModelError, WorkerDiedError
+from .figures.crops import remove_document_crops, remove_unused_crops
 from .hits import DocumentInfo, Hit
 from .ingest.pipeline import Ingester
 from .ingest.sentences import sentence_events
@@ -63,18 +63,16 @@ class Library:
             raise LibraryError(f"{self.folder} is not a folder")
         settings = settings or Settings()
         self._lock = WriterLock(self.folder)
-        self.read_only_reason: str | None = None
+        read_only_reason = "the library was opened read-only" if access == "read" else None
         if access in ("write", "auto"):
             try:
                 self._lock.acquire()
             except LibraryInUseError as e:
                 if access == "write":
                     raise
-                self.read_only_reason = f"{e}; it can be searched here but not changed"
-        elif access == "read":
-            self.read_only_reason = "the library was opened read-only"
+                read_only_reason = f"{e}; it can be searched here but not changed"
         try:
-            self.store = Store(self.folder, threads=settings.threads, read_only_reason=self.read_only_reason)
+            self.store = Store(self.folder, threads=settings.threads, read_only_reason=read_only_reason)
         except BaseException:
             self._lock.release()
             raise
@@ -102,9 +100,14 @@ class Library:
         return cls(Path(folder) if folder else settings.library_path, settings, embedder, access=access)
 
     @property
+    def read_only_reason(self) -> str | None:
+        """Why this process may only read the library (another program writes to it), or None."""
+        return self.store.db.read_only_reason
+
+    @property
     def read_only(self) -> bool:
         """True when this process may only read the library (`read_only_reason` says why)."""
-        return self.read_only_reason is not None
+        return self.store.read_only
 
     def _check_writable(self) -> None:
         if self.read_only_reason is not None:
@@ -274,7 +277,7 @@ class Library:
                 yield from crashed
                 # the file named on its own is not tried again in this job; files found in folders
                 # are skipped by the next run because they crashed it
-                names = {str(Path(ev.doc)) for ev in crashed}
+                names = {ev.doc for ev in crashed}
                 paths = [p for p in paths if Path(p).is_dir() or Path(p).name not in names]
                 if not paths:
                     return
@@ -323,9 +326,7 @@ class Library:
         s.documents.delete(info.id)
         s.chunks.invalidate()
         s.vectors.remove_from_indices(ids)
-        crops = self.cache_dir / "figures" / str(info.id)
-        if crops.is_dir():
-            shutil.rmtree(crops, ignore_errors=True)
+        remove_document_crops(self.folder, info.id)
         return info
 
     def reindex(self, cancel: CancelToken | None = None) -> Iterator[Progress]:
@@ -352,23 +353,18 @@ class Library:
         manifest names, figure crops no figure names (documents removed or re-indexed) and
         unfinished temporary files. Returns what was done, in words (empty: nothing to do)."""
         self._check_writable()
-        self.models.text_index()  # the text index is held (and caught up) before it is judged
-        if self.store.vectors.has_any("image"):
-            self.models.image.embedder()
-        done = self.store.vectors.compact_indices()
-        cache = self.cache_dir / "figures"
-        keep = {str(self.cache_dir / rel) for rel in self.store.figures.crops()}
-        stale = [f for f in cache.rglob("*") if f.is_file() and (str(f) not in keep or f.suffix == ".tmp")] \
-            if cache.is_dir() else []
-        freed = 0
-        for f in stale:
-            freed += f.stat().st_size
-            f.unlink()
-        for d in sorted((d for d in cache.rglob("*") if d.is_dir()), reverse=True) if cache.is_dir() else []:
-            if not any(d.iterdir()):
-                d.rmdir()
-        if stale:
-            done.append(f"{len(stale)} unused figure crop file(s) deleted ({freed / 1e6:.1f} MB)")
+        s = self.store
+        # each space's index of its recorded active model is held (and caught up) before it is
+        # judged; no model is loaded for this
+        for space, key in (("text", "text_model"), ("image", "image_model")):
+            model = s.state.get(key)
+            dim = s.vectors.dim(space, model) if model else None
+            if dim:
+                s.vectors.index(space, model, dim)
+        done = s.vectors.compact_indices()
+        n, freed = remove_unused_crops(self.folder, s.figures.crops())
+        if n:
+            done.append(f"{n} unused figure crop file(s) deleted ({freed / 1e6:.1f} MB)")
         return done
 
     # ---- search -------------------------------------------------------------------------

@@ -148,6 +148,25 @@ def load_crop(library_folder: Path, rel: str):
         return im.convert("RGB")
 
 
+def remove_unused_crops(library_folder: Path, keep: set[str]) -> tuple[int, int]:
+    """Delete every crop file whose path (relative to cache/) is not in `keep`, unfinished `.tmp`
+    files, and the folders left empty. Returns (files deleted, bytes freed)."""
+    root = cache_dir(library_folder)
+    figures = root / "figures"
+    if not figures.is_dir():
+        return 0, 0
+    stale = [f for f in figures.rglob("*")
+             if f.is_file() and (f.suffix == ".tmp" or f.relative_to(root).as_posix() not in keep)]
+    freed = 0
+    for f in stale:
+        freed += f.stat().st_size
+        f.unlink()
+    for d in sorted((d for d in figures.rglob("*") if d.is_dir()), reverse=True):
+        if not any(d.iterdir()):
+            d.rmdir()
+    return len(stale), freed
+
+
 def remove_document_crops(library_folder: Path, doc_id: int) -> None:
     """Delete every crop of a document (after the document is removed from the library)."""
     import shutil

@@ -45,8 +45,7 @@ def scan_paths(paths: Iterable[Path | str]) -> list[Path]:
     for raw in paths:
         p = Path(raw).expanduser()
         p = p.resolve() if p.exists() else p.absolute()
-        found = sorted(f for f in p.rglob("*") if f.is_file() and is_supported(f) and not _in_a_library(f, p)) \
-            if p.is_dir() else [p]
+        found = _supported_files(p) if p.is_dir() else [p]
         for f in found:
             if f not in seen:
                 seen.add(f)
@@ -54,10 +53,12 @@ def scan_paths(paths: Iterable[Path | str]) -> list[Path]:
     return out
 
 
-def _in_a_library(f: Path, root: Path) -> bool:
-    """True for files inside an mmrag library folder (its index manifests, figure crops) met while
-    scanning a folder that holds one: they are the library's own data, not documents."""
-    return any((d / "library.sqlite").exists() for d in f.parents if d == root or root in d.parents)
+def _supported_files(folder: Path) -> list[Path]:
+    """Supported files below `folder`, sorted, leaving out any mmrag library folder met inside it
+    (its index manifests and figure crops are the library's own data, not documents)."""
+    libraries = [db.parent for db in folder.rglob("library.sqlite")]
+    return sorted(f for f in folder.rglob("*") if f.is_file() and is_supported(f)
+                  and not any(lib in f.parents for lib in libraries))
 
 
 def sha256_file(path: Path, cancel: CancelToken | None = None) -> str:
@@ -109,7 +110,8 @@ class Ingester:
         files = scan_paths(paths)
         named = {f for f in scan_paths(p for p in paths if not Path(p).is_dir())}
         # a file that crashed the indexer before goes last, so it cannot stop the others again
-        files.sort(key=lambda f: self._crashed_before(f))
+        crashed = self.documents.crashed_paths()
+        files.sort(key=lambda f: str(f) in crashed)
         total = len(files)
         yield Progress("scan", done=total, total=total, unit="documents", docs_total=total,
                        message=f"{total} file(s) to check")
@@ -125,10 +127,6 @@ class Ingester:
                 return
         yield Progress("finished", docs_done=total, docs_total=total, unit="documents",
                        rate=None, message=f"{total} file(s) processed in {time.monotonic() - started:.1f} s")
-
-    def _crashed_before(self, path: Path) -> bool:
-        row = self.documents.by_path(path)
-        return bool(row and row.get("crashed_sha"))
 
     def recover_interrupted(self, why: str) -> list[Progress]:
         """Documents whose indexing never ended (the process doing it died: `why`) are marked: a
@@ -194,11 +192,7 @@ class Ingester:
             self.documents.set_status(doc_id, "pending", "cancelled by user")
             raise
         except DocumentError as e:
-            if existing and existing["status"] == "ready":
-                # a changed file that no longer parses: keep the indexed version, report the problem
-                self.documents.set_error(doc_id, f"the changed file could not be re-indexed: {e.reason}")
-            else:
-                self.documents.set_failed(doc_id, e.reason)
+            self._unreadable(doc_id, existing, e.reason)
             yield Progress("failed", doc_id=doc_id, message=e.reason, **base)
             return
         except EngineError as e:
@@ -206,16 +200,12 @@ class Ingester:
             yield Progress("failed", doc_id=doc_id, message=str(e), **base)
             return
         except (KeyboardInterrupt, SystemExit):  # the user stopped the program: this attempt ends, nothing kept
-            self.documents.set_status(doc_id, "ready" if existing and existing["status"] == "ready" else "pending",
-                                      "interrupted")
+            self._attempt_ended(doc_id, existing, "interrupted")
             raise
         except Exception as e:  # noqa: BLE001 - a file must never stop the batch: any failure is this file's
             reason = _unexpected(e)
             log.warning("%s: %s", path, reason, exc_info=True)
-            if existing and existing["status"] == "ready":
-                self.documents.set_error(doc_id, f"the changed file could not be re-indexed: {reason}")
-            else:
-                self.documents.set_failed(doc_id, reason)
+            self._unreadable(doc_id, existing, reason)
             yield Progress("failed", doc_id=doc_id, message=reason, **base)
             return
 
@@ -225,8 +215,7 @@ class Ingester:
             self._commit(doc_id, sha, stat, parsed_meta, job)
         except BaseException as e:  # the library's own failure (disk full, I/O): this attempt ends, nothing kept
             try:
-                self.documents.set_status(doc_id, "ready" if existing and existing["status"] == "ready" else "pending",
-                                          f"could not be saved: {type(e).__name__}: {e}")
+                self._attempt_ended(doc_id, existing, f"could not be saved: {type(e).__name__}: {e}")
             except Exception:  # noqa: BLE001 - the database may be what failed; the next open recovers it
                 log.exception("could not record the failed commit of %s", path)
             raise
@@ -235,6 +224,19 @@ class Ingester:
                        docs_done=n + 1, docs_total=total, doc=name,
                        message=f"{parsed_meta['pages']} pages, {len(job.drafts)} chunks{warning}")
 
+
+    def _unreadable(self, doc_id: int, existing: dict | None, reason: str) -> None:
+        """The file could not be read: a document indexed before keeps its indexed version with the
+        problem noted; any other is failed."""
+        if existing and existing["status"] == "ready":
+            self.documents.set_error(doc_id, f"the changed file could not be re-indexed: {reason}")
+        else:
+            self.documents.set_failed(doc_id, reason)
+
+    def _attempt_ended(self, doc_id: int, existing: dict | None, why: str) -> None:
+        """An attempt stopped by the program, not the file: nothing of it is kept; the document is
+        as before it (ready when it was, else pending for the next add)."""
+        self.documents.set_status(doc_id, "ready" if existing and existing["status"] == "ready" else "pending", why)
 
     def _build(self, path: Path, doc_id: int, cancel: CancelToken, base: dict, started: float):
         embedder = self.models.embedder

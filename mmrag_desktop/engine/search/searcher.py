@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -80,18 +81,17 @@ def _same_region(row_a, hl_a: Highlight, row_b, hl_b: Highlight) -> bool:
     return True
 
 
+@dataclass
 class Searcher:
     """Text search over one library: the chunk, document and vector repositories it reads, the
     active models (query encoder, image model, reranker) and the in-memory table rows."""
 
-    def __init__(self, chunks: Chunks, documents: Documents, vectors: Vectors, figures: Figures,
-                 models: ActiveModels, table_rows: TableRows):
-        self.chunks = chunks
-        self.documents = documents
-        self.vectors = vectors
-        self.figures = figures
-        self.models = models
-        self.table_rows = table_rows
+    chunks: Chunks
+    documents: Documents
+    vectors: Vectors
+    figures: Figures
+    models: ActiveModels
+    table_rows: TableRows
 
     def image_list(self, query, n: int, filters: Filters) -> list[int]:
         """Figure chunk ids ranked by image-model similarity to `query` (text, or a PIL image), []

@@ -94,6 +94,10 @@ class Documents:
         self.db.run(f"UPDATE documents SET indexing_sha = ?, status = CASE status WHEN 'ready' THEN 'ready' "
                     f"ELSE 'indexing' END, updated = {NOW} WHERE id = ?", (sha, doc_id))
 
+    def crashed_paths(self) -> set[str]:
+        """Paths of documents whose content once stopped the indexer (and was not indexed since)."""
+        return {r[0] for r in self.db.all("SELECT path FROM documents WHERE crashed_sha IS NOT NULL")}
+
     def interrupted(self) -> list[dict]:
         """Documents whose indexing started and never ended (its process died)."""
         return self.db.dicts("SELECT * FROM documents WHERE indexing_sha IS NOT NULL ORDER BY id")
