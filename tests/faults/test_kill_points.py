@@ -38,7 +38,13 @@ SCRIPT = textwrap.dedent(
         return wrapper
 
     if point == "commit":      # inside the document's transaction, its chunks just written
-        chunks.Chunks.replace_document = killing(chunks.Chunks.replace_document)
+        chunks.Chunks.insert = killing(chunks.Chunks.insert)
+        with Library.open(folder) as lib:
+            list(lib.add([arg]))
+    elif point == "flush":     # a long document's first batch written, its transaction still open
+        from mmrag_desktop.engine.ingest import pipeline
+        pipeline.FLUSH_CHUNKS = 2
+        chunks.Chunks.insert = killing(chunks.Chunks.insert)
         with Library.open(folder) as lib:
             list(lib.add([arg]))
     elif point == "sentences":  # after the first committed batch of the sentence pass
@@ -92,6 +98,21 @@ def test_killed_inside_a_documents_commit(indexed, tmp_path, embedder):
         assert all(h.doc == "a.pdf" for h in lib.search("coolant pump litres", k=5))
         assert [e.stage for e in lib.add([second]) if e.stage in ("done", "failed")] == ["done"]
         assert lib.search("coolant pump litres", k=1)[0].doc == "b.pdf"
+        consistent(lib)
+
+
+def test_killed_between_the_batches_of_a_long_document(indexed, tmp_path, embedder):
+    changed = [[(x, y, text.replace("heater", "boiler")) for x, y, text in page] for page in PAGES]
+    write_pdf(tmp_path / "a.pdf", changed)  # the indexed file changes: re-indexed in batches of 2 chunks
+    kill_at("flush", indexed, tmp_path / "a.pdf")
+    with Library.open(indexed, embedder=embedder) as lib:
+        consistent(lib)
+        doc = lib.document("a.pdf")
+        assert doc.status == "ready" and "stopped the indexer" in doc.error  # the old version is kept
+        assert not lib.conn.execute("SELECT 1 FROM chunks WHERE text LIKE '%boiler%'").fetchone()
+        assert "heater" in lib.search("which relay switches heater circuit 3", k=1)[0].text
+        assert [e.stage for e in lib.add([tmp_path / "a.pdf"]) if e.stage in ("done", "failed")] == ["done"]
+        assert "boiler" in lib.search("which relay switches boiler circuit 3", k=1)[0].text
         consistent(lib)
 
 

@@ -4,6 +4,12 @@
 committed in one transaction (chunks, vectors, pages, figures, status 'ready'); a crash
 mid-way leaves the library as it was before that document and the next `add` redoes it.
 Per-file problems become a 'failed' event and a failed status; the other files go on.
+
+Memory stays bounded on huge documents: once a document has FLUSH_CHUNKS chunks in memory,
+its transaction opens and they are written and dropped, again every FLUSH_CHUNKS, until the
+commit at the end. SQLite spills the open transaction to its write-ahead log, not to memory,
+and other processes keep reading the library as it was, so a half-added document is never
+searchable. Documents below the threshold (almost all) are parsed with no lock held.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import json
 import logging
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,6 +39,7 @@ log = logging.getLogger(__name__)
 
 MAX_FILE_BYTES = 2 * 1024**3
 EMBED_BATCH = 64
+FLUSH_CHUNKS = 2000  # a document's chunks held in memory before they are written (about 500 pages)
 TARGET_TOKENS = 128  # chunk size aimed at (word pieces): measured better than 200 on the dev set
 OVERLAP_TOKENS = 24
 
@@ -79,8 +87,13 @@ def embed_text_of(draft: ChunkDraft) -> tuple[str, int]:
     return prefix + draft.text, len(prefix)
 
 
+class _SaveFailed(Exception):
+    """Writing a document's chunks failed in the library, not in reading the file (the cause)."""
+
+
 class _DocJob:
-    """Everything produced for one document before it is committed."""
+    """What one document's indexing produced and has not written yet, and what it wrote inside
+    its still-open transaction (`write_into` opens it; `commit` or `abandon` ends it)."""
 
     def __init__(self) -> None:
         self.drafts: list[ChunkDraft] = []
@@ -88,6 +101,66 @@ class _DocJob:
         self.segments: list[np.ndarray] = []
         self.pages: list[tuple] = []
         self.embedded = 0
+        self.ids: list[int] = []  # chunks written so far, in document order
+        self.links = _Links()
+        self.chunk_count = 0  # chunks taken out to be written
+        self.old_ids: list[int] = []  # the document's chunks before this indexing
+        self._tx: ExitStack | None = None
+
+    def open(self, db) -> bool:
+        """Open the document's transaction unless it is open; True when this call opened it."""
+        if self._tx is not None:
+            return False
+        tx = ExitStack()
+        tx.enter_context(db.transaction())
+        self._tx = tx
+        return True
+
+    def commit(self) -> None:
+        tx, self._tx = self._tx, None
+        if tx is not None:
+            tx.close()
+
+    def abandon(self) -> None:
+        """Roll back whatever was written (the attempt failed or stopped)."""
+        tx, self._tx = self._tx, None
+        if tx is not None:
+            tx.__exit__(Cancelled, Cancelled("abandoned"), None)
+
+    def taken(self) -> tuple[list[ChunkDraft], list[np.ndarray], list[np.ndarray]]:
+        """The embedded drafts with their vectors, removed from memory."""
+        out = self.drafts, self.vectors, self.segments
+        self.drafts, self.vectors, self.segments, self.embedded = [], [], [], 0
+        self.chunk_count += len(out[0])
+        return out
+
+
+class _Links:
+    """The (src, dst, relation) links of one document, gathered as its chunks are written: text
+    that mentions 'Figure N'/'Table N' refers to the chunk of that figure/table; an orphan caption
+    and the figure/table sharing its number belong together."""
+
+    def __init__(self) -> None:
+        self.owners: dict[str, list[int]] = {}
+        self.mentions: list[tuple[int, str]] = []
+        self.has_figures = False
+
+    def add(self, ids: list[int], drafts: list[ChunkDraft]) -> None:
+        from .chunking import REFERENCE_RE, group_key_for
+
+        for cid, d in zip(ids, drafts, strict=True):
+            self.has_figures |= d.kind == "figure"
+            if d.group_key and d.kind in ("figure", "table", "caption"):
+                self.owners.setdefault(d.group_key, []).append(cid)
+            elif d.kind == "text":
+                self.mentions.extend((cid, group_key_for(m.group(1), m.group(2)))
+                                     for m in REFERENCE_RE.finditer(d.text))
+
+    def all(self) -> set[tuple[int, int, str]]:
+        links = {(src, dst, "refers_to") for src, key in self.mentions for dst in self.owners.get(key, [])}
+        for members in self.owners.values():
+            links.update((a, b, "same_group") for a in members for b in members if a != b)
+        return links
 
 
 @dataclass
@@ -191,6 +264,9 @@ class Ingester:
         except Cancelled:
             self.documents.set_status(doc_id, "pending", "cancelled by user")
             raise
+        except _SaveFailed as e:
+            self._not_saved(doc_id, existing, e.__cause__)
+            raise e.__cause__ from None
         except DocumentError as e:
             self._unreadable(doc_id, existing, e.reason)
             yield Progress("failed", doc_id=doc_id, message=e.reason, **base)
@@ -210,19 +286,17 @@ class Ingester:
             return
 
         # --- commit ------------------------------------------------------------------------------
-        yield Progress("commit", doc_id=doc_id, done=len(job.drafts), total=len(job.drafts), unit="chunks", **base)
+        n_chunks = job.chunk_count + len(job.drafts)
+        yield Progress("commit", doc_id=doc_id, done=n_chunks, total=n_chunks, unit="chunks", **base)
         try:
             self._commit(doc_id, sha, stat, parsed_meta, job)
-        except BaseException as e:  # the library's own failure (disk full, I/O): this attempt ends, nothing kept
-            try:
-                self._attempt_ended(doc_id, existing, f"could not be saved: {type(e).__name__}: {e}")
-            except Exception:  # noqa: BLE001 - the database may be what failed; the next open recovers it
-                log.exception("could not record the failed commit of %s", path)
+        except BaseException as e:
+            self._not_saved(doc_id, existing, e)
             raise
         warning = f"; warning: {parsed_meta['warning']}" if parsed_meta.get("warning") else ""
         yield Progress("done", doc_id=doc_id, done=parsed_meta["pages"], total=parsed_meta["pages"], unit="pages",
                        docs_done=n + 1, docs_total=total, doc=name,
-                       message=f"{parsed_meta['pages']} pages, {len(job.drafts)} chunks{warning}")
+                       message=f"{parsed_meta['pages']} pages, {n_chunks} chunks{warning}")
 
 
     def _unreadable(self, doc_id: int, existing: dict | None, reason: str) -> None:
@@ -233,74 +307,119 @@ class Ingester:
         else:
             self.documents.set_failed(doc_id, reason)
 
+    def _not_saved(self, doc_id: int, existing: dict | None, e: BaseException) -> None:
+        """The library's own failure (disk full, I/O) while saving: the attempt ends, nothing of it
+        is kept, and the caller re-raises `e` to stop the batch."""
+        try:
+            self._attempt_ended(doc_id, existing, f"could not be saved: {type(e).__name__}: {e}")
+        except Exception:  # noqa: BLE001 - the database may be what failed; the next open recovers it
+            log.exception("could not record the failed save of document %s", doc_id)
+
     def _attempt_ended(self, doc_id: int, existing: dict | None, why: str) -> None:
         """An attempt stopped by the program, not the file: nothing of it is kept; the document is
         as before it (ready when it was, else pending for the next add)."""
         self.documents.set_status(doc_id, "ready" if existing and existing["status"] == "ready" else "pending", why)
 
     def _build(self, path: Path, doc_id: int, cancel: CancelToken, base: dict, started: float):
-        embedder = self.models.embedder
         ocr = self.models.ocr()
         doc = open_document(path, ocr=ocr)
         job = _DocJob()
         try:
-            pages_total = doc.page_count
-            content_budget = embedder.max_tokens - 2 - 16  # specials and the section prefix
-            chunker = Chunker(embedder.count_tokens_batch, max_tokens=content_budget,
-                              target_tokens=min(TARGET_TOKENS, content_budget), overlap_tokens=OVERLAP_TOKENS)
-            t0 = time.monotonic()
-            n_pages = empty_pages = 0
-            for page in doc.pages():
-                cancel.check()
-                n_pages += 1
-                empty_pages += not page.blocks
-                job.pages.append((page.page, page.width, page.height, page.rotation, int(page.has_text_layer),
-                                  int(page.ocr_used)))
-                job.drafts.extend(chunker.add_page(page))
-                if len(job.drafts) - job.embedded >= EMBED_BATCH:
-                    _embed_pending(embedder, job)
-                elapsed = time.monotonic() - t0
-                rate = n_pages / elapsed if elapsed > 0 else None
-                eta = (pages_total - n_pages) / rate if rate else None
-                yield Progress("parse", doc_id=doc_id, done=n_pages, total=pages_total, unit="pages", rate=rate,
-                               eta=eta, extra={"chunks": len(job.drafts)}, **base)
-            job.drafts.extend(chunker.finish())
-            cancel.check()
-            yield Progress("embed", doc_id=doc_id, done=job.embedded, total=len(job.drafts), unit="chunks", **base)
-            _embed_pending(embedder, job)
-            meta = {"title": doc.title or path.stem, "pages": n_pages, "kind": doc.kind}
-            if getattr(doc, "repaired", False):
-                meta["warning"] = (f"the file is damaged (it may be cut short) and was repaired to read it: "
-                                   f"{empty_pages} of {n_pages} pages came out empty; compare it with the original")
+            meta = yield from self._read(doc, path, doc_id, job, cancel, base)
+        except BaseException:
+            job.abandon()  # chunks written inside the open transaction go with it
+            raise
         finally:
             doc.close()
-        if not job.drafts:
+        if not job.chunk_count and not job.drafts:
             no_text = sum(1 for p in job.pages if not p[4])
-            if n_pages == 0:
+            if meta["pages"] == 0:
                 raise CorruptDocumentError(str(path), "the document has no pages")
-            if no_text == n_pages and ocr is None:
+            if no_text == meta["pages"] and ocr is None:
                 raise CorruptDocumentError(
                     str(path), "no text layer (scanned pages) and OCR is not available; install rapidocr-onnxruntime"
                 )
             raise CorruptDocumentError(str(path), "no text could be found in the document")
         return job, meta
 
+    def _read(self, doc, path: Path, doc_id: int, job: _DocJob, cancel: CancelToken, base: dict):
+        """Pages -> chunks -> vectors into `job`, writing them out every FLUSH_CHUNKS chunks."""
+        embedder = self.models.embedder
+        pages_total = doc.page_count
+        content_budget = embedder.max_tokens - 2 - 16  # specials and the section prefix
+        chunker = Chunker(embedder.count_tokens_batch, max_tokens=content_budget,
+                          target_tokens=min(TARGET_TOKENS, content_budget), overlap_tokens=OVERLAP_TOKENS)
+        t0 = time.monotonic()
+        n_pages = empty_pages = 0
+        for page in doc.pages():
+            cancel.check()
+            n_pages += 1
+            empty_pages += not page.blocks
+            job.pages.append((page.page, page.width, page.height, page.rotation, int(page.has_text_layer),
+                              int(page.ocr_used)))
+            job.drafts.extend(chunker.add_page(page))
+            if len(job.drafts) - job.embedded >= EMBED_BATCH:
+                _embed_pending(embedder, job)
+            if len(job.drafts) >= FLUSH_CHUNKS:
+                _embed_pending(embedder, job)
+                try:
+                    self._write(doc_id, job)
+                except Exception as e:  # the library could not save (disk full, I/O), not the file's fault
+                    raise _SaveFailed from e
+            elapsed = time.monotonic() - t0
+            rate = n_pages / elapsed if elapsed > 0 else None
+            eta = (pages_total - n_pages) / rate if rate else None
+            yield Progress("parse", doc_id=doc_id, done=n_pages, total=pages_total, unit="pages", rate=rate,
+                           eta=eta, extra={"chunks": job.chunk_count + len(job.drafts)}, **base)
+        job.drafts.extend(chunker.finish())
+        cancel.check()
+        yield Progress("embed", doc_id=doc_id, done=job.chunk_count + job.embedded,
+                       total=job.chunk_count + len(job.drafts), unit="chunks", **base)
+        _embed_pending(embedder, job)
+        meta = {"title": doc.title or path.stem, "pages": n_pages, "kind": doc.kind}
+        if getattr(doc, "repaired", False):
+            meta["warning"] = (f"the file is damaged (it may be cut short) and was repaired to read it: "
+                               f"{empty_pages} of {n_pages} pages came out empty; compare it with the original")
+        return meta
+
+    def _write(self, doc_id: int, job: _DocJob) -> None:
+        """Write the chunks embedded so far into the document's transaction (opening it and
+        deleting the document's previous chunks first) and drop them from memory."""
+        _embed_pending(self.models.embedder, job)
+        if job.open(self.documents.db):
+            job.old_ids = self.chunks.ids_of_document(doc_id)
+            self.chunks.delete_document(doc_id)
+        drafts, vectors, segments = job.taken()
+        ids = self.chunks.insert(chunk_rows(doc_id, drafts, first_ord=len(job.ids)))
+        self.vectors.put_text(ids, self.models.embedder.model_id, vectors, segments)
+        self._write_figures(doc_id, ids, drafts)
+        job.links.add(ids, drafts)
+        job.ids.extend(ids)
+
     def _commit(self, doc_id: int, sha: str, stat, meta: dict, job: _DocJob) -> None:
-        """Replace the document's content with `job` in one transaction, then update the index."""
+        """Write what is left of `job` and the document's pages and links, mark it ready and
+        commit (one transaction with any earlier writes of it), then update the index."""
         model_id = self.models.embedder.model_id
         index = self.models.text_index()
-        old_ids = self.chunks.ids_of_document(doc_id)
-        with self.documents.db.transaction():
+        first_held, held = len(job.ids), list(job.vectors)
+        try:
+            self._write(doc_id, job)
             self.documents.replace_pages(doc_id, job.pages)
-            ids = self.chunks.replace_document(doc_id, chunk_rows(doc_id, job), lambda ids: links_of(ids, job.drafts))
-            self.vectors.put_text(ids, model_id, job.vectors, job.segments)
-            self._write_figures(doc_id, ids, job.drafts)
+            self.chunks.add_links(job.links.all())
             self.documents.mark_ready(
                 doc_id, sha=sha, size=stat.st_size, mtime=stat.st_mtime, kind=meta["kind"], title=meta["title"],
-                pages=meta["pages"], warning=meta.get("warning"),
-                enrichment="pending" if any(d.kind == "figure" for d in job.drafts) else "")
-        index.remove(old_ids)
-        index.add(np.asarray(ids, dtype=np.int64), np.stack(job.vectors))
+                pages=meta["pages"], warning=meta.get("warning"), enrichment="pending" if job.links.has_figures else "")
+            job.commit()
+        except BaseException:
+            job.abandon()
+            raise
+        index.remove(job.old_ids)
+        for start in range(0, first_held, FLUSH_CHUNKS):  # written earlier and dropped: read back
+            ids = job.ids[start:min(start + FLUSH_CHUNKS, first_held)]
+            got = self.vectors.chunk_vectors(ids, model_id)
+            index.add(np.asarray(ids, dtype=np.int64), np.stack([got[i] for i in ids]))
+        if held:
+            index.add(np.asarray(job.ids[first_held:], dtype=np.int64), np.stack(held))
 
     def _write_figures(self, doc_id: int, ids: list[int], drafts: list[ChunkDraft]) -> None:
         """One `figures` row per figure chunk, with its crop saved under cache/ and its hashes."""
@@ -355,10 +474,10 @@ def _embed_pending(embedder, job: _DocJob) -> None:
     job.embedded = len(job.drafts)
 
 
-def chunk_rows(doc_id: int, job: _DocJob) -> list[dict]:
-    """Rows for the chunks table, in document order."""
+def chunk_rows(doc_id: int, drafts: list[ChunkDraft], first_ord: int = 0) -> list[dict]:
+    """Rows for the chunks table, in document order from `first_ord`."""
     rows = []
-    for ord_, d in enumerate(job.drafts):
+    for ord_, d in enumerate(drafts, first_ord):
         pages = d.pages or [1]
         spans = d.spans()
         first = spans[0] if spans else None
@@ -384,29 +503,4 @@ def chunk_rows(doc_id: int, job: _DocJob) -> list[dict]:
     return rows
 
 
-def links_of(ids: list[int], drafts: list[ChunkDraft]) -> set[tuple[int, int, str]]:
-    """(src, dst, relation) links: paragraphs that mention 'Figure N'/'Table N' refer to the chunk
-    of that figure/table; an orphan caption and the figure/table sharing its number belong together."""
-    from .chunking import REFERENCE_RE, group_key_for
-
-    owners: dict[str, list[int]] = {}
-    for cid, d in zip(ids, drafts, strict=True):
-        if d.group_key and d.kind in ("figure", "table", "caption"):
-            owners.setdefault(d.group_key, []).append(cid)
-    links = set()
-    for cid, d in zip(ids, drafts, strict=True):
-        if d.kind != "text":
-            continue
-        for m in REFERENCE_RE.finditer(d.text):
-            for dst in owners.get(group_key_for(m.group(1), m.group(2)), []):
-                links.add((cid, dst, "refers_to"))
-    # an orphan caption and a figure/table sharing its number belong together
-    for members in owners.values():
-        for a in members:
-            for b in members:
-                if a != b:
-                    links.add((a, b, "same_group"))
-    return links
-
-
-__all__ = ["Ingester", "chunk_rows", "embed_text_of", "links_of", "scan_paths", "sha256_file"]
+__all__ = ["Ingester", "chunk_rows", "embed_text_of", "scan_paths", "sha256_file"]

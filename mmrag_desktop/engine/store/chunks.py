@@ -154,19 +154,25 @@ class Chunks:
             "WHERE v.chunk_id = c.id AND v.space = 'text' AND v.model = ?) ORDER BY c.id LIMIT ?", (model, limit))
 
     # ---- writes ----------------------------------------------------------------------------
-    def replace_document(self, doc_id: int, rows: list[dict], links_of) -> list[int]:
-        """Delete the document's chunks and insert `rows` (dicts with the table's columns), in
-        document order; `links_of(ids)` returns the (src, dst, relation) links between the new
-        chunks. Call inside the commit's transaction. Returns the new ids."""
+    def delete_document(self, doc_id: int) -> None:
+        """Delete the document's chunks (their vectors, figures and links go by cascade)."""
+        self.db.run("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
+        self._count = None
+
+    def insert(self, rows: list[dict]) -> list[int]:
+        """Insert `rows` (dicts with the table's columns) in order; returns their new ids. Call
+        inside the document's transaction."""
         with self.db.lock:
-            self.db.run("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
             ids = [self.db.run(
                 "INSERT INTO chunks (doc_id, ord, kind, text, section, page, page_end, bbox, spans, lines, group_key, meta)"
                 " VALUES (:doc_id, :ord, :kind, :text, :section, :page, :page_end, :bbox, :spans, :lines, :group_key,"
                 " :meta)", row).lastrowid for row in rows]
-            self.db.run_many("INSERT OR IGNORE INTO links (src, dst, relation) VALUES (?, ?, ?)", sorted(links_of(ids)))
             self._count = None
             return ids
+
+    def add_links(self, links: set[tuple[int, int, str]]) -> None:
+        """(src, dst, relation) links between chunks."""
+        self.db.run_many("INSERT OR IGNORE INTO links (src, dst, relation) VALUES (?, ?, ?)", sorted(links))
 
     def update_text(self, chunk_id: int, text: str, lines_json: str, meta_json: str) -> None:
         """New text, lines and meta of a chunk (figure enrichment); FTS follows by trigger."""

@@ -34,7 +34,7 @@ def _document(store: Store, tmp_path, name: str, texts: list[str], **kw) -> tupl
     path = tmp_path / name
     doc = store.documents.register(path, "sha-" + name, 10, 1.0, "pending")
     with store.db.transaction():
-        ids = store.chunks.replace_document(doc, [_row(doc, i, t, **kw) for i, t in enumerate(texts)], lambda ids: set())
+        ids = store.chunks.insert([_row(doc, i, t, **kw) for i, t in enumerate(texts)])
         store.documents.mark_ready(doc, sha="sha-" + name, size=10, mtime=1.0, kind="pdf", title=name, pages=1,
                                    warning=None, enrichment="")
     return doc, ids
@@ -43,7 +43,7 @@ def _document(store: Store, tmp_path, name: str, texts: list[str], **kw) -> tupl
 def test_a_transaction_spanning_repositories_commits_or_rolls_back_as_one(store, tmp_path):
     doc = store.documents.register(tmp_path / "a.pdf", "x", 1, 1.0, "pending")
     with pytest.raises(sqlite3.OperationalError), store.db.transaction():
-        ids = store.chunks.replace_document(doc, [_row(doc, 0, "supply voltage 3.3 V")], lambda ids: set())
+        ids = store.chunks.insert([_row(doc, 0, "supply voltage 3.3 V")])
         store.vectors.put_text(ids, "m", _unit(np.random.default_rng(0), 1), [np.zeros((1, 8), np.float16)])
         store.state.set("text_model", "m")
         assert store.chunks.count() == 1
@@ -52,7 +52,7 @@ def test_a_transaction_spanning_repositories_commits_or_rolls_back_as_one(store,
     assert store.state.get("text_model") is None
     assert store.chunks.count() == 0, "the cached count does not keep the rolled-back insert"
     with store.db.transaction():  # nested: put_text joins the open transaction
-        ids = store.chunks.replace_document(doc, [_row(doc, 0, "supply voltage 3.3 V")], lambda ids: set())
+        ids = store.chunks.insert([_row(doc, 0, "supply voltage 3.3 V")])
         store.vectors.put_text(ids, "m", _unit(np.random.default_rng(0), 1), [np.zeros((1, 8), np.float16)])
     assert store.vectors.count("m") == 1
 
@@ -111,9 +111,10 @@ def test_chunks_fts_filters_links_and_idf(store, tmp_path):
     idf = store.chunks.term_idf(["supply", "pinout", "absent"])
     assert idf["absent"] > idf["supply"] > 0
     with store.db.transaction():
-        ids = store.chunks.replace_document(a, [_row(a, 0, "Figure 2 pins", kind="figure", group_key="figure:2"),
-                                                _row(a, 1, "see Figure 2 for the pinout")],
-                                            lambda ids: {(ids[1], ids[0], "refers_to")})
+        store.chunks.delete_document(a)
+        ids = store.chunks.insert([_row(a, 0, "Figure 2 pins", kind="figure", group_key="figure:2"),
+                                   _row(a, 1, "see Figure 2 for the pinout")])
+        store.chunks.add_links({(ids[1], ids[0], "refers_to")})
     assert store.chunks.count() == 4 and not set(ids) & set(ids_a), "replaced, with new ids"
     assert store.chunks.linked(ids[1], referring=False) == [ids[0]]
     assert store.chunks.linked(ids[0], referring=True) == [ids[1]]
