@@ -15,16 +15,25 @@ TokenCounter = Callable[[str], int]
 # Bracketed text holding a digit ("[3]", "[1, 2]", "[Evidence 7]"): in evidence it would look like
 # one of our citation markers, so it becomes "(3)" before the model sees it.
 _BRACKETED = re.compile(r"\[([^\[\]\n]{0,60}?\d[^\[\]\n]{0,60}?)\]")
+# The evidence is fenced in the prompt by these tags; text from a document cannot write them.
+FENCE_OPEN, FENCE_CLOSE = "<evidence>", "</evidence>"
+_FENCE_TAG = re.compile(r"<(\s*/?\s*evidence)", re.I)
 _KIND_LABEL = {"table": "table", "figure": "figure", "caption": "caption", "code": "code", "formula": "formula"}
 
 
 def neutralise(text: str) -> str:
     """Evidence text safe to put in a prompt: bracketed numbers become parenthesised, so
-    evidence that itself contains "[3]" cannot be mistaken for (or smuggle in) a citation."""
+    evidence that itself contains "[3]" cannot be mistaken for (or smuggle in) a citation, and
+    an evidence tag loses its "<", so a document cannot close the fence around the evidence."""
     prev = None
     while prev != text:  # nested brackets: "[[7]]" -> "[(7)]" -> "((7))"
         prev, text = text, _BRACKETED.sub(r"(\1)", text)
-    return text
+    return _FENCE_TAG.sub(r"\1", text)
+
+
+def fenced(text: str) -> str:
+    """`text` (already neutralised) between the evidence tags."""
+    return f"{FENCE_OPEN}\n{text}\n{FENCE_CLOSE}"
 
 
 def unwrap_lines(text: str) -> str:
