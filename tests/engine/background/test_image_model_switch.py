@@ -201,6 +201,41 @@ def test_a_switch_made_by_the_child_process_reaches_the_window_library(lib_on_a,
     assert len(lib.store.vectors.held_index("image")) == 2
 
 
+def test_the_child_killed_mid_switch_leaves_the_old_model_serving_and_the_next_run_finishes(lib_on_a, clip_a,
+                                                                                          clip_b, tmp_path):
+    """Issue 17: the window's path (isolated enrichment in the child) with the child SIGKILLed after
+    its first figure for the new model: the parent keeps searching with the old model, its index
+    matches SQLite, and the next run (a new child) finishes the switch."""
+    import os
+    import signal
+
+    from mmrag_desktop.engine.errors import WorkerDiedError
+
+    lib = lib_on_a
+    more = [make_raster_figure_pdf(tmp_path / f"panel{i}.pdf").path for i in range(6)]
+    list(lib.add(more))
+    list(lib.enrich())
+    figs = figure_ids(lib)
+    assert len(figs) == 8 and vector_rows(lib) == {"clip-a": figs}
+    change_to_b(lib, clip_b)
+    with pytest.raises(WorkerDiedError):
+        for ev in lib.enrich(isolated=True):
+            if ev.stage == "enrich" and ev.done >= 1:
+                os.kill(lib._worker.pid, signal.SIGKILL)  # noqa: SLF001
+    lib.refresh()
+    rows = vector_rows(lib)
+    assert rows["clip-a"] == figs and 1 <= len(rows["clip-b"]) < len(figs), "killed half way"
+    assert recorded(lib) == ("clip-a", str(clip_a)) and lib.image_change_pending
+    assert image_search(lib) == ranking(lib, clip_a) and served_by(lib) == "clip-a"
+    assert set(lib.store.vectors.held_index("image")._live) == figs  # noqa: SLF001
+
+    events = list(lib.enrich(isolated=True))
+    assert "now uses clip-b instead of clip-a" in events[-1].message, events[-1].message
+    assert vector_rows(lib) == {"clip-b": figs} and recorded(lib) == ("clip-b", str(clip_b))
+    assert image_search(lib) == ranking(lib, clip_b) and served_by(lib) == "clip-b"
+    assert set(lib.store.vectors.held_index("image")._live) == figs  # noqa: SLF001
+
+
 def test_old_model_folder_deleted_mid_change_falls_back_with_a_notice(lib_on_a, clip_a, clip_b, embedder, caplog):
     lib = lib_on_a
     figs = figure_ids(lib)
