@@ -4,6 +4,7 @@
 #
 #   bash bench/fetch_manuals.sh            # the development/held-out manuals -> bench/data/manuals/
 #   bash bench/fetch_manuals.sh unseen     # the unseen-manuals set (bench/unseen.jsonl) -> bench/data/unseen/
+#   bash bench/fetch_manuals.sh heldout2   # held-out set 2 (bench/heldout2.jsonl) -> bench/data/heldout2/
 # Idempotent: skips manuals already present and verified.
 #
 # Development/held-out, ~25 MB. Licences (see each package's copyright file, copied next to the PDFs):
@@ -16,6 +17,11 @@
 #   avrdude-doc     avrdude.pdf               GPL-2+ (AVRDUDE 7.1 manual)
 #   expeyes-doc-en  expeyes-junior.pdf        GFDL-1.3 (no invariant sections; expEYES Junior
 #                                             user's manual, en/Docs-jr/eyesj.lyx)
+# Held-out set 2 (four more manuals never used before), ~4 MB, 594 pages:
+#   yosys-doc  yosys-manual.pdf     ISC (Yosys manual, yosys 0.23)
+#   nut-doc    nut-user-manual.pdf  GPL-2+ (Network UPS Tools 2.8.0 user manual)
+#   sdcc-doc   sdccman.pdf          GPL-2+ (SDCC 4.2.0 compiler user guide)
+#   simh       simh-pdp11.pdf       MIT-style "Supnik licence" (SIMH 3.8 PDP-11 simulator usage)
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -40,7 +46,15 @@ case "${1:-dev}" in
       "avrdude-doc=7.1+dfsg-3|usr/share/doc/avrdude/avrdude.pdf.gz|avrdude.pdf|da2b3288f8310ecd4b53c14308f25a2acac96e6adf7e24e5769819de221118f3"
       "expeyes-doc-en=4.3-3|usr/share/expeyes/doc/en-eyesj.pdf|expeyes-junior.pdf|166ade592cd14a3c527a7d1bf63e0ce092c79a085e95ea103ac7ecb05ea4277d"
     ) ;;
-  *) echo "usage: bash bench/fetch_manuals.sh [dev|unseen]" >&2; exit 2 ;;
+  heldout2)
+    OUT="$DATA/heldout2"
+    MANUALS=(
+      "yosys-doc=0.23-6|usr/share/doc/yosys/manual.pdf|yosys-manual.pdf|bdc348b5b8e36505ca448f407841551615b66f995e4f718bd80fc386a487661c"
+      "nut-doc=2.8.0-7|usr/share/doc/nut-doc/pdf/user-manual.pdf|nut-user-manual.pdf|f604fa3ab839872da646c8aa2ff4870b88e9e001611f711d8852d937f02c512f"
+      "sdcc-doc=4.2.0+dfsg-1|usr/share/doc/sdcc-doc/sdccman.pdf.gz|sdccman.pdf|8887f9fd940ee8aabe9429c28b53f264669f5c2c406688baf4b3d6c49438b2fb"
+      "simh=3.8.1-6.1|usr/share/doc/simh/pdp11_doc.pdf|simh-pdp11.pdf|0f56979fbb098da73d6eab3becdf6a675b768fc0ca62acadd924e1aeb3dff39b"
+    ) ;;
+  *) echo "usage: bash bench/fetch_manuals.sh [dev|unseen|heldout2]" >&2; exit 2 ;;
 esac
 mkdir -p "$OUT" "$DEBS"
 

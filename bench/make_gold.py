@@ -26,6 +26,8 @@ Usage::
     python bench/make_gold.py --defs heldout  # writes bench/heldout.jsonl
     python bench/make_gold.py --defs unseen   # writes bench/unseen.jsonl from the manuals in
                                               # bench/data/unseen/ (fetch_unseen_manuals.sh)
+    python bench/make_gold.py --defs heldout2 # writes bench/heldout2.jsonl from bench/data/heldout2/
+                                              # (fetch_manuals.sh heldout2)
     python bench/make_gold.py --defs unseen_defs --manuals bench/data/unseen --out bench/unseen.jsonl
                                               # the same, spelled out: any definitions module
                                               # (a file in bench/ defining QUESTIONS), manuals
@@ -46,9 +48,10 @@ MANUALS = BENCH / "data" / "manuals"
 OUT = BENCH / "questions.jsonl"
 # --defs NAME: (module defining QUESTIONS, default output file)
 DEFS = {"dev": ("question_defs", OUT), "heldout": ("heldout_defs", BENCH / "heldout.jsonl"),
-        "unseen": ("unseen_defs", BENCH / "unseen.jsonl")}
+        "unseen": ("unseen_defs", BENCH / "unseen.jsonl"),
+        "heldout2": ("heldout2_defs", BENCH / "heldout2.jsonl")}
 # --defs NAME: default manuals folder when it is not MANUALS
-DEFS_MANUALS = {"unseen": BENCH / "data" / "unseen"}
+DEFS_MANUALS = {"unseen": BENCH / "data" / "unseen", "heldout2": BENCH / "data" / "heldout2"}
 
 Box = tuple[float, float, float, float]
 
