@@ -1,0 +1,97 @@
+"""Search quality of one engine setting on every question set, in one process (issue 13 experiments).
+
+    .venv/bin/python bench/sweep.py                                    # current settings
+    .venv/bin/python bench/sweep.py --set "search.searcher.DOC_NAMED_BOOST=1.2;1.4" --sets dev
+
+Each ``--set MODULE.NAME=V1[;V2...]`` (JSON values) (module under mmrag_desktop.engine) is tried value by value;
+each value is scored on each set (R@1, R@5, MRR@10, box@5 over answerable questions, bench/metrics.py).
+Libraries are opened read-only as they are (build them first: eval_search.py, bench_answer.py, or
+``mmrag --library DIR add``). Sets and their libraries:
+
+| set | questions | library |
+|---|---|---|
+| dev | questions.jsonl | data/lib-answer |
+| heldout | heldout.jsonl | data/lib-answer |
+| unseen | unseen.jsonl | data/lib-unseen |
+| heldout2 | heldout2.jsonl | data/lib-heldout2 |
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+from metrics import score_run  # noqa: E402
+
+SETS = {
+    "dev": ("questions.jsonl", "lib-answer"),
+    "heldout": ("heldout.jsonl", "lib-answer"),
+    "unseen": ("unseen.jsonl", "lib-unseen"),
+    "heldout2": ("heldout2.jsonl", "lib-heldout2"),
+}
+
+
+def parse_set(spec: str) -> tuple[object, str, list]:
+    target, values = spec.split("=", 1)
+    module, name = target.rsplit(".", 1)
+    mod = importlib.import_module(f"mmrag_desktop.engine.{module}")
+    if not hasattr(mod, name):
+        raise SystemExit(f"{module} has no {name}")
+    return mod, name, [json.loads(v) for v in values.split(";")]
+
+
+def run_set(lib, questions: list[dict]) -> dict:
+    hits = {q["id"]: [h.to_json() for h in lib.search(q["query"], k=10)] for q in questions}
+    return score_run(questions, hits)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--set", action="append", default=[], help="MODULE.NAME=V1;V2 (JSON values)")
+    ap.add_argument("--sets", nargs="*", default=list(SETS))
+    ap.add_argument("--out", type=Path, default=None)
+    args = ap.parse_args(argv)
+
+    from mmrag_desktop.engine.library import Library
+
+    grid: list[list[tuple[object, str, object]]] = [[]]
+    for spec in args.set:
+        mod, name, values = parse_set(spec)
+        grid = [g + [(mod, name, v)] for g in grid for v in values]
+    results = []
+    libs = {}
+    try:
+        for name in args.sets:
+            qfile, libdir = SETS[name]
+            if not (BENCH / qfile).exists() or not (BENCH / "data" / libdir / "library.sqlite").exists():
+                print(f"skip {name}: {qfile} or data/{libdir} missing", file=sys.stderr)
+                continue
+            libs[name] = Library.open(BENCH / "data" / libdir, access="read")
+        print("| setting | set | n | R@1 | R@5 | MRR@10 | box@5 |")
+        print("|---|---|---|---|---|---|---|")
+        for combo in grid:
+            for mod, attr, value in combo:
+                setattr(mod, attr, value)
+            label = ", ".join(f"{a}={v}" for _, a, v in combo) or "current"
+            for name, lib in libs.items():
+                qs = [json.loads(x) for x in (BENCH / SETS[name][0]).read_text().splitlines() if x.strip()]
+                agg = run_set(lib, qs)["overall"]
+                results.append({"setting": label, "set": name, **{k: agg.get(k) for k in
+                                                                  ("n", "R@1", "R@5", "MRR@10", "box@5")}})
+                print(f"| {label} | {name} | {agg['n']} | {agg['R@1']:.3f} | {agg['R@5']:.3f} | "
+                      f"{agg['MRR@10']:.3f} | {agg['box@5']:.3f} |", flush=True)
+    finally:
+        for lib in libs.values():
+            lib.close()
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
