@@ -1,7 +1,7 @@
 """Search quality of one engine setting on every question set, in one process (issue 13 experiments).
 
     .venv/bin/python bench/sweep.py                                    # current settings
-    .venv/bin/python bench/sweep.py --set "search.searcher.DOC_NAMED_BOOST=1.2;1.4" --sets dev
+    .venv/bin/python bench/sweep.py --set "search.searcher.NAV_PENALTY=0.5;0.6" --sets dev
 
 Each ``--set MODULE.NAME=V1[;V2...]`` (JSON values) (module under mmrag_desktop.engine) is tried value by value;
 each value is scored on each set (R@1, R@5, MRR@10, box@5 over answerable questions, bench/metrics.py).

@@ -18,8 +18,6 @@ import numpy as np
 
 from ..hits import Hit
 from ..store.chunks import Filters
-from . import second_stage
-from .doc_names import named_documents
 from .fusion import mmr, weighted_rrf
 from .highlight import Highlight, choose_highlight
 from .query import QueryPlan, plan_query, quote_term
@@ -40,8 +38,8 @@ KIND_BOOST = {
 LIST_WEIGHTS = {"dense": 1.0, "keyword": 0.9, "exact": 1.2, "image": 0.6, "rows": 0.45}
 MMR_LAMBDA = 0.7
 NAV_PENALTY = 0.6
-DOC_NAMED_BOOST = 1.0  # chunks of a document the query names (search/doc_names.py)
 PAGE_HIGHLIGHT_RATIO = 0.7
+SEGMENT_WEIGHT = 0.5  # weight of the best sentence's match in the final score
 COMMON_DF = 0.05  # a keyword in more than this share of chunks is left out of a large library's query
 PRUNE_MIN_CHUNKS = 50_000
 
@@ -145,20 +143,14 @@ class Searcher:
             cid: fused[cid] * boost.get(rows[cid]["kind"], 1.0) * (NAV_PENALTY if '"nav": true' in rows[cid]["meta"] else 1.0)
             for cid in pool if cid in rows
         }
-        named = named_documents(plan.text, self.documents.titles())
-        if named and DOC_NAMED_BOOST != 1.0:
-            scored = {cid: v * (DOC_NAMED_BOOST if rows[cid]["doc_id"] in named else 1.0) for cid, v in scored.items()}
         order = sorted(scored, key=scored.get, reverse=True)
         segs = self._match_vectors(order)
         candidate_hl = {cid: _row_highlight(rows[cid], segs.get(cid), qvec, plan, filters, idf) for cid in order}
-        # second stage: fused rank evidence, how well the chunk's best sentence matches (max-sim)
-        # and what else the candidate has (search/second_stage.py)
+        # rerank: fused rank evidence plus how well the best sentence of the chunk matches (max-sim)
         top = max(scored.values())
         for cid in order:
-            scored[cid] = second_stage.combine(second_stage.features(
-                fused=scored[cid] / top, sentence=candidate_hl[cid].score, dense=similarity.get(cid),
-                ranks={n: r[cid] for n, r in ranks.items() if cid in r}, row=rows[cid], terms=plan.terms,
-                named=rows[cid]["doc_id"] in named))
+            best = candidate_hl[cid].score
+            scored[cid] = scored[cid] / top + SEGMENT_WEIGHT * (best if np.isfinite(best) else 0.0)
         order.sort(key=scored.get, reverse=True)
         highlights: dict[int, Highlight] = {}
         kept: list[int] = []

@@ -16,14 +16,13 @@ class Documents:
     def __init__(self, db: Database):
         self.db = db
         self._names: dict[int, tuple[str, str]] | None = None
-        self._titles: dict[int, tuple[str, str]] | None = None
         self._kinds: dict[int, str] = {}
         db.on_rollback(self.invalidate)
 
     def invalidate(self) -> None:
         """Forget cached names and kinds (another process may have changed the table)."""
         with self.db.lock:
-            self._names = self._titles = None
+            self._names = None
             self._kinds.clear()
 
     # ---- reads -----------------------------------------------------------------------------
@@ -48,14 +47,6 @@ class Documents:
             if self._names is None:
                 self._names = {r[0]: (r[1], r[2]) for r in self.db.all("SELECT id, name, path FROM documents")}
             return self._names
-
-    def titles(self) -> dict[int, tuple[str, str]]:
-        """{document id: (file name, title)}."""
-        with self.db.lock:
-            if self._titles is None:
-                self._titles = {r[0]: (r[1], r[2] or "") for r in
-                                self.db.all("SELECT id, name, title FROM documents")}
-            return self._titles
 
     def kind(self, doc_id: int) -> str:
         """The document's kind (pdf | image | markdown | docling); 'pdf' when unknown."""
@@ -89,7 +80,7 @@ class Documents:
                 "INSERT INTO documents (path, name, sha256, size, mtime, status) VALUES (?, ?, ?, ?, ?, ?)",
                 (str(path), path.name, sha, size, mtime, status if status != "unknown" else "pending"),
             )
-            self._names = self._titles = None
+            self._names = None
             return cur.lastrowid
 
     def set_status(self, doc_id: int, status: str, error: str | None = None) -> None:
@@ -138,7 +129,7 @@ class Documents:
                 (sha, size, mtime, kind, title, pages, warning, enrichment, doc_id),
             )
             self._kinds[doc_id] = kind
-            self._names = self._titles = None
+            self._names = None
 
     def replace_pages(self, doc_id: int, pages: list[tuple]) -> None:
         """The document's pages: (page, width, height, rotation, has_text_layer, ocr_used) each."""

@@ -171,20 +171,3 @@ def test_chunk_segments_do_not_split_after_abbreviations(chunker):
     for text in ("See Fig. 3 for details.", "approx. 5 V supply"):
         (c,) = chunker.add_page(PageContent(2, 612, 792, [Block("text", [_line(text)])])) + chunker.finish()
         assert [c.text[a:b] for a, b in c.segments] == [text]
-
-
-def test_documents_a_query_names():
-    from mmrag_desktop.engine.search.doc_names import named_documents
-
-    docs = {1: ("ngspice-manual.pdf", "ngspice user manual"), 2: ("octave.pdf", "GNU Octave"),
-            3: ("gnuplot.pdf", "gnuplot documentation"), 4: ("R-intro.pdf", "An Introduction to R"),
-            5: ("R-admin.pdf", "R Installation and Administration")}
-    assert named_documents("ichol in octave: the default drop tolerance", docs) == {2}
-    assert named_documents("how do I write a function in R", docs) == {4, 5}  # a capital standing alone
-    assert named_documents("the r key in the plot window", docs) == set()  # a lower-case letter is a word
-    assert named_documents("gnuplot or octave for a log plot?", docs) == {2, 3}
-    assert named_documents("which user manual explains the guide?", docs) == set()  # generic words name nothing
-    assert named_documents("sweep a resistor value", docs) == set()
-    assert named_documents("octave", {2: ("octave.pdf", "GNU Octave")}) == set()  # one document: nothing to prefer
-    same = {1: ("a-manual.pdf", "Pump manual"), 2: ("b-manual.pdf", "Pump handbook")}
-    assert named_documents("pump pressure", same) == set()  # a word every document has names none
