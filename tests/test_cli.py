@@ -229,11 +229,12 @@ def test_ctrl_c_in_ask_stops_the_answer_with_130(tmp_path, capsys, monkeypatch):
                                       stopped="cancelled"))
 
     monkeypatch.setattr(answer_mod, "answer_events", answer_events)
+    before = signal.getsignal(signal.SIGINT)  # default_int_handler, or SIG_IGN under nohup / a background job
     code, out, err = run(capsys, "--library", str(tmp_path / "lib"), "ask", "where does the shield go?")
     assert code == 130
     assert out.splitlines()[:2] == ["The shield goes to PE.", "(stopped)"]
     assert err.splitlines() == ["note: no answer model; extractive answer", "mmrag: interrupted: the answer was stopped"]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+    assert signal.getsignal(signal.SIGINT) is before  # put back
 
     def interrupted_early(lib, question, **_kw):
         raise KeyboardInterrupt  # e.g. while the models load, before the answer's own handler
@@ -249,8 +250,10 @@ def test_ctrl_c_in_a_real_process(tmp_path):
     import signal
 
     exe = Path(sys.executable).parent / "mmrag"
+    # as in a terminal: a test run started in the background (nohup, `&`) hands SIGINT down ignored
     p = subprocess.Popen([str(exe), "--library", str(tmp_path / "lib"), "search", "--batch", "-", "-v"],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         seen = []
         for line in p.stderr:  # the library is open, the batch is reading stdin
