@@ -66,3 +66,17 @@ def report_tables(content: dict, table_pool: dict, recompute) -> None:
     for doc in content:
         got = recompute(doc)
         print(f"table pool {doc}: {'same as TABLE_POOL' if got == table_pool[doc] else got}")
+
+
+def absent_hits(absent: dict[str, list[str]], texts: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Per `none` question, the patterns of `absent` ({id: [regex, ...]}) that do occur (doc:page)
+    in `texts` ({doc: [page text, ...]}); an empty dict means every absence check holds."""
+    bad: dict[str, list[str]] = {}
+    for qid, patterns in absent.items():
+        for pat in patterns:
+            rx = re.compile(pat, re.I)
+            where = [f"{doc}:{i + 1}" for doc, pages in texts.items()
+                     for i, t in enumerate(pages) if rx.search(t)]
+            if where:
+                bad.setdefault(qid, []).append(f"{pat!r} in {where[:5]}")
+    return bad

@@ -52,13 +52,12 @@ re-runs the absence checks of the ``none`` questions.
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from question_defs import q  # noqa: E402 - the same format
-from sampling import copied_ngrams, report_tables, report_walk, seeded_order, table_pages  # noqa: E402
+from sampling import absent_hits, copied_ngrams, report_tables, report_walk, seeded_order, table_pages  # noqa: E402
 
 AL = "avr-libc-user-manual.pdf"
 AD = "avrdude.pdf"
@@ -203,20 +202,6 @@ def table_pool(doc: str) -> list[int]:
     return table_pages(MANUALS / doc, lo, hi, only_with_drawings=False)
 
 
-def absent_hits(texts: dict[str, list[str]]) -> dict[str, list[str]]:
-    """Return, per none question, the ABSENT patterns that do occur (doc:page) in ``texts``
-    ({doc: [page text, ...]}); an empty dict means every check holds."""
-    bad: dict[str, list[str]] = {}
-    for qid, patterns in ABSENT.items():
-        for pat in patterns:
-            rx = re.compile(pat, re.I)
-            where = [f"{doc}:{i + 1}" for doc, pages in texts.items()
-                     for i, t in enumerate(pages) if rx.search(t)]
-            if where:
-                bad.setdefault(qid, []).append(f"{pat!r} in {where[:5]}")
-    return bad
-
-
 def main() -> int:
     import pymupdf
 
@@ -235,7 +220,7 @@ def main() -> int:
             copied = copied_ngrams(qq["query"], texts[g["doc"]][g["page"] - 1])
             if copied:
                 print(f"{qq['id']}: query copies {copied}")
-    for qid, hits in absent_hits(texts).items():
+    for qid, hits in absent_hits(ABSENT, texts).items():
         print(f"{qid}: found {hits}")
     return 0
 
