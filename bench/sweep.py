@@ -54,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--set", action="append", default=[], help="MODULE.NAME=V1;V2 (JSON values)")
     ap.add_argument("--sets", nargs="*", default=list(SETS))
+    ap.add_argument("--lib", action="append", default=[], metavar="SET=DIR",
+                    help="score SET on the library in DIR instead of its usual one")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
 
@@ -65,13 +67,15 @@ def main(argv: list[str] | None = None) -> int:
         grid = [g + [(mod, name, v)] for g in grid for v in values]
     results = []
     libs = {}
+    folders = {name: BENCH / "data" / libdir for name, (_q, libdir) in SETS.items()}
+    folders.update({k: Path(v) for k, v in (x.split("=", 1) for x in args.lib)})
     try:
         for name in args.sets:
-            qfile, libdir = SETS[name]
-            if not (BENCH / qfile).exists() or not (BENCH / "data" / libdir / "library.sqlite").exists():
-                print(f"skip {name}: {qfile} or data/{libdir} missing", file=sys.stderr)
+            qfile = SETS[name][0]
+            if not (BENCH / qfile).exists() or not (folders[name] / "library.sqlite").exists():
+                print(f"skip {name}: {qfile} or {folders[name]} missing", file=sys.stderr)
                 continue
-            libs[name] = Library.open(BENCH / "data" / libdir, access="read")
+            libs[name] = Library.open(folders[name], access="read")
         print("| setting | set | n | R@1 | R@5 | MRR@10 | box@5 |")
         print("|---|---|---|---|---|---|---|")
         for combo in grid:
