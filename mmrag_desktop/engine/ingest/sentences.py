@@ -29,17 +29,6 @@ if TYPE_CHECKING:
     from ..store import Vectors
 
 BATCH_CHUNKS = 32
-EXACT_SPANS = False
-
-
-def own_texts(n: int, lines_json: str | None, text: str, meta_json: str | None) -> list[str]:
-    """The text each of a chunk's `n` segments is encoded from on its own: the lines it touches
-    (EXACT_SPANS False) or its own characters of the chunk text."""
-    if EXACT_SPANS:
-        spans = json.loads(meta_json or "{}").get("segments") or []
-        if len(spans) == n:
-            return [text[a:b] for a, b in spans]
-    return segment_texts(json.loads(lines_json or "[]"), n)
 
 
 def count_pending(vectors: Vectors, model: str, doc_ids: list[int] | None = None) -> int:
@@ -66,7 +55,7 @@ def sentence_events(vectors: Vectors, embedder, cancel: CancelToken | None = Non
         if not rows or tried.issuperset(r[0] for r in rows):  # nothing, or only chunks that changed under us
             break
         tried.update(r[0] for r in rows)
-        texts = [own_texts(n, lines, text, meta) for _cid, n, _v, lines, text, meta in rows]
+        texts = [segment_texts(json.loads(lines or "[]"), n) for _cid, n, _v, lines in rows]
         flat = [t.strip() for ts in texts for t in ts]
         # sentences sharing their lines have the same text: encode each text once
         unique = list(dict.fromkeys(t for t in flat if t))
@@ -77,7 +66,7 @@ def sentence_events(vectors: Vectors, embedder, cancel: CancelToken | None = Non
             if t:
                 enc[i] = encoded[where[t]]
         out, i = [], 0
-        for (cid, n, pooled_blob, *_rest), ts in zip(rows, texts, strict=True):
+        for (cid, n, pooled_blob, _lines), ts in zip(rows, texts, strict=True):
             own = enc[i : i + len(ts)]
             i += len(ts)
             out.append((cid, model, n, int(enc.shape[1]), own.astype(np.float16).tobytes(), pooled_blob))

@@ -174,11 +174,10 @@ class Vectors:
         return self.db.one(f"SELECT COUNT(*) {sql}", [model, *args])[0]
 
     def sentence_pending(self, model: str, doc_ids: list[int] | None, limit: int) -> list[tuple]:
-        """(chunk id, segments, pooled blob, lines JSON, text, meta JSON) of up to `limit` pending
-        chunks, by id."""
+        """(chunk id, segments, pooled blob, lines JSON) of up to `limit` pending chunks, by id."""
         sql, args = self._pending_sql(doc_ids)
-        return self.db.all(f"SELECT s.chunk_id, s.n, s.vecs, c.lines, c.text, c.meta {sql} ORDER BY s.chunk_id "
-                           "LIMIT ?", [model, *args, limit])
+        return self.db.all(f"SELECT s.chunk_id, s.n, s.vecs, c.lines {sql} ORDER BY s.chunk_id LIMIT ?",
+                           [model, *args, limit])
 
     # ---- writes ----------------------------------------------------------------------------
     def put_text(self, ids: list[int], model: str, vectors, segments) -> None:

@@ -137,7 +137,7 @@ def test_vectors_tables_index_and_model_switch(store, tmp_path):
     assert store.vectors.count_sentence_pending("old") == 3
     own = [_unit(rng, 2).astype(np.float16) for _ in ids]
     pending = store.vectors.sentence_pending("old", None, 10)
-    store.vectors.put_sentences([(cid, "old", 2, 8, o.tobytes(), pooled) for (cid, _n, pooled, *_rest), o
+    store.vectors.put_sentences([(cid, "old", 2, 8, o.tobytes(), pooled) for (cid, _n, pooled, _l), o
                                  in zip(pending, own, strict=True)])
     assert store.vectors.count_sentence_pending("old") == 0
     mixed = store.vectors.match_vectors(ids, "old")
