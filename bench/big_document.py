@@ -74,7 +74,7 @@ def write_pdf(path: Path, pages: int) -> Path:
 def _save(doc, path: Path) -> Path:
     BIG.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    doc.save(tmp, garbage=3, deflate=True)
+    doc.save(tmp, garbage=1, deflate=True)
     doc.close()
     tmp.replace(path)
     return path
