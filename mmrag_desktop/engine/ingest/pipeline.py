@@ -93,7 +93,7 @@ class _SaveFailed(Exception):
 
 class _DocJob:
     """What one document's indexing produced and has not written yet, and what it wrote inside
-    its still-open transaction (`write_into` opens it; `commit` or `abandon` ends it)."""
+    its still-open transaction (`open` opens it; `commit` or `abandon` ends it)."""
 
     def __init__(self) -> None:
         self.drafts: list[ChunkDraft] = []
@@ -105,6 +105,7 @@ class _DocJob:
         self.links = _Links()
         self.chunk_count = 0  # chunks taken out to be written
         self.old_ids: list[int] = []  # the document's chunks before this indexing
+        self.has_figures = False  # a figure chunk was written (its enrichment is pending)
         self._tx: ExitStack | None = None
 
     def open(self, db) -> bool:
@@ -132,6 +133,7 @@ class _DocJob:
         out = self.drafts, self.vectors, self.segments
         self.drafts, self.vectors, self.segments, self.embedded = [], [], [], 0
         self.chunk_count += len(out[0])
+        self.has_figures |= any(d.kind == "figure" for d in out[0])
         return out
 
 
@@ -143,13 +145,11 @@ class _Links:
     def __init__(self) -> None:
         self.owners: dict[str, list[int]] = {}
         self.mentions: list[tuple[int, str]] = []
-        self.has_figures = False
 
     def add(self, ids: list[int], drafts: list[ChunkDraft]) -> None:
         from .chunking import REFERENCE_RE, group_key_for
 
         for cid, d in zip(ids, drafts, strict=True):
-            self.has_figures |= d.kind == "figure"
             if d.group_key and d.kind in ("figure", "table", "caption"):
                 self.owners.setdefault(d.group_key, []).append(cid)
             elif d.kind == "text":
@@ -298,7 +298,6 @@ class Ingester:
                        docs_done=n + 1, docs_total=total, doc=name,
                        message=f"{parsed_meta['pages']} pages, {n_chunks} chunks{warning}")
 
-
     def _unreadable(self, doc_id: int, existing: dict | None, reason: str) -> None:
         """The file could not be read: a document indexed before keeps its indexed version with the
         problem noted; any other is failed."""
@@ -383,9 +382,8 @@ class Ingester:
         return meta
 
     def _write(self, doc_id: int, job: _DocJob) -> None:
-        """Write the chunks embedded so far into the document's transaction (opening it and
+        """Write the job's drafts (all embedded) into the document's transaction (opening it and
         deleting the document's previous chunks first) and drop them from memory."""
-        _embed_pending(self.models.embedder, job)
         if job.open(self.documents.db):
             job.old_ids = self.chunks.ids_of_document(doc_id)
             self.chunks.delete_document(doc_id)
@@ -408,7 +406,7 @@ class Ingester:
             self.chunks.add_links(job.links.all())
             self.documents.mark_ready(
                 doc_id, sha=sha, size=stat.st_size, mtime=stat.st_mtime, kind=meta["kind"], title=meta["title"],
-                pages=meta["pages"], warning=meta.get("warning"), enrichment="pending" if job.links.has_figures else "")
+                pages=meta["pages"], warning=meta.get("warning"), enrichment="pending" if job.has_figures else "")
             job.commit()
         except BaseException:
             job.abandon()
