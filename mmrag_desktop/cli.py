@@ -97,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     co = sub.add_parser("compact", help="reclaim space: indices with many deleted entries, unused crops and files")
     co.set_defaults(func=cmd_compact)
 
-    for module in ("cli_ask", "cli_models"):
+    for module in ("cli_ask", "cli_models", "cli_watch", "cli_eval"):
         _register_optional(module, sub)
     return p
 
