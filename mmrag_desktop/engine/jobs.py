@@ -25,6 +25,10 @@ class CancelToken:
     def cancelled(self) -> bool:
         return self._event.is_set()
 
+    def wait(self, seconds: float) -> bool:
+        """Sleep up to `seconds`, waking early when cancelled; returns True when cancelled."""
+        return self._event.wait(seconds)
+
     def check(self) -> None:
         """Raise `Cancelled` when cancellation was requested."""
         if self._event.is_set():

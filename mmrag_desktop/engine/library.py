@@ -34,9 +34,10 @@ from .models.active import ActiveModels
 from .search.searcher import Searcher
 from .search.table_rows import TableRows
 from .settings import Settings
-from .store import Filters, Store
+from .store import Filters, Store, WatchedFolder
 from .store.lock import WriterLock
 from .store.vector_index import VectorIndex
+from .watch import plan_reconcile
 
 ACCESS = ("write", "auto", "read", "child")
 
@@ -366,6 +367,73 @@ class Library:
         if n:
             done.append(f"{n} unused figure crop file(s) deleted ({freed / 1e6:.1f} MB)")
         return done
+
+    # ---- watched folders ----------------------------------------------------------------
+    def watched_folders(self) -> list[WatchedFolder]:
+        """The folders this library keeps in sync with, oldest first."""
+        return self.store.folders.all()
+
+    def watch(self, folder: Path | str) -> bool:
+        """Keep `folder` in sync from now on (call `reconcile()` to bring it in). Returns False when it
+        was watched already. Raises LibraryError for a path that is not a folder, or that is the
+        library's own folder or inside it."""
+        self._check_writable()
+        p = Path(folder).expanduser()
+        if not p.is_dir():
+            raise LibraryError(f"{p} is not a folder" if p.exists() else f"no folder {p}")
+        p = p.resolve()
+        if p == self.folder or self.folder in p.parents:
+            raise LibraryError(f"{p} is the library's own folder; watch the folder that holds the manuals")
+        return self.store.folders.add(p)
+
+    def unwatch(self, folder: Path | str, *, remove_documents: bool = False) -> list[DocumentInfo]:
+        """Stop keeping `folder` in sync. Its documents stay unless `remove_documents`; returns the
+        documents removed. Raises LibraryError when the folder is not watched."""
+        self._check_writable()
+        p = self._watched(folder)
+        removed = [self.remove(r["id"]) for r in self.store.documents.under(p)] if remove_documents else []
+        self.store.folders.remove(p)
+        return removed
+
+    def _watched(self, folder: Path | str) -> Path:
+        given = Path(folder).expanduser()
+        for w in self.store.folders.all():
+            wp = Path(w.path)
+            if given == wp or (given.exists() and given.resolve() == wp) or given.absolute() == wp:
+                return wp
+        raise LibraryError(f"{folder} is not a watched folder")
+
+    def reconcile(self, cancel: CancelToken | None = None, *, isolated: bool = False) -> Iterator[Progress]:
+        """Bring the library in line with its watched folders (engine/watch.py): moved files are
+        re-pointed, files gone from a present folder removed, new and changed files added (events as
+        `add`). A missing folder keeps its documents; it is reported with stage "unavailable".
+        Ends with Progress("watched", message=the plan's summary, extra={"settling": n})."""
+        self._check_writable()
+        cancel = cancel or CancelToken()
+        folders = self.store.folders.all()
+        paths = [Path(f.path) for f in folders]
+        missing_before = {Path(f.path) for f in folders if f.missing_since}
+        plan = plan_reconcile(paths, self.store.documents, missing_before)
+        for folder, n in plan.unavailable:
+            self.store.folders.set_missing(folder, True)
+            yield Progress("unavailable", message=f"the watched folder {folder} is not available (a removable "
+                           f"drive or network share?); its {n} document(s) are kept", extra={"folder": str(folder),
+                                                                                              "documents": n})
+        for folder in plan.available:
+            self.store.folders.set_missing(folder, False)
+        for row, path, (size, mtime_ns) in plan.moved:
+            cancel.check()
+            self.store.documents.repoint(row["id"], path, size, mtime_ns / 1e9)
+            yield Progress("moved", doc=path.name, doc_id=row["id"], message=f"moved from {row['path']}",
+                           extra={"path": str(path), "old_path": row["path"]})
+        for row in plan.removed:
+            cancel.check()
+            self.remove(row["id"])
+            yield Progress("removed", doc=row["name"], doc_id=row["id"],
+                           message="its file was deleted from the watched folder", extra={"path": row["path"]})
+        if plan.add:
+            yield from self.add(plan.add, cancel, isolated=isolated)
+        yield Progress("watched", message=plan.summary(), extra={"settling": len(plan.settling)})
 
     # ---- search -------------------------------------------------------------------------
     def search(self, query: str, k: int = 10, *, docs: list[int | str] | None = None,

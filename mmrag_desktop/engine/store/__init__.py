@@ -6,6 +6,7 @@ the database lock for them; services receive the repositories they need.
     vectors    Vectors    vectors, segment_vectors, sentence_vectors, index/<space>.hnsw + manifests
     figures    Figures    figures, captions
     state      State      settings_kv
+    folders    Folders    watched_folders
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from .chunks import Chunks, Filters
 from .db import Database
 from .documents import Documents
 from .figures import Figures
+from .folders import Folders, WatchedFolder
 from .state import State
 from .vectors import Vectors
 
@@ -31,6 +33,7 @@ class Store:
         self.vectors = Vectors(self.db, folder / "index", threads, read_only=read_only_reason is not None)
         self.figures = Figures(self.db)
         self.state = State(self.db)
+        self.folders = Folders(self.db)
         self._seen_version = self.db.version()[1]
 
     @property
@@ -56,4 +59,4 @@ class Store:
         self.db.close()
 
 
-__all__ = ["Store", "Database", "Documents", "Chunks", "Vectors", "Figures", "State", "Filters"]
+__all__ = ["Store", "Database", "Documents", "Chunks", "Vectors", "Figures", "State", "Filters", "Folders", "WatchedFolder"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from .db import Database
@@ -35,6 +36,11 @@ class Documents:
         """The row of the document at `path`, or None."""
         rows = self.db.dicts("SELECT * FROM documents WHERE path = ?", (str(path),))
         return rows[0] if rows else None
+
+    def under(self, folder: Path) -> list[dict]:
+        """Rows of the documents whose path lies inside `folder` (at any depth)."""
+        prefix = os.path.join(str(folder), "")
+        return self.db.dicts("SELECT * FROM documents WHERE substr(path, 1, ?) = ? ORDER BY id", (len(prefix), prefix))
 
     def ready_by_sha(self, sha: str) -> dict | None:
         """A ready document with this content hash, or None."""
@@ -82,6 +88,13 @@ class Documents:
             )
             self._names = None
             return cur.lastrowid
+
+    def repoint(self, doc_id: int, path: Path, size: int, mtime: float) -> None:
+        """The document's file moved to `path` (same content): record the new path and name."""
+        with self.db.lock:
+            self.db.run(f"UPDATE documents SET path = ?, name = ?, size = ?, mtime = ?, updated = {NOW} WHERE id = ?",
+                        (str(path), path.name, size, mtime, doc_id))
+            self._names = None
 
     def set_status(self, doc_id: int, status: str, error: str | None = None) -> None:
         """Set status and error (None clears it); ends an indexing attempt."""

@@ -179,6 +179,14 @@ MIGRATIONS: list[str] = [
     ALTER TABLE documents ADD COLUMN indexing_sha TEXT;
     ALTER TABLE documents ADD COLUMN crashed_sha TEXT;
     """,
+    # 6: folders kept in sync with the library (engine/watch.py)
+    """
+    CREATE TABLE watched_folders (
+        path TEXT PRIMARY KEY,              -- absolute folder path
+        added TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),
+        missing_since TEXT                  -- when it was first found missing (a removable drive); NULL: present
+    );
+    """,
 ]
 
 
