@@ -196,11 +196,12 @@ def open_library(args, *, write: bool = True):
 
 
 # ---- verbs ------------------------------------------------------------------------------
-def _report(events, bar: ProgressBar) -> int:
+def report_events(events, bar: ProgressBar) -> int:
     """Print one line per finished/failed/skipped document, a bar otherwise; returns failures.
     With --quiet (the bar disabled) only the FAILED lines are printed."""
     failed = 0
-    labels = {"failed": "FAILED  ", "skipped": "skipped ", "done": "added   "}
+    labels = {"failed": "FAILED  ", "skipped": "skipped ", "done": "added   ", "moved": "moved   ",
+              "removed": "removed "}
     for ev in events:
         if ev.stage in labels:
             failed += ev.stage == "failed"
@@ -209,7 +210,9 @@ def _report(events, bar: ProgressBar) -> int:
         elif ev.extra.get("errors"):  # a figure whose enrichment failed (the job goes on)
             failed += 1
             bar.line(f"FAILED  {ev.doc}: {ev.message}")
-        elif ev.stage in ("finished", "index"):
+        elif ev.stage == "unavailable":  # a watched folder that is missing: always said
+            bar.line(f"missing {ev.message}")
+        elif ev.stage in ("finished", "index", "watched"):
             if bar.enabled:
                 bar.line(ev.message)
         else:
@@ -234,16 +237,16 @@ def _run_job(args, job, interrupted: str) -> int:
 
 def cmd_add(args) -> int:
     def job(lib, bar):
-        failed = _report(lib.add(args.paths), bar)
+        failed = report_events(lib.add(args.paths), bar)
         if not args.no_enrich:
-            _report(lib.enrich(), bar)
+            report_events(lib.enrich(), bar)
         return failed
 
     return _run_job(args, job, "documents finished so far are kept; run add again to resume")
 
 
 def cmd_enrich(args) -> int:
-    return _run_job(args, lambda lib, bar: _report(lib.enrich(), bar),
+    return _run_job(args, lambda lib, bar: report_events(lib.enrich(), bar),
                     "finished work is kept; run enrich again to resume")
 
 
@@ -359,7 +362,7 @@ def cmd_remove(args) -> int:
 
 
 def cmd_reindex(args) -> int:
-    return _run_job(args, lambda lib, bar: _report(lib.reindex(), bar),
+    return _run_job(args, lambda lib, bar: report_events(lib.reindex(), bar),
                     "documents finished so far are kept; run reindex again")
 
 
