@@ -66,6 +66,23 @@ def folder_files(folder: Path) -> dict[Path, Stat]:
     return out
 
 
+def folder_tree(folders: list[Path], limit: int = 2000) -> list[Path]:
+    """The watched folders and their sub-folders (hidden ones and library folders left out), at most
+    `limit` of them: what a change-notification watcher subscribes to."""
+    out: list[Path] = []
+    stack = [f for f in reversed(folders) if f.is_dir()]
+    while stack and len(out) < limit:
+        d = stack.pop()
+        out.append(d)
+        try:
+            subs = sorted(Path(e.path) for e in os.scandir(d) if e.is_dir(follow_symlinks=False)
+                          and not e.name.startswith(".") and not (Path(e.path) / "library.sqlite").exists())
+        except OSError:
+            continue
+        stack.extend(reversed(subs))
+    return out
+
+
 def snapshot(folders: list[Path]) -> dict[Path, dict[Path, Stat] | None]:
     """What the watched folders hold now: {folder: {file: (size, mtime_ns)}, or None when missing}."""
     return {f: folder_files(f) if f.is_dir() else None for f in folders}
@@ -196,5 +213,5 @@ def _sha_or_none(path: Path) -> str | None:
         return None
 
 
-__all__ = ["ReconcilePlan", "folder_files", "is_temporary", "plan_reconcile", "poll_changes", "snapshot",
+__all__ = ["ReconcilePlan", "folder_files", "folder_tree", "is_temporary", "plan_reconcile", "poll_changes", "snapshot",
            "SETTLE_SECONDS"]

@@ -32,6 +32,7 @@ from .answer_pane import AnswerPane
 from .conversation_store import load_conversation, save_conversation
 from .engine_thread import EngineJob, EngineThread, default_library_factory, freeze_gc
 from .error_report import Banner, ErrorDialog, describe
+from .folder_watch import FolderSync
 from .library_model import NAME, PROGRESS, LibraryModel
 from .page_render import PageRenderer
 from .page_viewer import Highlight, PageViewer
@@ -98,6 +99,8 @@ class MainWindow(QMainWindow):
     def _build(self) -> None:
         self.banner = Banner(self)
         self.banner.detailsRequested.connect(self.show_error_dialog)
+        self.folder_sync = FolderSync(self)
+        self.folder_sync.synced.connect(self._on_synced)
         # library panel
         self.library_model = LibraryModel(self)
         self.library_view = QTableView(self)
@@ -188,6 +191,11 @@ class MainWindow(QMainWindow):
         m.addAction(QAction("Cancel &all ingesting", self, triggered=self.cancel_all_ingest))
         m.addSeparator()
         m.addAction(QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit, triggered=self.close))
+        lm = self.menuBar().addMenu("&Library")
+        lm.addAction(QAction("&Watch folder…", self, triggered=self.folder_sync.watch_dialog,
+                             statusTip="Keep a folder in sync: new, changed, moved and deleted files"))
+        lm.addAction(QAction("Watched &folders…", self, triggered=self.folder_sync.folders_dialog))
+        lm.addAction(QAction("&Sync watched folders now", self, triggered=self.folder_sync.sync))
         t = self.menuBar().addMenu("&Tools")
         t.addAction(QAction("&Settings…", self, shortcut=QKeySequence("Ctrl+,"), triggered=self.open_settings))
         self.model_manager_action = QAction("&Model manager…", self, triggered=self.open_model_manager)
@@ -252,6 +260,7 @@ class MainWindow(QMainWindow):
                                "other program closes the library (reopen it then).", level="info")
         self.set_status("Loading models…")
         self.refresh_documents(ready=True)
+        self.folder_sync.sync()  # files changed in watched folders while the app was closed
         job = self.engine.submit("warm-up", _warm_up)
         job.finished.connect(lambda _r: self._models_ready())
         job.failed.connect(lambda e: (self._models_ready(), self.banner.notify(
@@ -268,6 +277,10 @@ class MainWindow(QMainWindow):
                            "Choose another folder in Tools ▸ Settings.", level="error")
         self.engine.wait(2000)
         self.engine = None
+
+    def _on_synced(self, summary: str) -> None:
+        if not summary.startswith("0 new or changed, 0 moved, 0 removed"):
+            self.set_status(f"Watched folders: {summary}")
 
     def set_status(self, text: str) -> None:
         self.status_label.setText(text)
@@ -297,6 +310,10 @@ class MainWindow(QMainWindow):
         job.finished.connect(done)
         job.failed.connect(self._job_failed(job))
 
+    def job_failed_handler(self, job: EngineJob):
+        """A slot for `job.failed` that shows the error in the notification strip."""
+        return self._job_failed(job)
+
     def _job_failed(self, job: EngineJob):
         def failed(exc: BaseException) -> None:
             self.banner.notify(describe(exc), job.details, level="error")
@@ -321,14 +338,25 @@ class MainWindow(QMainWindow):
                 break
             self.library_model.add_pending(files, job)
             self.drop_hint.setVisible(False)
-            job.progress.connect(lambda ev, j=job: self._on_ingest_progress(ev, j))
-            job.finished.connect(lambda _r, j=job: self._ingest_ended(j, "ready"))
-            job.cancelled.connect(lambda j=job: self._ingest_ended(j, "cancelled"))
-            job.failed.connect(lambda e, j=job: (self._job_failed(j)(e), self._ingest_ended(j, "failed")))
-            self.ingest_jobs.append(job)
+            self.track_ingest_job(job)
             jobs.append(job)
         self._update_ingest_status()
         return jobs
+
+    def track_ingest_job(self, job: EngineJob, on_progress=None, enrich=lambda: True) -> None:
+        """Show an ingest job's documents in the library list as it runs (rows appear as the engine
+        reports them), count it as ingest work (Cancel all, closing the window) and, when it ends,
+        refresh the list and start the background work (when `enrich()` says so).
+        `on_progress(ev)` sees every event first; returning False keeps it out of the list."""
+        def progress(ev) -> None:
+            if on_progress is None or on_progress(ev) is not False:
+                self._on_ingest_progress(ev, job)
+
+        job.progress.connect(progress)
+        job.finished.connect(lambda _r: self._ingest_ended(job, "ready", enrich()))
+        job.cancelled.connect(lambda: self._ingest_ended(job, "cancelled", enrich()))
+        job.failed.connect(lambda e: (self._job_failed(job)(e), self._ingest_ended(job, "failed", enrich())))
+        self.ingest_jobs.append(job)
 
     def _on_ingest_progress(self, ev, job: EngineJob) -> None:
         self.library_model.apply_progress(ev, job)
@@ -336,7 +364,7 @@ class MainWindow(QMainWindow):
             self.banner.notify(f"{ev.doc}: {ev.message}", level="error")
         self._update_ingest_status()
 
-    def _ingest_ended(self, job: EngineJob, status: str) -> None:
+    def _ingest_ended(self, job: EngineJob, status: str, enrich: bool = True) -> None:
         # rows the engine never reported on (e.g. unchanged files) are not in progress any more
         if status == "ready":
             status = "cancelled" if job.token.cancelled else "skipped"
@@ -345,7 +373,8 @@ class MainWindow(QMainWindow):
             self.ingest_jobs.remove(job)
         self._update_ingest_status()
         self.refresh_documents()
-        if status in ("ready", "skipped") and not any(j.state in ("queued", "running") for j in self.ingest_jobs):
+        if enrich and status in ("ready", "skipped") and not any(j.state in ("queued", "running")
+                                                                 for j in self.ingest_jobs):
             self.start_enrichment()
 
     def set_figures_paused(self, paused: bool) -> None:
