@@ -38,6 +38,7 @@ from .page_render import PageRenderer
 from .page_viewer import Highlight, PageViewer
 from .progress_delegate import ProgressDelegate
 from .query_bar import QueryBar
+from .retrieval_recorder import TestRecorder
 
 log = logging.getLogger(__name__)
 MAX_SCAN = 5000  # files listed at once when a folder is dropped
@@ -151,6 +152,7 @@ class MainWindow(QMainWindow):
         self.query_bar.cancelRequested.connect(self.cancel_answer)
         self.answer_pane = AnswerPane(self)
         self.answer_pane.citationActivated.connect(self.show_citation)
+        self.test_recorder = TestRecorder(self)  # results' "save as retrieval test" (right-click)
         ask_panel = QWidget(self)
         al = QVBoxLayout(ask_panel)
         al.setContentsMargins(0, 0, 0, 0)
@@ -209,6 +211,8 @@ class MainWindow(QMainWindow):
         t.addAction(self.pause_figures_action)
         t.addAction(QAction("Clear &conversation", self, triggered=self.clear_conversation))
         t.addAction(QAction("Com&pact library", self, triggered=self.compact_library))
+        t.addAction(QAction("&Test retrieval…", self, triggered=self.open_retrieval_test,
+                            statusTip="Run your own questions with known pages: R@1, R@5, MRR, box hits"))
         h = self.menuBar().addMenu("&Help")
         h.addAction(QAction("&About", self, triggered=self._about))
 
@@ -604,6 +608,18 @@ class MainWindow(QMainWindow):
         h = hl(item)
         sib = [hl(s) if s is not item else h for s in siblings if s.doc_path == item.doc_path]
         return self.viewer.show_highlight(h, sib)
+
+    def open_retrieval_test(self) -> QWidget:
+        """Tools ▸ Test retrieval…: the (non-modal) dialog that runs a question file; returns it."""
+        from .retrieval_test_dialog import RetrievalTestDialog
+
+        dlg = getattr(self, "retrieval_dialog", None)
+        if dlg is None:
+            dlg = self.retrieval_dialog = RetrievalTestDialog(self.submit, self.show_citation, self.test_recorder, self)
+        dlg.show()
+        dlg.raise_()
+        dlg.activateWindow()
+        return dlg
 
     # ---- settings, model manager --------------------------------------------------
     def open_settings(self) -> None:
