@@ -157,10 +157,12 @@ class RetrievalTestDialog(QDialog):
         self.found_btn.clicked.connect(lambda: self.show_found(self._row()))
         close = QPushButton("Close", self)
         close.clicked.connect(self.close)
+        self.hint = QLabel("Double-click a row to open its expected page.", self)
+        self.hint.setObjectName("retrievalHint")
         bottom = QHBoxLayout()
         bottom.addWidget(self.expected_btn)
         bottom.addWidget(self.found_btn)
-        bottom.addStretch(1)
+        bottom.addWidget(self.hint, 1)
         bottom.addWidget(close)
         lay = QVBoxLayout(self)
         lay.addWidget(intro)
@@ -264,6 +266,7 @@ class RetrievalTestDialog(QDialog):
                 elif col == R1:
                     item.setForeground(QBrush(HIT_FG))
                 self.table.setItem(row, col, item)
+        self.table.resizeColumnToContents(ID)
         self._update_buttons()
 
     @staticmethod
@@ -298,7 +301,11 @@ class RetrievalTestDialog(QDialog):
             if r is not None:
                 self.summary.setText(f"{r.question.id}: {r.message or 'the expected document is not in the library'}")
             return False
-        return bool(self._show(item, [item, *found_items(r)]))
+        shown = bool(self._show(item, [item, *found_items(r)]))
+        if shown:
+            self.hint.setText(f"Viewer: the expected page of {r.question.id}"
+                              + (" and its region" if item.boxes else "") + "; Hit ↓ (F3) steps to what search found.")
+        return shown
 
     def show_found(self, row: int) -> bool:
         """Open what search ranked first for question `row`, highlighted as in a search result."""
@@ -306,7 +313,10 @@ class RetrievalTestDialog(QDialog):
         items = found_items(r) if r is not None else []
         if not items:
             return False
-        return bool(self._show(items[0], items))
+        shown = bool(self._show(items[0], items))
+        if shown:
+            self.hint.setText(f"Viewer: what search ranked first for {r.question.id}; Hit ↓ (F3) steps to the next hits.")
+        return shown
 
     def _menu(self, pos: QPoint) -> None:
         row = self.table.rowAt(pos.y())
