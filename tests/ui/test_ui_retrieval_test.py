@@ -107,6 +107,20 @@ def test_a_malformed_file_is_reported_in_the_dialog(qtbot, lib_dir, tmp_path):
     w.close()
 
 
+def test_cancel_stops_a_run(qtbot, lib_dir, tmp_path):
+    many = tmp_path / "many.jsonl"
+    many.write_text("".join(json.dumps({"id": f"q{i}", "query": f"coolant pump flow {i}", "doc": "plant.pdf",
+                                        "pages": [1]}) + "\n" for i in range(200)))
+    w = open_window(qtbot, lib_dir)
+    dlg = w.open_retrieval_test()
+    job = dlg.run(str(many))
+    with qtbot.waitSignal(job.cancelled, timeout=60000):
+        qtbot.mouseClick(dlg.cancel_btn, Qt.MouseButton.LeftButton)
+    assert dlg.summary.text() == "Cancelled." and dlg.run_btn.isEnabled() and not dlg.cancel_btn.isEnabled()
+    assert dlg.report is None
+    w.close()
+
+
 def test_save_a_search_hit_as_a_retrieval_test(qtbot, lib_dir, tmp_path):
     w = open_window(qtbot, lib_dir)
     with qtbot.waitSignal(w.answerFinished, timeout=60000):
