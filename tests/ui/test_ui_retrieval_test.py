@@ -102,7 +102,9 @@ def test_a_malformed_file_is_reported_in_the_dialog(qtbot, lib_dir, tmp_path):
     w = open_window(qtbot, lib_dir)
     dlg = w.open_retrieval_test()
     job = dlg.run(str(bad))
-    qtbot.waitUntil(lambda: job.state == "failed", timeout=60000)
+    # the job's state changes on the engine thread before its `failed` signal reaches the dialog
+    qtbot.waitUntil(lambda: dlg.run_btn.isEnabled(), timeout=60000)
+    assert job.state == "failed"
     assert f"{bad}:2: not valid JSON" in dlg.summary.text() and dlg.run_btn.isEnabled()
     w.close()
 
