@@ -30,7 +30,7 @@ def register(subparsers) -> None:
 
 def cmd_eval(args) -> int:
     """Run the question file against the library (read-only); print the table or JSON; exit 0."""
-    from .cli import note
+    from .cli import ProgressBar, note
     from .engine.evaluation import evaluate, read_questions
     from .engine.library import Library
     from .engine.settings import Settings
@@ -43,17 +43,20 @@ def cmd_eval(args) -> int:
     if not (folder / "library.sqlite").is_file():
         raise EngineError(f"there is no library in {folder} (make one with: mmrag --library DIR add FILE...)")
     lib = Library.open(folder, settings, access="read")
+    bar = ProgressBar(enabled=not args.quiet)  # on stderr, only when it is a terminal
     try:
         events = evaluate(questions, lambda q, k: lib.search(q, k=k), lib.documents(), k=args.k)
         while True:
             try:
-                next(events)
+                bar.update(next(events))
             except StopIteration as stop:
                 report = stop.value
                 break
+        bar.close()
         for notice in lib.model_notices:
             note(args, notice)
     finally:
+        bar.close()
         lib.close()
     if args.json:
         print(json.dumps({"file": str(args.questions), **report.to_json()}, ensure_ascii=False))
