@@ -42,6 +42,19 @@ def library(tmp_path, embedder):
     lib.close()
 
 
+@pytest.fixture
+def shared_embedder(monkeypatch, embedder):
+    """Make the CLI's Library reuse the session's loaded embedder (saves a model load per call)."""
+    from mmrag_desktop.engine import library as library_mod
+
+    real_open = library_mod.Library.open
+
+    def open_with_embedder(folder=None, settings=None, embedder_=None, **kwargs):
+        return real_open(folder, settings, embedder, **kwargs)
+
+    monkeypatch.setattr(library_mod.Library, "open", staticmethod(open_with_embedder))
+
+
 def write_pdf(path, pages: list[list[tuple[float, float, str]]], *, fontsize: float = 11) -> object:
     """Write a PDF whose page i holds the (x, y, text) lines of pages[i] (y = baseline, top-left origin)."""
     import pymupdf

@@ -354,3 +354,24 @@ def make_zero_page_pdf(path: Path) -> SamplePdf:
     out += f"trailer\n<< /Size {len(objs) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
     path.write_bytes(bytes(out))
     return SamplePdf(path)
+
+
+PLANT_PAGES = [
+    ("Coolant pump", "The coolant pump delivers 12 litres per minute at 2 bar."),
+    ("Relief valve", "The relief valve opens at 8 bar and closes again at 6 bar."),
+    ("Fan filter", "Replace the fan filter mat every 2000 operating hours."),
+]
+
+
+def make_plant_manual(path: Path, pages: list[tuple[str, str]] = PLANT_PAGES) -> Path:
+    """A small plant manual: one page per (title, body), title in bold, for retrieval tests."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    for title, body in pages:
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((72, 90), title, fontsize=16, fontname="hebo")
+        page.insert_text((72, 130), body, fontsize=11)
+    doc.save(str(path))
+    doc.close()
+    return path

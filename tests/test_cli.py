@@ -21,19 +21,6 @@ PAGES = [
 ]
 
 
-@pytest.fixture
-def shared_embedder(monkeypatch, embedder):
-    """Make the CLI's Library reuse the session's loaded embedder (saves a model load per call)."""
-    from mmrag_desktop.engine import library as library_mod
-
-    real_open = library_mod.Library.open
-
-    def open_with_embedder(folder=None, settings=None, embedder_=None, **kwargs):
-        return real_open(folder, settings, embedder, **kwargs)
-
-    monkeypatch.setattr(library_mod.Library, "open", staticmethod(open_with_embedder))
-
-
 def run(capsys, *argv):
     code = cli.run(list(argv))
     out, err = capsys.readouterr()

@@ -10,15 +10,11 @@ import sys
 import textwrap
 
 import pytest
+from pdf_factory import make_plant_manual as write_manual
 
 from mmrag_desktop import cli
 from mmrag_desktop.engine.library import Library
 
-PAGES = [
-    ("Coolant pump", "The coolant pump delivers 12 litres per minute at 2 bar."),
-    ("Relief valve", "The relief valve opens at 8 bar and closes again at 6 bar."),
-    ("Fan filter", "Replace the fan filter mat every 2000 operating hours."),
-]
 HOLDER = textwrap.dedent(
     """
     import sys
@@ -29,32 +25,6 @@ HOLDER = textwrap.dedent(
     lib.close()
     """
 )
-
-
-def write_manual(path):
-    import pymupdf
-
-    doc = pymupdf.open()
-    for title, body in PAGES:
-        page = doc.new_page(width=595, height=842)
-        page.insert_text((72, 90), title, fontsize=16, fontname="hebo")
-        page.insert_text((72, 130), body, fontsize=11)
-    doc.save(str(path))
-    doc.close()
-    return path
-
-
-@pytest.fixture
-def shared_embedder(monkeypatch, embedder):
-    """The CLI's Library reuses the session's loaded embedder (saves a model load per call)."""
-    from mmrag_desktop.engine import library as library_mod
-
-    real_open = library_mod.Library.open
-
-    def open_with_embedder(folder=None, settings=None, embedder_=None, **kwargs):
-        return real_open(folder, settings, embedder, **kwargs)
-
-    monkeypatch.setattr(library_mod.Library, "open", staticmethod(open_with_embedder))
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from conftest import write_pdf
-from test_cli import run, shared_embedder  # noqa: F401 (fixture)
+from test_cli import run
 
 PAGES = [[(72, 100, "Pump maintenance"), (72, 130, "Grease the pump bearing every 500 operating hours.")]]
 OTHER = [[(72, 100, "Valve settings"), (72, 130, "Set the relief valve to 6 bar before the first start.")]]
@@ -27,7 +27,7 @@ def _old_pdf(path: Path, pages) -> Path:
     return path
 
 
-def test_watch_once_list_and_forget(tmp_path, capsys, shared_embedder):  # noqa: F811
+def test_watch_once_list_and_forget(tmp_path, capsys, shared_embedder):
     lib = str(tmp_path / "lib")
     shelf = tmp_path / "shelf"
     _old_pdf(shelf / "pump.pdf", PAGES)
@@ -54,7 +54,7 @@ def test_watch_once_list_and_forget(tmp_path, capsys, shared_embedder):  # noqa:
     assert code == 1 and err.strip() == "mmrag: error: no folder is watched yet; give one: mmrag watch FOLDER"
 
 
-def test_watch_errors_are_one_line(tmp_path, capsys, shared_embedder):  # noqa: F811
+def test_watch_errors_are_one_line(tmp_path, capsys, shared_embedder):
     lib = str(tmp_path / "lib")
     code, _, err = run(capsys, "--library", lib, "watch", "--once", str(tmp_path / "nope"))
     assert code == 1 and err.strip() == f"mmrag: error: no folder {tmp_path / 'nope'}"
@@ -64,7 +64,7 @@ def test_watch_errors_are_one_line(tmp_path, capsys, shared_embedder):  # noqa: 
     assert code == 1 and "--remove-documents goes with --forget" in err
 
 
-def test_missing_folder_is_reported_and_kept(tmp_path, capsys, shared_embedder):  # noqa: F811
+def test_missing_folder_is_reported_and_kept(tmp_path, capsys, shared_embedder):
     lib = str(tmp_path / "lib")
     drive = tmp_path / "usb"
     _old_pdf(drive / "pump.pdf", PAGES)

@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("PySide6")
 pymupdf = pytest.importorskip("pymupdf")
 
+from pdf_factory import make_plant_manual as write_manual  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from window_helpers import open_window  # noqa: E402
 
@@ -18,24 +19,6 @@ from mmrag_desktop.engine.library import Library  # noqa: E402
 from mmrag_desktop.ui.retrieval_test_dialog import FOUND, MISS_BG, R1, RANK  # noqa: E402
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
-
-PAGES = [
-    ("Coolant pump", "The coolant pump delivers 12 litres per minute at 2 bar."),
-    ("Relief valve", "The relief valve opens at 8 bar and closes again at 6 bar."),
-    ("Fan filter", "Replace the fan filter mat every 2000 operating hours."),
-]
-
-
-def write_manual(path):
-    doc = pymupdf.open()
-    for title, body in PAGES:
-        page = doc.new_page(width=595, height=842)
-        page.insert_text((72, 90), title, fontsize=16, fontname="hebo")
-        page.insert_text((72, 130), body, fontsize=11)
-    doc.save(str(path))
-    doc.close()
-    return path
-
 
 @pytest.fixture
 def lib_dir(tmp_path, embedder):
