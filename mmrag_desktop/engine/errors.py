@@ -61,3 +61,8 @@ class WorkerDiedError(EngineError):
     def __init__(self, message: str, exit: str = "it stopped unexpectedly"):
         super().__init__(message)
         self.exit = exit
+
+
+class ExportError(EngineError):
+    """An answer could not be exported for an expert (engine/export/): no answer, or the file
+    cannot be written."""

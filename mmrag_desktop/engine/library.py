@@ -256,6 +256,25 @@ class Library:
 
         return answer_events(self, question, **kwargs)
 
+    def export_answer(self, answer, path: Path | str, *, question: str | None = None, fmt: str | None = None) -> Path:
+        """Write `answer` (an Answer or its to_json() dict) as one self-contained file for an expert
+        (engine/export/: HTML, or JSON for a name ending .json); returns the path written. Raises
+        ExportError when the file cannot be written; a missing source file is a note in the file."""
+        from .export import export_answer
+
+        def chunk(chunk_id: int) -> dict | None:
+            rows = self.store.chunks.rows([chunk_id])
+            return dict(rows[chunk_id]) if chunk_id in rows else None
+
+        try:
+            embedder = self.embedder.model_id
+        except ModelError:
+            embedder = ""
+        import pymupdf
+
+        return export_answer(answer, path, documents=self.documents(), chunk=chunk, question=question, fmt=fmt,
+                             versions={"text_embedder": embedder, "pymupdf": pymupdf.__version__})
+
     def _add_in_child(self, paths: list[str], cancel: CancelToken) -> Iterator[Progress]:
         """`add` in the child process. When the child dies (a file crashed its parser, or it was
         killed), the document it was reading is marked failed with the reason and a new child
