@@ -6,7 +6,9 @@ back starts with "? " and ends with why, and a number or name found in no eviden
 guards) go to stderr as they happen (not with -q). With --json one object is printed (DESIGN.md's
 `ask --json` shape plus `sentences`). Engine errors propagate to `cli.run`, which prints them as one
 line. Ctrl+C stops the answer: what was written so far is printed, "mmrag: interrupted" goes to
-stderr and the exit code is 130.
+stderr and the exit code is 130. `--export FILE` (repeatable) also writes the answer for an expert:
+one self-contained HTML page, or the same bundle as JSON for a name ending in .json
+(engine/export/, docs/export.md); the path written is a note on stderr.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ def register(subparsers) -> None:
                    help="the answer model quotes evidence sentences (grammar-constrained) and adds a short answer")
     a.add_argument("-k", type=int, default=8, help="hits to retrieve as evidence (default 8)")
     a.add_argument("--max-tokens", type=int, default=None, help="longest answer in tokens")
+    a.add_argument("--export", metavar="FILE", action="append", default=[],
+                   help="also write the answer for an expert: a self-contained HTML page with the cited page "
+                        "crops (FILE.json: the same as JSON); repeatable")
     a.set_defaults(func=cmd_ask)
 
 
@@ -70,8 +75,11 @@ def cmd_ask(args) -> int:
     from .cli import EXIT_INTERRUPTED, note, open_library
     from .engine.answer import answer_events, close_models
     from .engine.answer.events import ErrorEvent
+    from .engine.export import check_target
     from .engine.jobs import CancelToken
 
+    for target in args.export:  # a bad file name fails before the answer is made
+        check_target(target)
     lib = open_library(args, write=False)
     settings = lib.settings
     if args.max_tokens:
@@ -99,6 +107,7 @@ def cmd_ask(args) -> int:
                     raise ev.error
                 print(f"mmrag: error: {ev.message}", file=sys.stderr)
                 return 1
+        exported, export_error = _export(lib, answer, args.export)
     finally:
         signal.signal(signal.SIGINT, previous)
         close_models()
@@ -124,7 +133,27 @@ def cmd_ask(args) -> int:
                 print(_format_citation(c))
         if answer.removed_citations and not args.quiet:
             print(f"(removed invalid citations: {', '.join(str(r) for r in answer.removed_citations)})", file=sys.stderr)
+    for path in exported:
+        note(args, f"exported for an expert: {path}")
     if answer.stopped == "cancelled":
         print("mmrag: interrupted: the answer was stopped", file=sys.stderr)
         return EXIT_INTERRUPTED
+    if export_error is not None:
+        raise export_error
     return 0
+
+
+def _export(lib, answer, targets: list[str]) -> tuple[list, Exception | None]:
+    """Write `answer` to each of `targets` (--export); returns (paths written, the engine error
+    that stopped it or None). Runs while the library is open: the crops come from its documents."""
+    from .engine.errors import EngineError
+
+    written = []
+    if answer is None:
+        return written, None
+    for target in targets:
+        try:
+            written.append(lib.export_answer(answer, target))
+        except EngineError as e:
+            return written, e
+    return written, None
