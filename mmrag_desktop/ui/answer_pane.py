@@ -29,6 +29,8 @@ NOT_CHECKED_TIP = "Not checked against the manuals"
 MISSING_TIP = "appears in none of the evidence"
 SHOW_MODEL = "Show the model's own answer (not backed by the manuals)"
 HIDE_MODEL = "Hide the model's own answer"
+EXPORT_LINK = "Export for an expert…"
+EXPORT_TIP = "Save this answer with its cited page images as one file an expert can open offline"
 
 
 def _chip(turn: int, n: int) -> str:
@@ -193,6 +195,7 @@ class AnswerPane(QWidget):
     """
 
     citationActivated = Signal(object, object)  # noqa: N815 (Qt naming) ResultItem, list[ResultItem]
+    exportRequested = Signal(int)  # noqa: N815 (Qt naming) the turn whose answer to export (ui/expert_export.py)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -306,6 +309,8 @@ class AnswerPane(QWidget):
             t["extractive"] = bool(answer.get("extractive")) or answer.get("mode") == "extractive"
             t["notices"] = list(dict.fromkeys(t.get("notices", []) + list(answer.get("notices") or [])))
             self._take_checks(t, answer)
+            if t.get("mode") != "search" and isinstance(answer.get("answer"), str):
+                t["result"] = dict(answer)  # the engine's answer object, kept for "Export for an expert…"
         t["status"], t["streaming"] = "", False
         self._render_timer.stop()
         self.render()
@@ -325,6 +330,10 @@ class AnswerPane(QWidget):
         model_answer = (answer.get("stats") or {}).get("model_answer")
         if isinstance(model_answer, str) and model_answer.strip():
             t["model_answer"] = model_answer
+
+    def exportable_turn(self) -> int | None:
+        """The latest turn that holds a finished answer to export, or None."""
+        return next((i for i in range(len(self.turns) - 1, -1, -1) if self.turns[i].get("result")), None)
 
     def toggle_model_answer(self, turn: int) -> None:
         """Show or hide the model's own (replaced, unbacked) answer under `turn`'s answer."""
@@ -418,6 +427,9 @@ class AnswerPane(QWidget):
                            f'style="{MODEL_BLOCK_STYLE}"><tr>'
                            '<td style="color:#7f7f7f"><i>The model\'s own answer, not backed by the manuals:</i>'
                            f'<br>{_br(html.escape(t["model_answer"]))}</td></tr></table>')
+        if t.get("result") and not t.get("streaming"):
+            out.append(f'<p style="font-size:small"><a href="export:{i}" title="{html.escape(EXPORT_TIP)}" '
+                       f'style="{LINK_STYLE}">{EXPORT_LINK}</a></p>')
         return out
 
     # ---- tooltips -----------------------------------------------------------------
@@ -472,6 +484,8 @@ class AnswerPane(QWidget):
         s = url.toString()
         if s.startswith("modelanswer:"):
             self.toggle_model_answer(int(s.split(":")[1]))
+        elif s.startswith("export:"):
+            self.exportRequested.emit(int(s.split(":")[1]))
         elif s.startswith("cite:"):
             _, turn, num = s.split(":")
             self.activate_citation(int(turn), int(num))

@@ -32,6 +32,7 @@ from .answer_pane import AnswerPane
 from .conversation_store import load_conversation, save_conversation
 from .engine_thread import EngineJob, EngineThread, default_library_factory, freeze_gc
 from .error_report import Banner, ErrorDialog, describe
+from .expert_export import ExpertExport
 from .folder_watch import FolderSync
 from .library_model import NAME, PROGRESS, LibraryModel
 from .page_render import PageRenderer
@@ -153,6 +154,7 @@ class MainWindow(QMainWindow):
         self.answer_pane = AnswerPane(self)
         self.answer_pane.citationActivated.connect(self.show_citation)
         self.test_recorder = TestRecorder(self)  # results' "save as retrieval test" (right-click)
+        self.expert_export = ExpertExport(self)  # "Export for an expert…" (answer pane link, File menu)
         ask_panel = QWidget(self)
         al = QVBoxLayout(ask_panel)
         al.setContentsMargins(0, 0, 0, 0)
@@ -191,6 +193,12 @@ class MainWindow(QMainWindow):
                             triggered=self.remove_selected))
         m.addAction(QAction("&Cancel selected", self, triggered=self.cancel_selected))
         m.addAction(QAction("Cancel &all ingesting", self, triggered=self.cancel_all_ingest))
+        m.addSeparator()
+        self.export_action = QAction("&Export answer for an expert…", self, shortcut=QKeySequence("Ctrl+E"),
+                                     triggered=self.expert_export.export_latest,
+                                     statusTip="Save the latest answer with its cited page images as one "
+                                               "file an expert can open in any browser, offline")
+        m.addAction(self.export_action)
         m.addSeparator()
         m.addAction(QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit, triggered=self.close))
         lm = self.menuBar().addMenu("&Library")

@@ -400,7 +400,7 @@ def test_answer_without_sentences_renders_as_before(pane):
     del old["sentences"], old["checked"]
     finished_turn(pane, old)
     hrefs = [f.anchorHref() for _, f, _ in fragments(pane) if f.anchorHref()]
-    assert sorted(hrefs) == ["cite:0:1", "cite:0:2"]
+    assert sorted(hrefs) == ["cite:0:1", "cite:0:2", "export:0"]  # and "Export for an expert…" under it
     plain = pane.text.toPlainText()
     assert "checked against the manuals" not in plain and "7.2 A" in plain
     colours = {f.foreground().color().name() for t, f, _ in fragments(pane) if "It draws" in t}
