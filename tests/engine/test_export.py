@@ -101,6 +101,7 @@ def test_html_export_holds_the_question_checked_sentences_and_highlighted_crops(
     for s in answer.sentences:  # every sentence of the answer is there (escaped), its [n] a link into the page
         assert escape(s.text.split(" [")[0][:40]) in html
     assert 'href="#cite-1"' in html and 'id="cite-1"' in html
+    assert '<mark class="quoted">The programmer needs a supply voltage of 5 V' in html  # what the answer relies on
     _no_external_resources(html)
     assert "@media print" in html and "break-inside: avoid" in html
     # one image per cited page, each showing the highlight where the bundle says it is
@@ -273,3 +274,15 @@ def test_crop_of_an_image_document(tmp_path):
     assert r > 80 and b < 200  # the blue panel is tinted by the yellow fill
     with pytest.raises(crops.CropUnavailable):
         crops.image_crops(tmp_path / "nothing.png", {1: []})
+
+
+def test_cited_passage_is_unwrapped_with_the_quoted_sentences_marked():
+    from mmrag_desktop.engine.export.page import passage_html
+
+    c = {"kind": "text", "text": "Set the cur-\nrent limit first.\nThen press <START> and\nwait.",
+         "quotes": ["Then press <START> and wait.", "A sentence from elsewhere."]}
+    body, left = passage_html(c)
+    assert body == 'Set the current limit first. <mark class="quoted">Then press &lt;START&gt; and wait.</mark>'
+    assert left == ["A sentence from elsewhere."]
+    table, _ = passage_html({"kind": "table", "text": "Model | Range\nPX-200A | 0-10 bar", "quotes": []})
+    assert table == "Model | Range\nPX-200A | 0-10 bar"  # rows stay rows

@@ -44,7 +44,9 @@ a.cite { background: #ffe08a; color: #5a3b00; font-weight: 600; text-decoration:
 .kind { font-weight: normal; color: #777; font-size: .85rem; }
 figure { margin: .4rem 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #ccc; display: block; }
-.passage { white-space: pre-wrap; font-size: .9rem; background: #fafafa; border-left: 3px solid #ccc; padding: .4rem .7rem; margin: .4rem 0 0; }
+.passage { white-space: pre-line; font-size: .9rem; background: #fafafa; border-left: 3px solid #ccc; padding: .4rem .7rem; margin: .4rem 0 0; }
+.passage.pre { white-space: pre-wrap; }
+mark.quoted { background: #fff0b3; color: inherit; padding: 0 .05em; }
 .quote { background: #fff7d6; border-left: 3px solid #e6a700; padding: .3rem .6rem; margin: .3rem 0; font-size: .92rem; }
 table { border-collapse: collapse; width: 100%; font-size: .88rem; }
 th, td { border: 1px solid #ddd; padding: .3rem .45rem; text-align: left; vertical-align: top; }
@@ -124,6 +126,39 @@ def answer_html(text: str, sentences: list[dict], valid: set[int]) -> str:
     return "".join(out).replace("\n", "<br>\n")
 
 
+def unwrap(text: str) -> str:
+    """Running text as one paragraph per blank-line block: PDF line breaks become spaces, a word
+    hyphenated at a line end is joined ("cur-\nrent" -> "current")."""
+    paras = re.split(r"\n\s*\n", text)
+    return "\n\n".join(re.sub(r"\s*\n\s*", " ", re.sub(r"(?<=[a-z])-\n(?=[a-z])", "", p)).strip() for p in paras)
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def passage_html(c: dict) -> tuple[str, list[str]]:
+    """(the cited passage, escaped, with the quoted sentences marked; the quotes not found in it).
+    Running text is unwrapped; tables and code keep their lines."""
+    text = c.get("text") or ""
+    kind = c.get("kind") or "text"
+    text = unwrap(text) if kind in ("text", "caption") else text
+    spans, left = [], []
+    for q in c.get("quotes") or []:
+        words = _norm(unwrap(q)).split(" ")
+        m = re.search(r"\s+".join(re.escape(w) for w in words), text) if words != [""] else None
+        (spans.append((m.start(), m.end())) if m else left.append(q))
+    out, pos = [], 0
+    for a, b in sorted(spans):
+        if a < pos:
+            continue
+        out.append(escape(text[pos:a]))
+        out.append(f'<mark class="quoted">{escape(text[a:b])}</mark>')
+        pos = b
+    out.append(escape(text[pos:]))
+    return "".join(out), left
+
+
 def _citation_html(c: dict, anchor: str) -> str:
     title = f" — {escape(c['title'])}" if c.get("title") and c["title"] != c.get("doc") else ""
     head = (f'<h3>{"[" + escape(str(c["id"])) + "] " if anchor.startswith("cite") else ""}'
@@ -138,10 +173,12 @@ def _citation_html(c: dict, anchor: str) -> str:
                      "cited.</figcaption></figure>")
     if c.get("note"):
         parts.append(f'<p class="note">{escape(c["note"])}</p>')
-    for q in c.get("quotes") or []:
+    passage, unplaced = passage_html(c)
+    for q in unplaced:
         parts.append(f'<blockquote class="quote">{escape(q)}</blockquote>')
-    if c.get("text"):
-        parts.append(f'<div class="passage">{escape(c["text"])}</div>')
+    if passage:
+        pre = " pre" if (c.get("kind") or "text") not in ("text", "caption") else ""
+        parts.append(f'<div class="passage{pre}">{passage}</div>')
     parts.append("</article>")
     return "\n".join(parts)
 
@@ -185,8 +222,11 @@ def render_html(b: dict) -> str:
         f"<title>Question for an expert: {q}</title><style>{STYLE}</style></head><body>",
         "<header><h1>Question for an expert</h1>",
         f'<p class="meta">Exported {escape(str(b.get("created") or ""))} from mmrag-desktop '
-        f'{escape(str((b.get("versions") or {}).get("app") or ""))}. The answer below was made from the '
-        "manuals listed at the end; each sentence was checked against the pages it cites.</p></header>",
+        f'{escape(str((b.get("versions") or {}).get("app") or ""))}, offline. The answer below was made from '
+        "the manuals listed at the end"
+        + ("; each sentence was checked against the pages it cites" if b.get("sentences") else "")
+        + ". Under each citation: the page with the cited lines highlighted, and the cited passage "
+        "(the sentences the answer relies on marked).</p></header>",
         f'<h2>Question</h2><p class="question">{q}</p>',
         "<h2>Answer from the manuals</h2>",
     ]
