@@ -52,6 +52,7 @@ table { border-collapse: collapse; width: 100%; font-size: .88rem; }
 th, td { border: 1px solid #ddd; padding: .3rem .45rem; text-align: left; vertical-align: top; }
 th { background: #f4f4f4; }
 td.hash { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: .78rem; word-break: break-all; }
+td.hash .state { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; color: #555; }
 .bad { color: #b3261e; font-weight: 600; }
 footer { margin-top: 2rem; color: #777; font-size: .8rem; }
 @page { margin: 14mm; }
@@ -186,16 +187,18 @@ def _citation_html(c: dict, anchor: str) -> str:
 def _manifest_html(b: dict) -> str:
     rows = []
     for d in b.get("documents") or []:
-        state = {"present": "", "missing": '<br><span class="bad">file not found at export</span>',
-                 "changed": '<br><span class="bad">file changed since indexing; now '
+        state = {"present": "the file is as indexed",
+                 "missing": '<span class="bad">file not found at export</span>',
+                 "changed": '<span class="bad">file changed since it was indexed; its sha256 now: '
                             f'{escape(str(d.get("sha256_now") or ""))}</span>'}.get(d.get("file"), "")
         rows.append(f"<tr><td>{escape(str(d.get('name') or ''))}</td><td>{escape(str(d.get('title') or ''))}</td>"
                     f"<td>{escape(', '.join(str(p) for p in d.get('pages_cited') or []))} "
                     f"of {escape(str(d.get('pages') or '?'))}</td>"
-                    f"<td class=\"hash\">{escape(str(d.get('sha256') or ''))}{state}</td>"
-                    f"<td>{escape(str(d.get('added') or ''))}</td></tr>")
-    docs = ("<table><tr><th>Manual (file)</th><th>Title</th><th>Pages cited</th><th>sha256 (as indexed)</th>"
-            "<th>Added</th></tr>" + "".join(rows) + "</table>") if rows else "<p>No manual is cited.</p>"
+                    f"<td>{escape(str(d.get('added') or ''))}</td></tr>"
+                    f'<tr><td colspan="4" class="hash">sha256 {escape(str(d.get("sha256") or ""))}'
+                    f'<br><span class="state">{state}</span></td></tr>')
+    docs = ("<table><tr><th>Manual (file)</th><th>Title</th><th>Pages cited</th><th>Added</th></tr>"
+            + "".join(rows) + "</table>") if rows else "<p>No manual is cited.</p>"
     v = b.get("versions") or {}
     labels = [("app", "mmrag-desktop"), ("answer_mode", "Answer mode"), ("answer_model", "Answer model"),
               ("text_embedder", "Text embedder"), ("pymupdf", "PyMuPDF")]
