@@ -2,6 +2,7 @@
 
     mmrag-desktop [--library DIR] [FILE_OR_FOLDER...]    # the files are added to the library
     mmrag-desktop --self-test
+    mmrag-desktop --check-libraries      # Linux: the system libraries Qt's window needs
     mmrag-desktop --version
 
 FILE_OR_FOLDER is what a file manager's "Open with" passes (the .desktop file's `%F`); file://
@@ -58,6 +59,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--library", type=Path, default=None, help="library folder (default: from settings)")
     p.add_argument("--self-test", action="store_true",
                    help="load the models, ingest a bundled sample PDF, search it, exit 0 on success")
+    p.add_argument("--check-libraries", action="store_true",
+                   help="check the system libraries Qt's window needs (Linux); print what to install")
     p.add_argument("--version", action="version", version=f"mmrag-desktop {_version()}")
     args, unknown = p.parse_known_args(ours)
     args.qt_args = qt + [a for a in unknown if a.startswith("-")]
@@ -87,6 +90,25 @@ def existing_paths(args: list[str]) -> tuple[list[Path], list[str]]:
     return found, missing
 
 
+def chosen_platform(qt_args: list[str]) -> str:
+    """The platform named by Qt's -platform option in `qt_args` ("" when none)."""
+    for i, a in enumerate(qt_args):
+        name, _, value = a.lstrip("-").partition("=")
+        if name == "platform":
+            return value or (qt_args[i + 1] if i + 1 < len(qt_args) else "")
+    return ""
+
+
+def platform_check(qt_args: list[str]):
+    """Check the xcb plugin's system libraries when Qt is about to use it (ui/platform_libs.py)."""
+    from .ui.platform_libs import check
+
+    env = dict(os.environ)
+    if chosen_platform(qt_args):
+        env["QT_QPA_PLATFORM"] = chosen_platform(qt_args)
+    return check(env=env)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the GUI (or the self-test); returns the exit code."""
     import multiprocessing
@@ -97,10 +119,18 @@ def main(argv: list[str] | None = None) -> int:
     # nothing is ever downloaded: Hugging Face libraries read these once, when first imported
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    if args.check_libraries:
+        from .ui.platform_libs import main as check_libraries
+
+        return check_libraries(["--force"])
     if args.self_test:
         from .ui.self_test import run_self_test
 
         return run_self_test()
+    libs = platform_check(args.qt_args)
+    if not libs.ok:  # instead of Qt's "could not load the Qt platform plugin xcb"
+        print(libs.message(), file=sys.stderr)
+        return 1
     paths, missing = existing_paths(args.paths)
     for m in missing:
         print(f"mmrag-desktop: {m}", file=sys.stderr)

@@ -166,7 +166,8 @@ def logging_to_stderr(verbose: int, quiet: bool):
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%H:%M:%S"))
     else:
         handler.setFormatter(_PlainFormatter())
-    handler.setLevel(logging.ERROR if quiet else logging.NOTSET)
+    # by level on the handler too: a GUI run earlier in the same process may have lowered the root's
+    handler.setLevel(logging.ERROR if quiet else logging.NOTSET if verbose else logging.WARNING)
     root.addHandler(handler)
     if verbose:
         app.setLevel(logging.INFO if verbose == 1 else logging.DEBUG)

@@ -48,7 +48,9 @@ fi
 
 case "$job" in
   setup) log "ready: $venv" ;;
-  app)   exec "$venv/bin/mmrag-desktop" "$@" ;;
+  app)   # Qt's xcb plugin needs system libraries a minimal system lacks: name them and stop
+         "$vpy" -m mmrag_desktop.ui.platform_libs || exit 1
+         exec "$venv/bin/mmrag-desktop" "$@" ;;
   test)  exec "$vpy" -m pytest "$@" ;;
   *)     exec "$venv/bin/$job" "$@" ;;
 esac
