@@ -8,7 +8,8 @@
 # 4. checks the bundle: `mmrag --version` and `mmrag-desktop --self-test` (offscreen);
 # 5. on Linux, wraps it as dist/mmrag-desktop-VERSION-linux-ARCH.tar.gz (installer/linux/);
 #    on macOS use installer/macos/make_dmg.sh, on Windows installer/windows/mmrag-desktop.iss.
-# Prints the build time and the sizes.
+# Prints the build time and the sizes; the last line of stdout is the archive (or bundle) path.
+# MMRAG_DIST_DIR / MMRAG_BUILD_DIR put the output / PyInstaller's work folder elsewhere.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -25,15 +26,17 @@ vpy="${MMRAG_VENV:-$root/.venv}/bin/python"
 }
 t1=$(date +%s)
 log "freezing the app (build.spec)"
-"$vpy" -m PyInstaller --noconfirm --clean --log-level WARN --distpath dist --workpath build/pyinstaller build.spec
+dist="${MMRAG_DIST_DIR:-$root/dist}"
+"$vpy" -m PyInstaller --noconfirm --clean --log-level WARN --distpath "$dist" \
+  --workpath "${MMRAG_BUILD_DIR:-$root/build/pyinstaller}" build.spec
 t2=$(date +%s)
-bundle="dist/mmrag-desktop"
+bundle="$dist/mmrag-desktop"
 log "checking the bundle"
 "$bundle/mmrag" --version
 QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}" "$bundle/mmrag-desktop" --self-test
 archive=""
 if [ "$(uname)" = "Linux" ]; then
-  archive="$(bash installer/linux/make_tarball.sh "$bundle" dist)"
+  archive="$(bash installer/linux/make_tarball.sh "$bundle" "$dist")"
 fi
 t3=$(date +%s)
 mb() { du -sm "$1" | cut -f1; }

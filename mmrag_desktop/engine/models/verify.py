@@ -12,6 +12,7 @@ from pathlib import Path
 from ..errors import ModelError
 from ..settings import Settings
 from . import files, manifest
+from .offline_hf import offline_and_quiet
 from .registry import MMPROJ_KEY, ROLES, inspect_path
 
 
@@ -42,6 +43,7 @@ class Verified:
 
 
 def _check_text_embedder(path: str) -> dict:
+    offline_and_quiet()
     from sentence_transformers import SentenceTransformer
 
     model = SentenceTransformer(path, device="cpu")
@@ -108,6 +110,7 @@ def _check_ocr(path: str, det: str, rec: str, cls: str) -> dict:
 
 
 def _check_reranker(path: str) -> dict:
+    offline_and_quiet()
     from sentence_transformers import CrossEncoder
 
     model = CrossEncoder(path, device="cpu", local_files_only=True)
