@@ -37,11 +37,17 @@ def _say(msg: str) -> None:
 
 def check_qt() -> str:
     """The platform plugin loads and a window can be shown (offscreen, xcb, wayland, ...)."""
-    from .platform_libs import check
+    import os
+
+    from .platform_libs import check, wants_xcb
 
     libs = check()
     if not libs.ok:
         raise PartFailed(libs.message())
+    # Qt aborts the whole process when its platform cannot connect; say why before that happens
+    if sys.platform.startswith("linux") and wants_xcb() and not os.environ.get("DISPLAY"):
+        raise PartFailed("no X display to open a window on (DISPLAY is not set); run it in a desktop "
+                         "session, under Xvfb, or with QT_QPA_PLATFORM=offscreen")
     from PySide6.QtWidgets import QApplication, QLabel
 
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "mmrag-desktop"])
