@@ -43,6 +43,19 @@ def library(tmp_path, embedder):
 
 
 @pytest.fixture
+def plant_library_dir(tmp_path, embedder):
+    """A library folder holding the small plant manual (pdf_factory.make_plant_manual), closed."""
+    from pdf_factory import make_plant_manual
+
+    from mmrag_desktop.engine.library import Library
+
+    folder = tmp_path / "library"
+    with Library.open(folder, embedder=embedder) as lib:
+        list(lib.add([make_plant_manual(tmp_path / "plant.pdf")]))
+    return folder
+
+
+@pytest.fixture
 def shared_embedder(monkeypatch, embedder):
     """Make the CLI's Library reuse the session's loaded embedder (saves a model load per call)."""
     from mmrag_desktop.engine import library as library_mod

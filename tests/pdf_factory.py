@@ -375,3 +375,17 @@ def make_plant_manual(path: Path, pages: list[tuple[str, str]] = PLANT_PAGES) ->
     doc.save(str(path))
     doc.close()
     return path
+
+
+def make_section_manual(path: Path, pages: list[tuple[str, str]]) -> Path:
+    """One section per page: a bold 16 pt heading and a body paragraph wrapped in the page's text box."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    for heading, body in pages:
+        page = doc.new_page()
+        page.insert_text((72, 90), heading, fontsize=16, fontname="hebo")
+        page.insert_textbox(pymupdf.Rect(72, 110, 520, 760), body, fontsize=11)
+    doc.save(str(path))
+    doc.close()
+    return path

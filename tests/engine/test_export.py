@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from pdf_factory import make_section_manual
 from PIL import Image
 
 from mmrag_desktop.engine.answer import ask
@@ -34,16 +35,7 @@ PAGES = [
 
 
 def make_manual(path: Path, pages=PAGES) -> Path:
-    import pymupdf
-
-    doc = pymupdf.open()
-    for heading, body in pages:
-        page = doc.new_page()
-        page.insert_text((72, 90), heading, fontsize=16, fontname="hebo")
-        page.insert_textbox(pymupdf.Rect(72, 110, 520, 760), body, fontsize=11)
-    doc.save(path)
-    doc.close()
-    return path
+    return make_section_manual(path, pages)
 
 
 @pytest.fixture(scope="module")

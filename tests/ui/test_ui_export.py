@@ -13,13 +13,11 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pymupdf")
 
-from pdf_factory import make_plant_manual as write_manual  # noqa: E402
 from PIL import Image  # noqa: E402
 from PySide6.QtCore import QTimer, QUrl  # noqa: E402
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit  # noqa: E402
 from window_helpers import open_window  # noqa: E402
 
-from mmrag_desktop.engine.library import Library  # noqa: E402
 from mmrag_desktop.ui.answer_pane import EXPORT_LINK  # noqa: E402
 from mmrag_desktop.ui.expert_export import default_name  # noqa: E402
 
@@ -28,11 +26,8 @@ QUESTION = "How many litres per minute does the coolant pump deliver?"
 
 
 @pytest.fixture
-def lib_dir(tmp_path, embedder):
-    folder = tmp_path / "library"
-    with Library.open(folder, embedder=embedder) as lib:
-        list(lib.add([write_manual(tmp_path / "plant.pdf")]))
-    return folder
+def lib_dir(plant_library_dir):
+    return plant_library_dir
 
 
 def _drive_save_dialog(qtbot, path=None, seen: dict | None = None) -> None:

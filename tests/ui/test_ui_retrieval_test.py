@@ -10,22 +10,17 @@ import pytest
 pytest.importorskip("PySide6")
 pymupdf = pytest.importorskip("pymupdf")
 
-from pdf_factory import make_plant_manual as write_manual  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from window_helpers import open_window  # noqa: E402
 
 from mmrag_desktop.engine.evaluation import read_questions  # noqa: E402
-from mmrag_desktop.engine.library import Library  # noqa: E402
 from mmrag_desktop.ui.retrieval_test_dialog import FOUND, MISS_BG, R1, RANK  # noqa: E402
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 
 @pytest.fixture
-def lib_dir(tmp_path, embedder):
-    folder = tmp_path / "library"
-    with Library.open(folder, embedder=embedder) as lib:
-        list(lib.add([write_manual(tmp_path / "plant.pdf")]))
-    return folder
+def lib_dir(plant_library_dir):
+    return plant_library_dir
 
 
 def test_run_questions_and_open_a_miss_in_the_viewer(qtbot, lib_dir, tmp_path):

@@ -10,6 +10,7 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
+from pdf_factory import make_section_manual
 
 from mmrag_desktop.engine.answer import answer_events, ask, close_models
 from mmrag_desktop.engine.answer.citations import find_marks
@@ -33,16 +34,7 @@ PAGES = [
 
 def make_manual(path: Path) -> Path:
     """One section per page: a bold 16 pt heading and a body paragraph."""
-    import pymupdf
-
-    doc = pymupdf.open()
-    for heading, body in PAGES:
-        page = doc.new_page()
-        page.insert_text((72, 90), heading, fontsize=16, fontname="hebo")
-        page.insert_textbox(pymupdf.Rect(72, 110, 520, 760), body, fontsize=11)
-    doc.save(path)
-    doc.close()
-    return path
+    return make_section_manual(path, PAGES)
 
 
 def settings(**kw) -> Settings:
