@@ -4,8 +4,9 @@
    a warm embedder: wall time and pages/s. Then read the chunk texts back from the library's
    ``chunks`` table, rebuild exactly the strings the ingester embeds (``embed_text_of``) and encode
    them with the same embedder alone. Target: ingestion wall time <= 1.5x the embedder alone.
-2. In a fresh child process, ingest >= 1,000 pages (default octave.pdf, 1,158 pages) and record the
-   peak RSS (psutil sampled every 0.1 s, and ``ru_maxrss``). Target: <= 1.5 GB.
+2. In a fresh child process, ingest >= 1,000 pages (default octave.pdf, 1,158 pages), then run the
+   background pass as `mmrag add` does, and record the peak RSS (psutil sampled every 0.1 s, and
+   ``ru_maxrss``; also the peak when the ingest alone was done). Target: <= 1.5 GB.
 
     python bench/speed_ingest.py [--manual NAME] [--big NAME ...] [--skip-rss]
 
@@ -124,6 +125,9 @@ def _child_rss(paths: list[str], folder: str) -> None:
     t0 = time.perf_counter()
     _, failed = _consume(lib.add([Path(p) for p in paths]))
     wall = time.perf_counter() - t0
+    peak_searchable = peak[0]
+    _consume(lib.enrich())  # `mmrag add` runs the background pass too: peak to full quality
+    wall_full = time.perf_counter() - t0
     pages = lib.conn.execute("SELECT SUM(pages) FROM documents").fetchone()[0]
     chunks = lib.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
     lib.close()
@@ -131,7 +135,8 @@ def _child_rss(paths: list[str], folder: str) -> None:
     print(json.dumps({
         "manuals": [Path(p).name for p in paths], "pages": pages, "chunks": chunks, "wall_s": wall,
         "pages_per_s": pages / wall if wall else None, "failed": failed,
-        "peak_rss_mb_sampled": peak[0] / 2**20,
+        "peak_rss_mb_sampled": peak[0] / 2**20, "peak_rss_mb_searchable": peak_searchable / 2**20,
+        "wall_full_quality_s": wall_full,
         "ru_maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "target_mb": RSS_TARGET_MB,
     }))
@@ -176,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {', '.join(rss['manuals'])} | {rss['pages']} | {rss['chunks']} | {rss['wall_s']:.1f} | "
               f"{rss['pages_per_s']:.1f} | {rss['peak_rss_mb_sampled']:.0f} | {rss['ru_maxrss_mb']:.0f} | "
               f"{RSS_TARGET_MB} |")
+        print(f"(peak while searchable only: {rss['peak_rss_mb_searchable']:.0f} MB; to full quality, the "
+              f"background sentence pass included: {rss['wall_full_quality_s']:.1f} s)")
     out["load_avg_end"] = os.getloadavg()
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "speed_ingest.json").write_text(json.dumps(out, indent=1))

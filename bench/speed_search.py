@@ -96,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
         for ev in lib.add([MANUALS / m for m in args.manuals]):
             if ev.stage == "failed":
                 raise RuntimeError(f"{ev.doc}: {ev.message}")
+        for _ev in lib.enrich():  # full quality (sentence vectors), as `mmrag add` leaves a library
+            pass
         t_add = time.perf_counter() - t0
         pages = lib.conn.execute("SELECT SUM(pages) FROM documents").fetchone()[0]
         chunks = lib.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
