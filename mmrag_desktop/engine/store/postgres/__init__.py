@@ -1,0 +1,75 @@
+"""The library's store on a PostgreSQL server (+ pgvector): a second implementation of the
+store's repositories, with the same methods as the SQLite ones (store/), so services use either.
+
+    documents  PgDocuments  documents, pages
+    chunks     PgChunks     chunks (+ the generated `fts` tsvector, GIN), links
+    vectors    PgVectors    vectors (pgvector, an HNSW index per space and model), segment_vectors,
+                            sentence_vectors, vector_indexes
+    figures    PgFigures    figures, captions
+    state      PgState      settings_kv
+    folders    PgFolders    watched_folders
+
+Not wired into `Library` yet (issue 16): the facade still opens a library folder.
+"""
+
+from __future__ import annotations
+
+from .chunks import PgChunks
+from .db import PgDatabase, redact
+from .documents import PgDocuments
+from .figures import PgFigures
+from .folders import PgFolders
+from .state import PgState
+from .vectors import PgVectorIndex, PgVectors
+
+URI_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_database_uri(location: str) -> bool:
+    """True when a library location names a PostgreSQL database rather than a folder."""
+    return str(location).startswith(URI_SCHEMES)
+
+
+class PgStore:
+    """The repositories of one PostgreSQL library over one connection: the attributes and methods
+    of store's `Store` (`db`, `documents`, `chunks`, `vectors`, `figures`, `state`, `folders`,
+    `read_only`, `changed_elsewhere`, `refresh`, `close`).
+
+    Raises LibraryError when the server cannot be reached, the database cannot be used or the
+    `server` extra is not installed."""
+
+    def __init__(self, uri: str, threads: int = 2, *, read_only_reason: str | None = None):
+        self.uri = uri
+        self.location = redact(uri)
+        self.db = PgDatabase(uri, read_only_reason=read_only_reason)
+        self.documents = PgDocuments(self.db)
+        self.chunks = PgChunks(self.db)
+        self.vectors = PgVectors(self.db, threads, read_only=read_only_reason is not None)
+        self.figures = PgFigures(self.db)
+        self.state = PgState(self.db)
+        self.folders = PgFolders(self.db)
+        self._seen_version = self.db.version()[1]
+
+    @property
+    def read_only(self) -> bool:
+        return self.db.read_only_reason is not None
+
+    def changed_elsewhere(self) -> bool:
+        """True when some client of the server may have committed a write since the last call
+        (may be true without a change to this library; never false after one)."""
+        version = self.db.version()[1]
+        changed, self._seen_version = version != self._seen_version, version
+        return changed
+
+    def refresh(self) -> None:
+        """Drop what the repositories cache (another client may have changed it)."""
+        self.documents.invalidate()
+        self.chunks.invalidate()
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()
+
+
+__all__ = ["PgStore", "PgDatabase", "PgDocuments", "PgChunks", "PgVectors", "PgVectorIndex", "PgFigures",
+           "PgState", "PgFolders", "is_database_uri", "redact"]

@@ -1,0 +1,204 @@
+"""Chunks, their keyword index (the generated `chunks.fts` tsvector, GIN-indexed) and the links
+between chunks in PostgreSQL: the same interface as store/chunks.py.
+
+Keyword search takes the same FTS5-style expressions search/query.py builds ("a" OR "b",
+"a" AND "b", each string a phrase) and runs them as tsqueries: each quoted string becomes
+`phraseto_tsquery`, OR becomes `||`, AND `&&`. Ranking is `ts_rank` with text weighted 1.0 and
+the section 0.4 (as the SQLite backend's bm25 weights), normalised by document length; it is not
+BM25 (issue 16 measures whether that matters).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from ..chunks import Filters
+from .db import PgDatabase
+
+COLUMNS = ("id", "doc_id", "ord", "kind", "text", "section", "page", "page_end", "bbox", "spans", "lines",
+           "group_key", "meta")
+SELECT_COLUMNS = ", ".join(COLUMNS)
+COLUMN_TYPES = ("bigint", "bigint", "int", "text", "text", "text", "int", "int", "text", "text", "text", "text",
+                "text")
+CONFIG = "mmrag"  # the text search configuration of migration 1
+RANK_WEIGHTS = "{0, 0, 0.4, 1.0}"  # D, C, B (section), A (text)
+RANK_NORMALISATION = 1  # divide by 1 + log(document length)
+
+_TOKEN = re.compile(r'\s*(?:"((?:[^"]|"")*)"|(OR|AND)\b)')
+
+
+def fts_to_tsquery(expr: str) -> tuple[str, list[str]]:
+    """An SQL tsquery expression and its arguments for an FTS5-style expression of quoted phrases
+    joined by OR / AND (search/query.py). Raises ValueError for anything else."""
+    parts, args, pos = [], [], 0
+    expect_phrase = True
+    while pos < len(expr.rstrip()):
+        m = _TOKEN.match(expr, pos)
+        if m is None:
+            raise ValueError(f"not a keyword expression: {expr!r}")
+        phrase, op = m.groups()
+        if expect_phrase != (phrase is not None):
+            raise ValueError(f"not a keyword expression: {expr!r}")
+        if phrase is not None:
+            parts.append(f"phraseto_tsquery('{CONFIG}', %s)")
+            args.append(phrase.replace('""', '"'))
+        else:
+            parts.append("||" if op == "OR" else "&&")
+        expect_phrase = not expect_phrase
+        pos = m.end()
+    if not parts or expect_phrase:
+        raise ValueError(f"not a keyword expression: {expr!r}")
+    return "(" + " ".join(parts) + ")", args
+
+
+def filters_sql(filters: Filters, alias: str = "c") -> tuple[str, list]:
+    """A WHERE clause over the chunks table aliased `alias` for `filters`, and its arguments."""
+    clauses, args = [], []
+    if filters.doc_ids is not None:
+        clauses.append(f"{alias}.doc_id = ANY(%s)")
+        args.append(list(filters.doc_ids))
+    if filters.pages:
+        clauses.append(f"{alias}.page_end >= %s AND {alias}.page <= %s")
+        args.extend(filters.pages)
+    if filters.kinds:
+        clauses.append(f"{alias}.kind = ANY(%s)")
+        args.append(list(filters.kinds))
+    return (" AND ".join(clauses) or "TRUE"), args
+
+
+class PgChunks:
+    """The only code that writes `chunks` and `links` of a PostgreSQL library. Caches the chunk
+    count and term document frequencies until a write or `invalidate()`."""
+
+    def __init__(self, db: PgDatabase):
+        self.db = db
+        self._count: int | None = None
+        self._idf: dict[tuple[str, int], float] = {}
+        db.on_rollback(self.invalidate)
+
+    def invalidate(self) -> None:
+        """Forget the cached count (another client may have added or removed chunks)."""
+        with self.db.lock:
+            self._count = None
+
+    # ---- reads -----------------------------------------------------------------------------
+    def rows(self, ids: list[int]) -> dict[int, dict]:
+        """{chunk id: row dict} for the ids that exist (JSON columns left as text)."""
+        if not ids:
+            return {}
+        return {r["id"]: r for r in self.db.dicts(f"SELECT {SELECT_COLUMNS} FROM chunks WHERE id = ANY(%s)",
+                                                  (list(ids),))}
+
+    def count(self) -> int:
+        """How many chunks the library holds."""
+        with self.db.lock:
+            if self._count is None:
+                self._count = self.db.one("SELECT COUNT(*) FROM chunks")[0]
+            return self._count
+
+    def ids_of_document(self, doc_id: int) -> list[int]:
+        """The document's chunk ids."""
+        return [r[0] for r in self.db.all("SELECT id FROM chunks WHERE doc_id = %s ORDER BY id", (doc_id,))]
+
+    def allowed_ids(self, filters: Filters) -> set[int]:
+        """Ids of the chunks the filters let through."""
+        where, args = filters_sql(filters, "c")
+        return {r[0] for r in self.db.all(f"SELECT c.id FROM chunks c WHERE {where}", args)}
+
+    def keyword_ids(self, fts: str, limit: int, filters: Filters) -> list[int]:
+        """Chunk ids matching a keyword expression (module doc), best rank first (text weighted
+        over section). Raises ValueError for an expression search/query.py would not build."""
+        if not fts:
+            return []
+        query, qargs = fts_to_tsquery(fts)
+        where, args = filters_sql(filters, "c")
+        sql = (f"SELECT c.id FROM chunks c, (SELECT {query} AS q) x WHERE c.fts @@ x.q AND {where} "
+               f"ORDER BY ts_rank('{RANK_WEIGHTS}', c.fts, x.q, {RANK_NORMALISATION}) DESC, c.id LIMIT %s")
+        return [r[0] for r in self.db.all(sql, [*qargs, *args, limit])]
+
+    def by_group_keys(self, keys: list[str], filters: Filters, limit: int = 20) -> list[int]:
+        """Chunks of the named figures/tables ('figure:3' ...), figures and tables before text."""
+        where, args = filters_sql(filters, "c")
+        return [r[0] for r in self.db.all(
+            f"SELECT c.id FROM chunks c WHERE c.group_key = ANY(%s) AND {where}"
+            " ORDER BY c.kind = 'text', c.id LIMIT %s", [list(keys), *args, limit])]
+
+    def on_page(self, doc_id: int, kinds: tuple[str, ...], page: int) -> list[int]:
+        """Chunks of these kinds that cover `page` of the document."""
+        return [r[0] for r in self.db.all(
+            "SELECT id FROM chunks WHERE doc_id = %s AND kind = ANY(%s) AND page <= %s AND page_end >= %s ORDER BY id",
+            (doc_id, list(kinds), page, page))]
+
+    def term_idf(self, terms: list[str]) -> dict[str, float]:
+        """Inverse document frequency of each term over the chunks (GIN index counts, cached
+        until the chunk count changes): log((N + 1) / (df + 0.5)), at least 0.1."""
+        with self.db.lock:
+            n = self.count()
+            out = {}
+            for t in terms:
+                key = (t, n)
+                if key not in self._idf:
+                    df = self.db.one(f"SELECT COUNT(*) FROM chunks WHERE fts @@ phraseto_tsquery('{CONFIG}', %s)",
+                                     (t,))[0]
+                    if len(self._idf) > 20000:
+                        self._idf.clear()
+                    self._idf[key] = math.log((n + 1) / (df + 0.5))
+                out[t] = max(self._idf[key], 0.1)
+            return out
+
+    def linked(self, chunk_id: int, *, referring: bool) -> list[int]:
+        """The first chunk linked by 'refers_to': the paragraph referring to `chunk_id` when
+        `referring`, else the figure/table `chunk_id` refers to."""
+        if referring:
+            sql = "SELECT src FROM links WHERE dst = %s AND relation = 'refers_to' ORDER BY src LIMIT 1"
+        else:
+            sql = "SELECT dst FROM links WHERE src = %s AND relation = 'refers_to' ORDER BY dst LIMIT 1"
+        return [r[0] for r in self.db.all(sql, (chunk_id,))]
+
+    def text_row(self, chunk_id: int) -> tuple[str, str, str, str] | None:
+        """(text, section, lines JSON, meta JSON) of a chunk, or None when it is gone."""
+        return self.db.one("SELECT text, section, lines, meta FROM chunks WHERE id = %s", (chunk_id,))
+
+    def count_without_vector(self, model: str) -> int:
+        """How many chunks have no text vector of `model`."""
+        return self.db.one("SELECT COUNT(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM vectors v "
+                           "WHERE v.chunk_id = c.id AND v.space = 'text' AND v.model = %s)", (model,))[0]
+
+    def without_vector(self, model: str, limit: int) -> list[tuple]:
+        """(id, text, section, meta) of chunks with no text vector of `model`, by id."""
+        return self.db.all(
+            "SELECT c.id, c.text, c.section, c.meta FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM vectors v "
+            "WHERE v.chunk_id = c.id AND v.space = 'text' AND v.model = %s) ORDER BY c.id LIMIT %s", (model, limit))
+
+    # ---- writes ----------------------------------------------------------------------------
+    def delete_document(self, doc_id: int) -> None:
+        """Delete the document's chunks (their vectors, figures and links go by cascade)."""
+        self.db.run("DELETE FROM chunks WHERE doc_id = %s", (doc_id,))
+        self._count = None
+
+    def insert(self, rows: list[dict]) -> list[int]:
+        """Insert `rows` (dicts with the table's columns) in order; returns their new ids. Call
+        inside the document's transaction."""
+        if not rows:
+            return []
+        with self.db.lock:
+            # ids drawn first, so they come back in the rows' order (RETURNING promises no order)
+            ids = sorted(r[0] for r in self.db.all(
+                "SELECT nextval(pg_get_serial_sequence('chunks', 'id')) FROM generate_series(1, %s)", (len(rows),)))
+            values = [ids, *([row[c] for row in rows] for c in COLUMNS[1:])]
+            unnest = ", ".join(f"%s::{t}[]" for t in COLUMN_TYPES)
+            self.db.run(f"INSERT INTO chunks ({SELECT_COLUMNS}) SELECT * FROM unnest({unnest})", values)
+            self._count = None
+            return ids
+
+    def add_links(self, links: set[tuple[int, int, str]]) -> None:
+        """(src, dst, relation) links between chunks."""
+        self.db.run_many("INSERT INTO links (src, dst, relation) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+                         sorted(links))
+
+    def update_text(self, chunk_id: int, text: str, lines_json: str, meta_json: str) -> None:
+        """New text, lines and meta of a chunk (figure enrichment); the keyword index follows
+        (generated column)."""
+        self.db.run("UPDATE chunks SET text = %s, lines = %s, meta = %s WHERE id = %s",
+                    (text, lines_json, meta_json, chunk_id))

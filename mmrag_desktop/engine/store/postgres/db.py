@@ -1,0 +1,175 @@
+"""A library's PostgreSQL database: one psycopg connection, migrations applied, and the lock that
+serialises its use (`PgDatabase`, the PostgreSQL counterpart of store/db.py's `Database`). Only
+the repositories of this package use it; their SQL is PostgreSQL's own, with `%s` placeholders.
+
+psycopg (3.x) and pgvector are imported here and nowhere else in the engine (lazily, when a
+database is opened); a missing one raises LibraryError naming the `server` extra.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from ...errors import LibraryError, LibraryInUseError
+from .migrations import MIGRATIONS, current_version, migrate
+
+INSTALL_HINT = "a PostgreSQL library needs the server extra: pip install 'mmrag-desktop[server]'"
+
+
+def _psycopg():
+    try:
+        import psycopg
+        from pgvector.psycopg import register_vector
+    except ImportError as e:
+        raise LibraryError(f"{INSTALL_HINT} ({e})") from e
+    return psycopg, register_vector
+
+
+def redact(uri: str) -> str:
+    """The URI with any password replaced by ***, for messages."""
+    head, sep, tail = uri.partition("@")
+    if not sep or "://" not in head:
+        return uri
+    scheme, _, userinfo = head.partition("://")
+    user, colon, _password = userinfo.partition(":")
+    return f"{scheme}://{user}{':***' if colon and _password else ''}@{tail}"
+
+
+def connect(uri: str, *, upgrade: bool = True):
+    """Open a connection to the database at `uri` (autocommit: each statement commits unless a
+    `transaction()` is open), create the pgvector extension and migrate (`upgrade=False`: check
+    the schema is current instead). Raises LibraryError when the server cannot be reached or the
+    database cannot be used, LibraryInUseError when it needs an update this process may not make."""
+    psycopg, register_vector = _psycopg()
+    try:
+        conn = psycopg.connect(uri, autocommit=True, connect_timeout=10)
+    except psycopg.Error as e:
+        raise LibraryError(f"cannot connect to the library database {redact(uri)}: {str(e).strip()}") from e
+    try:
+        if upgrade:
+            migrate(conn)
+        elif current_version(conn) < len(MIGRATIONS):
+            raise LibraryInUseError(f"{redact(uri)} needs an update that only a program writing to it can make")
+        register_vector(conn)
+    except psycopg.Error as e:
+        conn.close()
+        raise LibraryError(f"{redact(uri)} is not a usable library database: {str(e).strip()}") from e
+    except RuntimeError as e:
+        conn.close()
+        raise LibraryError(str(e)) from e
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+class PgDatabase:
+    """The connection and its lock, with the interface of store/db.py's `Database`: `all`, `one`,
+    `dicts`, `run`, `run_many`, `transaction()` (nested use joins the one open), `on_rollback`,
+    `version()`, `close()`, `read_only_reason`. Other clients' commits are visible to the next
+    statement (READ COMMITTED, PostgreSQL's default)."""
+
+    def __init__(self, uri: str, *, read_only_reason: str | None = None):
+        self.uri = uri
+        self.read_only_reason = read_only_reason
+        self.conn = connect(uri, upgrade=read_only_reason is None)
+        self.lock = threading.RLock()
+        self._on_rollback: list = []
+        self._depth = 0
+        self._own_changes = 0
+
+    def _writable(self) -> None:
+        if self.read_only_reason is not None:
+            raise LibraryInUseError(self.read_only_reason)
+
+    def on_rollback(self, forget) -> None:
+        """`forget()` runs after a transaction rolls back (a repository drops what it cached)."""
+        self._on_rollback.append(forget)
+
+    def all(self, sql, args=()) -> list[tuple]:
+        """Every row of a query."""
+        with self.lock:
+            return self.conn.execute(sql, args or None).fetchall()
+
+    def one(self, sql, args=()) -> tuple | None:
+        """The first row of a query, or None."""
+        with self.lock:
+            return self.conn.execute(sql, args or None).fetchone()
+
+    def dicts(self, sql, args=()) -> list[dict]:
+        """Every row of a query as a dict keyed by column name."""
+        with self.lock:
+            cur = self.conn.execute(sql, args or None)
+            cols = [c.name for c in cur.description]
+            return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+
+    def run(self, sql, args=()):
+        """Execute one statement (its own transaction unless inside `transaction()`); returns the
+        cursor (`rowcount`, and rows of a RETURNING clause). Raises LibraryInUseError when this
+        process may only read."""
+        self._writable()
+        with self.lock:
+            cur = self.conn.execute(sql, args or None)
+            self._own_changes += 1
+            return cur
+
+    def run_many(self, sql, rows) -> None:
+        """Execute one statement for each row of parameters (pipelined by psycopg)."""
+        self._writable()
+        rows = list(rows)
+        if not rows:
+            return
+        with self.lock:
+            with self.conn.cursor() as cur:
+                cur.executemany(sql, rows)
+            self._own_changes += 1
+
+    @contextmanager
+    def transaction(self) -> Iterator:
+        """BEGIN ... COMMIT with the lock held (ROLLBACK on any error, then the repositories'
+        `on_rollback` callbacks). Nested use joins the transaction already open."""
+        self._writable()
+        with self.lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self.conn
+                finally:
+                    self._depth -= 1
+                return
+            self._depth = 1
+            try:
+                with self.conn.transaction():
+                    yield self.conn
+            except BaseException:
+                for forget in self._on_rollback:
+                    forget()
+                raise
+            finally:
+                self._depth = 0
+
+    def literal(self, value) -> str:
+        """`value` as an SQL literal (for the few statements whose values must be part of the text,
+        e.g. a partial index's predicate the planner has to match)."""
+        from psycopg import sql
+
+        with self.lock:
+            return sql.Literal(value).as_string(self.conn)
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._depth > 0
+
+    def version(self) -> tuple[int, int]:
+        """(writes made through this connection, a number that grows whenever any client of the
+        server starts a writing transaction: the xmax of a fresh snapshot). The second may move
+        without a change to this library; it never stays put after one."""
+        with self.lock:
+            row = self.conn.execute("SELECT pg_snapshot_xmax(pg_current_snapshot())::text").fetchone()
+            return self._own_changes, int(row[0])
+
+    def close(self) -> None:
+        with self.lock:
+            self.conn.close()
