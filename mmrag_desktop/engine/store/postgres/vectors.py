@@ -24,6 +24,11 @@ def index_name(space: str, model: str, dim: int) -> str:
     return "vectors_hnsw_" + hashlib.sha1(f"{space}\0{model}\0{dim}".encode()).hexdigest()[:16]
 
 
+def _array(vec) -> np.ndarray:
+    """A float32 array of a `vector` value as pgvector's loader gives it (an array, or a Vector)."""
+    return np.asarray(vec.to_numpy() if hasattr(vec, "to_numpy") else vec, dtype=np.float32)
+
+
 class PgVectorIndex:
     """The HNSW index of one (space, model) in PostgreSQL, with the query interface of
     store/vector_index.py's `VectorIndex`: `query(vector, k, filter_ids=)` gives (chunk id,
@@ -196,7 +201,7 @@ class PgVectors:
             return {}
         rows = self.db.all("SELECT chunk_id, vec FROM vectors WHERE space = %s AND model = %s AND chunk_id = ANY(%s)",
                            (space, model, [int(i) for i in ids]))
-        return {cid: np.asarray(vec, dtype=np.float32) for cid, vec in rows}
+        return {cid: _array(vec) for cid, vec in rows}
 
     def segment_vectors(self, ids: list[int], model: str, table: str = "segment_vectors") -> dict[int, np.ndarray]:
         """Per chunk, its float16 [n_segments, dim] vectors of `model` from `table`
