@@ -538,3 +538,53 @@ def test_keyword_expressions_are_translated_or_refused():
     for bad in ('a OR b', '"a" OR', 'OR "a"', '"a" "b"', '"a" NEAR "b"', '"a'):
         with pytest.raises(ValueError):
             fts_to_tsquery(bad)
+
+
+# ---- the real services over the PostgreSQL repositories ---------------------------------------
+
+def _services(store, folder: Path, embedder):
+    """Ingest, the sentence pass and search wired over `store`'s repositories as Library does."""
+    from mmrag_desktop.engine.ingest.pipeline import Ingester
+    from mmrag_desktop.engine.models.active import ActiveModels
+    from mmrag_desktop.engine.search.searcher import Searcher
+    from mmrag_desktop.engine.search.table_rows import TableRows
+    from mmrag_desktop.engine.settings import Settings
+
+    models = ActiveModels(Settings(), store.vectors, store.figures, store.state, embedder)
+    searcher = Searcher(store.chunks, store.documents, store.vectors, store.figures, models,
+                        TableRows(store.chunks, store.vectors, models))
+    return Ingester(store.documents, store.chunks, store.vectors, store.figures, models, folder), searcher, models
+
+
+@pytest.mark.slow
+def test_ingest_the_sentence_pass_and_search_run_unchanged_on_postgres(tmp_path, request, embedder):
+    from pdf_factory import make_plant_manual
+
+    from mmrag_desktop.engine.ingest.sentences import sentence_events
+
+    pdf = make_plant_manual(tmp_path / "plant.pdf")
+    results = {}
+    for backend in ("sqlite", "postgres"):
+        if backend == "postgres" and MISSING:
+            pytest.skip(NO_SERVER)
+        store = _open(backend, tmp_path / backend, request)
+        try:
+            ingester, searcher, models = _services(store, tmp_path / backend, embedder)
+            events = list(ingester.events([pdf]))
+            assert [e.stage for e in events if e.stage in ("done", "failed")] == ["done"], events[-1]
+            list(sentence_events(store.vectors, embedder, None))
+            assert store.vectors.count_sentence_pending(embedder.model_id) == 0
+            got = {}
+            for query in ("relief valve opening pressure", "how often to replace the filter mat",
+                          "coolant flow litres per minute"):
+                hits = searcher.search(query, 3)
+                got[query] = [(h.doc, h.page, h.kind, h.text) for h in hits]
+            results[backend] = (got, [(d["name"], d["status"], d["pages"], d["n_chunks"])
+                                      for d in store.documents.all()])
+            models.close()
+        finally:
+            store.close()
+    assert results["postgres"][1] == results["sqlite"][1] == [("plant.pdf", "ready", 3, results["sqlite"][1][0][3])]
+    for query, hits in results["sqlite"][0].items():
+        assert results["postgres"][0][query][0] == hits[0], query  # the same best hit, text and page
+        assert {h[1] for h in results["postgres"][0][query]} == {h[1] for h in hits}, query
