@@ -588,3 +588,25 @@ def test_ingest_the_sentence_pass_and_search_run_unchanged_on_postgres(tmp_path,
     for query, hits in results["sqlite"][0].items():
         assert results["postgres"][0][query][0] == hits[0], query  # the same best hit, text and page
         assert {h[1] for h in results["postgres"][0][query]} == {h[1] for h in hits}, query
+
+
+@needs_server
+def test_a_lost_connection_is_a_library_error_and_the_next_use_reconnects(pg_store, pg_server):
+    import psycopg
+
+    def cut():  # the server ends this client's session, as a restart or a network cut would
+        pid = pg_store.db.one("SELECT pg_backend_pid()")[0]
+        with psycopg.connect(pg_server.get_uri(), autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+
+    doc, ids = _document(pg_store, "a.pdf", [_row(0, 0, "committed before the cut")])
+    cut()
+    with pytest.raises(LibraryError, match="lost the connection to the library database"):
+        pg_store.chunks.rows(ids)
+    assert set(pg_store.chunks.rows(ids)) == set(ids)  # connected again
+    with pytest.raises(LibraryError, match="what was committed is kept"):
+        with pg_store.db.transaction():
+            more = pg_store.chunks.insert([_row(doc, 1, "half a document")])
+            cut()
+            pg_store.vectors.put_text(more, "m", _unit(np.random.default_rng(7), 1), [np.zeros((1, 8))])
+    assert pg_store.chunks.ids_of_document(doc) == ids and pg_store.chunks.keyword_ids('"half"', 5, Filters()) == []

@@ -65,6 +65,18 @@ def connect(uri: str, *, upgrade: bool = True):
     return conn
 
 
+@contextmanager
+def _lost_connection_is_a_library_error(uri: str) -> Iterator[None]:
+    """psycopg's OperationalError (server gone, restarted, connection cut) as LibraryError, which the
+    front ends present; other database errors pass unchanged."""
+    psycopg, _ = _psycopg()
+    try:
+        yield
+    except psycopg.OperationalError as e:
+        raise LibraryError(f"lost the connection to the library database {redact(uri)}: "
+                           f"{str(e).strip() or type(e).__name__}; what was committed is kept") from e
+
+
 class PgDatabase:
     """The connection and its lock, with the interface of store/db.py's `Database`: `all`, `one`,
     `dicts`, `run`, `run_many`, `transaction()` (nested use joins the one open), `on_rollback`,
@@ -88,20 +100,30 @@ class PgDatabase:
         """`forget()` runs after a transaction rolls back (a repository drops what it cached)."""
         self._on_rollback.append(forget)
 
+    @contextmanager
+    def _use(self) -> Iterator:
+        """The lock held and the connection (reconnected first when it broke outside a
+        transaction); a lost connection becomes LibraryError."""
+        with self.lock, _lost_connection_is_a_library_error(self.uri):
+            if self.conn.broken and not self._depth:
+                self.conn.close()
+                self.conn = connect(self.uri, upgrade=False)
+            yield self.conn
+
     def all(self, sql, args=()) -> list[tuple]:
         """Every row of a query."""
-        with self.lock:
-            return self.conn.execute(sql, args or None).fetchall()
+        with self._use() as conn:
+            return conn.execute(sql, args or None).fetchall()
 
     def one(self, sql, args=()) -> tuple | None:
         """The first row of a query, or None."""
-        with self.lock:
-            return self.conn.execute(sql, args or None).fetchone()
+        with self._use() as conn:
+            return conn.execute(sql, args or None).fetchone()
 
     def dicts(self, sql, args=()) -> list[dict]:
         """Every row of a query as a dict keyed by column name."""
-        with self.lock:
-            cur = self.conn.execute(sql, args or None)
+        with self._use() as conn:
+            cur = conn.execute(sql, args or None)
             cols = [c.name for c in cur.description]
             return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
 
@@ -110,8 +132,8 @@ class PgDatabase:
         cursor (`rowcount`, and rows of a RETURNING clause). Raises LibraryInUseError when this
         process may only read."""
         self._writable()
-        with self.lock:
-            cur = self.conn.execute(sql, args or None)
+        with self._use() as conn:
+            cur = conn.execute(sql, args or None)
             self._own_changes += 1
             return cur
 
@@ -121,9 +143,8 @@ class PgDatabase:
         rows = list(rows)
         if not rows:
             return
-        with self.lock:
-            with self.conn.cursor() as cur:
-                cur.executemany(sql, rows)
+        with self._use() as conn, conn.cursor() as cur:
+            cur.executemany(sql, rows)
             self._own_changes += 1
 
     @contextmanager
@@ -141,8 +162,8 @@ class PgDatabase:
                 return
             self._depth = 1
             try:
-                with self.conn.transaction():
-                    yield self.conn
+                with self._use() as conn, conn.transaction():
+                    yield conn
             except BaseException:
                 for forget in self._on_rollback:
                     forget()
@@ -166,9 +187,8 @@ class PgDatabase:
         """(writes made through this connection, a number that grows whenever any client of the
         server starts a writing transaction: the xmax of a fresh snapshot). The second may move
         without a change to this library; it never stays put after one."""
-        with self.lock:
-            row = self.conn.execute("SELECT pg_snapshot_xmax(pg_current_snapshot())::text").fetchone()
-            return self._own_changes, int(row[0])
+        row = self.one("SELECT pg_snapshot_xmax(pg_current_snapshot())::text")
+        return self._own_changes, int(row[0])
 
     def close(self) -> None:
         with self.lock:
