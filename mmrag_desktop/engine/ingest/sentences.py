@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..jobs import CancelToken, Progress
+from ..memory import trim_heap
 from ..search.highlight import segment_texts
 
 if TYPE_CHECKING:
@@ -73,6 +74,7 @@ def sentence_events(vectors: Vectors, embedder, cancel: CancelToken | None = Non
         # kept only where the pooled vectors are still the ones these texts came from (a figure may
         # have been enriched, or the chunk re-embedded, meanwhile: it stays pending)
         vectors.put_sentences(out)
+        trim_heap()  # the batch's tensors are freed: give the pages back (engine/memory.py)
         done += len(rows)
         elapsed = time.monotonic() - t0
         rate = done / elapsed if elapsed > 0 else None
