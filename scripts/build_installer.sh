@@ -24,6 +24,10 @@ vpy="${MMRAG_VENV:-$root/.venv}/bin/python"
   log "installing PyInstaller $pyinstaller_version"
   "$vpy" -m pip install --disable-pip-version-check -q -c scripts/constraints.txt "pyinstaller==$pyinstaller_version" "pyinstaller-hooks-contrib==$hooks_version"
 }
+# the bundle carries the X11/xcb libraries Qt's window needs from this machine: they must be here
+if [ "$(uname)" = "Linux" ] && ! "$vpy" -m mmrag_desktop.ui.platform_libs --force; then
+  log "install those packages on this build machine first: the bundle would lack them"; exit 1
+fi
 t1=$(date +%s)
 log "freezing the app (build.spec)"
 dist="${MMRAG_DIST_DIR:-$root/dist}"
