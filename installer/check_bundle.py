@@ -124,6 +124,11 @@ class Checker:
                   self.prefix / "share" / "icons" / "hicolor" / "256x256" / "apps" / "mmrag-desktop.png"):
             if not p.exists():
                 raise CheckFailed(f"install.sh did not create {p}")
+        desktop = self.prefix / "share" / "applications" / "mmrag-desktop.desktop"
+        if shutil.which("desktop-file-validate"):  # desktop-file-utils, where installed
+            out = subprocess.run(["desktop-file-validate", str(desktop)], capture_output=True, text=True)
+            if out.returncode != 0 or "error:" in out.stdout:
+                raise CheckFailed(f"the installed .desktop file is invalid: {out.stdout}{out.stderr}")
         self.figures["installed_mb"] = du_mb(self.app)
         self.figures["installed_torch_mb"] = du_mb(self.app / "_internal" / "torch")
         self.figures["installed_models_mb"] = du_mb(self.app / "_internal" / "models")
