@@ -103,10 +103,8 @@ def platform_check(qt_args: list[str]):
     """Check the xcb plugin's system libraries when Qt is about to use it (ui/platform_libs.py)."""
     from .ui.platform_libs import check
 
-    env = dict(os.environ)
-    if chosen_platform(qt_args):
-        env["QT_QPA_PLATFORM"] = chosen_platform(qt_args)
-    return check(env=env)
+    chosen = chosen_platform(qt_args)
+    return check(env={**os.environ, "QT_QPA_PLATFORM": chosen} if chosen else None)
 
 
 def main(argv: list[str] | None = None) -> int:

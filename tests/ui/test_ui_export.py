@@ -25,11 +25,6 @@ pytestmark = [pytest.mark.gui, pytest.mark.slow]
 QUESTION = "How many litres per minute does the coolant pump deliver?"
 
 
-@pytest.fixture
-def lib_dir(plant_library_dir):
-    return plant_library_dir
-
-
 def _drive_save_dialog(qtbot, path=None, seen: dict | None = None) -> None:
     """When the save dialog opens: note its default file, then save as `path` (None: cancel)."""
 
@@ -51,8 +46,8 @@ def _drive_save_dialog(qtbot, path=None, seen: dict | None = None) -> None:
     QTimer.singleShot(50, act)
 
 
-def test_export_the_answer_from_the_pane_and_the_file_menu(qtbot, lib_dir, tmp_path):
-    w = open_window(qtbot, lib_dir)
+def test_export_the_answer_from_the_pane_and_the_file_menu(qtbot, plant_library_dir, tmp_path):
+    w = open_window(qtbot, plant_library_dir)
     exp = w.expert_export
     # nothing to export yet: a note, no dialog
     assert w.export_action.text() == "&Export answer for an expert…"

@@ -18,12 +18,7 @@ from mmrag_desktop.ui.retrieval_test_dialog import FOUND, MISS_BG, R1, RANK  # n
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 
-@pytest.fixture
-def lib_dir(plant_library_dir):
-    return plant_library_dir
-
-
-def test_run_questions_and_open_a_miss_in_the_viewer(qtbot, lib_dir, tmp_path):
+def test_run_questions_and_open_a_miss_in_the_viewer(qtbot, plant_library_dir, tmp_path):
     questions = tmp_path / "tests.jsonl"
     questions.write_text("\n".join(json.dumps(x) for x in [
         {"id": "pump", "query": "how many litres per minute does the coolant pump deliver", "doc": "plant.pdf",
@@ -33,7 +28,7 @@ def test_run_questions_and_open_a_miss_in_the_viewer(qtbot, lib_dir, tmp_path):
          "pages": [3], "bbox": [60, 400, 540, 440]},
         {"id": "ghost", "query": "coolant pump", "doc": "ghost.pdf", "pages": [1]},
     ]) + "\n")
-    w = open_window(qtbot, lib_dir)
+    w = open_window(qtbot, plant_library_dir)
     dlg = w.open_retrieval_test()
     assert dlg.isVisible() and dlg is w.open_retrieval_test()
     events = []
@@ -74,10 +69,10 @@ def test_run_questions_and_open_a_miss_in_the_viewer(qtbot, lib_dir, tmp_path):
     w.close()
 
 
-def test_a_malformed_file_is_reported_in_the_dialog(qtbot, lib_dir, tmp_path):
+def test_a_malformed_file_is_reported_in_the_dialog(qtbot, plant_library_dir, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "a", "query": "pump", "doc": "plant.pdf", "pages": [1]}\n{oops\n')
-    w = open_window(qtbot, lib_dir)
+    w = open_window(qtbot, plant_library_dir)
     dlg = w.open_retrieval_test()
     job = dlg.run(str(bad))
     # the job's state changes on the engine thread before its `failed` signal reaches the dialog
@@ -87,11 +82,11 @@ def test_a_malformed_file_is_reported_in_the_dialog(qtbot, lib_dir, tmp_path):
     w.close()
 
 
-def test_cancel_stops_a_run(qtbot, lib_dir, tmp_path):
+def test_cancel_stops_a_run(qtbot, plant_library_dir, tmp_path):
     many = tmp_path / "many.jsonl"
     many.write_text("".join(json.dumps({"id": f"q{i}", "query": f"coolant pump flow {i}", "doc": "plant.pdf",
                                         "pages": [1]}) + "\n" for i in range(200)))
-    w = open_window(qtbot, lib_dir)
+    w = open_window(qtbot, plant_library_dir)
     dlg = w.open_retrieval_test()
     job = dlg.run(str(many))
     with qtbot.waitSignal(job.cancelled, timeout=60000):
@@ -101,15 +96,15 @@ def test_cancel_stops_a_run(qtbot, lib_dir, tmp_path):
     w.close()
 
 
-def test_save_a_search_hit_as_a_retrieval_test(qtbot, lib_dir, tmp_path):
-    w = open_window(qtbot, lib_dir)
+def test_save_a_search_hit_as_a_retrieval_test(qtbot, plant_library_dir, tmp_path):
+    w = open_window(qtbot, plant_library_dir)
     with qtbot.waitSignal(w.answerFinished, timeout=60000):
         w.ask("at what pressure does the relief valve open", "search")
     item = w.answer_pane.sources.items[0]
     assert item.page == 2
     rec = w.test_recorder
     assert w.answer_pane.sources_view.contextMenuPolicy() == Qt.ContextMenuPolicy.CustomContextMenu
-    assert rec.default_file() == lib_dir / "retrieval_tests.jsonl"
+    assert rec.default_file() == plant_library_dir / "retrieval_tests.jsonl"
     path = tmp_path / "mine.jsonl"
     rec.set_test_file(path)  # what the file dialog does the first time
     assert rec.query_of(item) == "at what pressure does the relief valve open"
