@@ -23,19 +23,22 @@ class Filters:
     def active(self) -> bool:
         return bool(self.doc_ids is not None or self.pages or self.kinds)
 
-    def sql(self, alias: str = "c") -> tuple[str, list]:
-        """A WHERE clause over the chunks table aliased `alias`, and its arguments."""
+    def sql(self, in_list, alias: str = "c") -> tuple[str, list]:
+        """A WHERE clause over the chunks table aliased `alias`, and its arguments; `in_list` is the
+        database's (`Database.in_list` or `PgDatabase.in_list`)."""
         clauses, args = [], []
         if self.doc_ids is not None:
-            clauses.append(f"{alias}.doc_id IN ({','.join('?' * len(self.doc_ids))})")
-            args.extend(self.doc_ids)
+            test, values = in_list(self.doc_ids)
+            clauses.append(f"{alias}.doc_id {test}")
+            args.extend(values)
         if self.pages:
             clauses.append(f"{alias}.page_end >= ? AND {alias}.page <= ?")
             args.extend(self.pages)
         if self.kinds:
-            clauses.append(f"{alias}.kind IN ({','.join('?' * len(self.kinds))})")
-            args.extend(self.kinds)
-        return (" AND ".join(clauses) or "1"), args
+            test, values = in_list(self.kinds)
+            clauses.append(f"{alias}.kind {test}")
+            args.extend(values)
+        return (" AND ".join(clauses) or "1 = 1"), args
 
 
 def _marks(n: int) -> str:
@@ -80,7 +83,7 @@ class Chunks:
 
     def allowed_ids(self, filters: Filters) -> set[int]:
         """Ids of the chunks the filters let through."""
-        where, args = filters.sql("c")
+        where, args = filters.sql(self.db.in_list, "c")
         return {r[0] for r in self.db.all(f"SELECT c.id FROM chunks c WHERE {where}", args)}
 
     def keyword_ids(self, fts: str, limit: int, filters: Filters) -> list[int]:
@@ -88,7 +91,7 @@ class Chunks:
         if not fts:
             return []
         if filters.active:
-            where, args = filters.sql("c")
+            where, args = filters.sql(self.db.in_list, "c")
             sql = ("SELECT f.rowid FROM chunks_fts f JOIN chunks c ON c.id = f.rowid "
                    f"WHERE chunks_fts MATCH ? AND {where} ORDER BY bm25(chunks_fts, 1.0, 0.4) LIMIT ?")
             return [r[0] for r in self.db.all(sql, [fts, *args, limit])]
@@ -98,7 +101,7 @@ class Chunks:
 
     def by_group_keys(self, keys: list[str], filters: Filters, limit: int = 20) -> list[int]:
         """Chunks of the named figures/tables ('figure:3' ...), figures and tables before text."""
-        where, args = filters.sql("c")
+        where, args = filters.sql(self.db.in_list, "c")
         return [r[0] for r in self.db.all(
             f"SELECT c.id FROM chunks c WHERE c.group_key IN ({_marks(len(keys))}) AND {where}"
             " ORDER BY c.kind = 'text', c.id LIMIT ?", [*keys, *args, limit])]

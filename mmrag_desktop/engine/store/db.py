@@ -61,6 +61,16 @@ class Database:
     one worker thread can write while others search without two threads using the connection at
     once. `transaction()` groups several repositories' writes into one commit."""
 
+    # The dialect the repositories write in, shared with postgres/db.py's PgDatabase: `?`
+    # placeholders, `now` (the current UTC time as ISO text), `in_list` (a column in a set of values).
+    now = "strftime('%Y-%m-%dT%H:%M:%SZ','now')"
+
+    @staticmethod
+    def in_list(values) -> tuple[str, list]:
+        """("IN (?, ...)", the values): a column's test against a set of values."""
+        values = list(values)
+        return f"IN ({','.join('?' * len(values))})", values
+
     def __init__(self, path: Path, *, read_only_reason: str | None = None):
         self.path = path
         self.read_only_reason = read_only_reason  # set: another process writes; this one only reads

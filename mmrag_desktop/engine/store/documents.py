@@ -5,9 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .db import Database
-
-NOW = "strftime('%Y-%m-%dT%H:%M:%SZ','now')"
+from .db import Database  # or postgres.PgDatabase: the SQL here is written for both
 
 
 class Documents:
@@ -44,7 +42,8 @@ class Documents:
 
     def ready_by_sha(self, sha: str) -> dict | None:
         """A ready document with this content hash, or None."""
-        rows = self.db.dicts("SELECT * FROM documents WHERE sha256 = ? AND status = 'ready' LIMIT 1", (sha,))
+        rows = self.db.dicts("SELECT * FROM documents WHERE sha256 = ? AND status = 'ready' ORDER BY id LIMIT 1",
+                             (sha,))
         return rows[0] if rows else None
 
     def names(self) -> dict[int, tuple[str, str]]:
@@ -68,7 +67,7 @@ class Documents:
 
     def enrichment_pending(self) -> list[int]:
         """Ready documents whose background figure work is not done."""
-        return [r[0] for r in self.db.all("SELECT id FROM documents WHERE enrichment = 'pending' AND status = 'ready'")]
+        return [r[0] for r in self.db.all("SELECT id FROM documents WHERE enrichment = 'pending' AND status = 'ready' ORDER BY id")]
 
     # ---- writes ----------------------------------------------------------------------------
     def register(self, path: Path, sha: str, size: int, mtime: float, status: str) -> int:
@@ -77,7 +76,7 @@ class Documents:
             existing = self.by_path(path)
             if existing:
                 self.db.run(
-                    f"UPDATE documents SET sha256 = ?, size = ?, mtime = ?, status = ?, error = NULL, updated = {NOW} "
+                    f"UPDATE documents SET sha256 = ?, size = ?, mtime = ?, status = ?, error = NULL, updated = {self.db.now} "
                     "WHERE id = ?",
                     (sha, size, mtime, status if existing["status"] != "ready" else "ready", existing["id"]),
                 )
@@ -92,20 +91,20 @@ class Documents:
     def repoint(self, doc_id: int, path: Path, size: int, mtime: float) -> None:
         """The document's file moved to `path` (same content): record the new path and name."""
         with self.db.lock:
-            self.db.run(f"UPDATE documents SET path = ?, name = ?, size = ?, mtime = ?, updated = {NOW} WHERE id = ?",
+            self.db.run(f"UPDATE documents SET path = ?, name = ?, size = ?, mtime = ?, updated = {self.db.now} WHERE id = ?",
                         (str(path), path.name, size, mtime, doc_id))
             self._names = None
 
     def set_status(self, doc_id: int, status: str, error: str | None = None) -> None:
         """Set status and error (None clears it); ends an indexing attempt."""
-        self.db.run(f"UPDATE documents SET status = ?, error = ?, indexing_sha = NULL, updated = {NOW} WHERE id = ?",
+        self.db.run(f"UPDATE documents SET status = ?, error = ?, indexing_sha = NULL, updated = {self.db.now} WHERE id = ?",
                     (status, error, doc_id))
 
     def start_indexing(self, doc_id: int, sha: str) -> None:
         """Record that the content `sha` of this document is being parsed now (status 'indexing'
         unless an indexed version is ready and stays searchable meanwhile)."""
         self.db.run(f"UPDATE documents SET indexing_sha = ?, status = CASE status WHEN 'ready' THEN 'ready' "
-                    f"ELSE 'indexing' END, updated = {NOW} WHERE id = ?", (sha, doc_id))
+                    f"ELSE 'indexing' END, updated = {self.db.now} WHERE id = ?", (sha, doc_id))
 
     def crashed_paths(self) -> set[str]:
         """Paths of documents whose content once stopped the indexer (and was not indexed since)."""
@@ -120,7 +119,7 @@ class Documents:
         version with `reason` as its error, any other becomes failed; the content is remembered."""
         self.db.run(
             "UPDATE documents SET crashed_sha = indexing_sha, indexing_sha = NULL, error = ?, "
-            f"status = CASE status WHEN 'ready' THEN 'ready' ELSE 'failed' END, updated = {NOW} WHERE id = ?",
+            f"status = CASE status WHEN 'ready' THEN 'ready' ELSE 'failed' END, updated = {self.db.now} WHERE id = ?",
             (reason, doc_id))
 
     def set_failed(self, doc_id: int, reason: str) -> None:
@@ -138,7 +137,7 @@ class Documents:
         with self.db.lock:
             self.db.run(
                 "UPDATE documents SET sha256 = ?, size = ?, mtime = ?, kind = ?, title = ?, pages = ?, status = 'ready',"
-                f" error = ?, enrichment = ?, indexing_sha = NULL, crashed_sha = NULL, updated = {NOW} WHERE id = ?",
+                f" error = ?, enrichment = ?, indexing_sha = NULL, crashed_sha = NULL, updated = {self.db.now} WHERE id = ?",
                 (sha, size, mtime, kind, title, pages, warning, enrichment, doc_id),
             )
             self._kinds[doc_id] = kind
@@ -155,15 +154,17 @@ class Documents:
     def mark_pending(self, paths: list[Path]) -> None:
         """Ready documents at these paths become pending (to be ingested again)."""
         if paths:
-            self.db.run(f"UPDATE documents SET status = 'pending' WHERE status = 'ready' AND path IN "
-                        f"({','.join('?' * len(paths))})", [str(p) for p in paths])
+            test, values = self.db.in_list(str(p) for p in paths)
+            self.db.run(f"UPDATE documents SET status = 'pending' WHERE status = 'ready' AND path {test}", values)
 
     def mark_enrichment_done(self, doc_ids: list[int]) -> None:
         """These documents' figures need nothing more from the available models."""
-        self.db.run_many("UPDATE documents SET enrichment = 'done' WHERE id = ?", [(d,) for d in doc_ids])
+        if doc_ids:
+            test, values = self.db.in_list(doc_ids)
+            self.db.run(f"UPDATE documents SET enrichment = 'done' WHERE id {test}", values)
 
     def delete(self, doc_id: int) -> None:
         """Delete the document; its pages, chunks, vectors and figures go with it (foreign keys)."""
-        with self.db.transaction() as c:
-            c.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
+        with self.db.transaction():
+            self.db.run("DELETE FROM documents WHERE id = ?", (doc_id,))
         self.invalidate()

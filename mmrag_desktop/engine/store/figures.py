@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from .db import Database
+from .db import Database  # or postgres.PgDatabase: the SQL here is written for both
 
 COLUMNS = ("crop", "width", "height", "phash", "dhash", "ocr_done", "clip_model", "caption_model")
 
@@ -24,8 +24,9 @@ class Figures:
                " WHERE d.status = 'ready'")
         args: list = []
         if doc_ids:
-            sql += f" AND f.doc_id IN ({','.join('?' * len(doc_ids))})"
-            args.extend(doc_ids)
+            test, values = self.db.in_list(doc_ids)
+            sql += f" AND f.doc_id {test}"
+            args.extend(values)
         return self.db.all(sql + " ORDER BY f.doc_id, f.chunk_id", args)
 
     def exists(self, chunk_id: int) -> bool:
@@ -45,8 +46,8 @@ class Figures:
         """(figures with an image vector of `model`, figures that should have one: those of ready
         documents with a crop)."""
         total, done = self.db.one(
-            "SELECT COUNT(*), SUM(EXISTS (SELECT 1 FROM vectors v WHERE v.chunk_id = f.chunk_id"
-            " AND v.space = 'image' AND v.model = ?)) FROM figures f JOIN documents d ON d.id = f.doc_id"
+            "SELECT COUNT(*), SUM(CASE WHEN EXISTS (SELECT 1 FROM vectors v WHERE v.chunk_id = f.chunk_id"
+            " AND v.space = 'image' AND v.model = ?) THEN 1 ELSE 0 END) FROM figures f JOIN documents d ON d.id = f.doc_id"
             " WHERE d.status = 'ready' AND f.crop IS NOT NULL", (model,))
         return int(done or 0), int(total)
 
@@ -67,13 +68,16 @@ class Figures:
         unknown = set(cols) - set(COLUMNS)
         if unknown:
             raise ValueError(f"unknown figure column(s): {', '.join(sorted(unknown))}")
+        if "ocr_done" in cols:
+            cols["ocr_done"] = int(cols["ocr_done"])  # an integer column on both backends
         if cols:
             self.db.run(f"UPDATE figures SET {', '.join(f'{k} = ?' for k in cols)} WHERE chunk_id = ?",
                         [*cols.values(), chunk_id])
 
     def put_caption(self, chunk_id: int, model: str, data: dict) -> None:
         """The VLM's structured caption of a figure."""
-        self.db.run("INSERT OR REPLACE INTO captions (chunk_id, model, data) VALUES (?, ?, ?)",
+        self.db.run("INSERT INTO captions (chunk_id, model, data) VALUES (?, ?, ?) ON CONFLICT (chunk_id, model) "
+                    "DO UPDATE SET data = excluded.data, created = excluded.created",
                     (chunk_id, model, json.dumps(data)))
 
     def forget_image_models_except(self, model: str) -> None:

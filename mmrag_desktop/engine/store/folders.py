@@ -5,9 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .db import Database
-
-NOW = "strftime('%Y-%m-%dT%H:%M:%SZ','now')"
+from .db import Database  # or postgres.PgDatabase: the SQL here is written for both
 
 
 @dataclass(frozen=True)
@@ -33,7 +31,7 @@ class Folders:
 
     def add(self, path: Path) -> bool:
         """Watch `path` (absolute); returns False when it was watched already."""
-        cur = self.db.run("INSERT OR IGNORE INTO watched_folders (path) VALUES (?)", (str(path),))
+        cur = self.db.run("INSERT INTO watched_folders (path) VALUES (?) ON CONFLICT DO NOTHING", (str(path),))
         return cur.rowcount > 0
 
     def remove(self, path: Path) -> bool:
@@ -43,7 +41,7 @@ class Folders:
     def set_missing(self, path: Path, missing: bool) -> None:
         """Record that the folder is missing (keeps the first time it was seen missing) or back."""
         if missing:
-            self.db.run(f"UPDATE watched_folders SET missing_since = COALESCE(missing_since, {NOW}) WHERE path = ?",
+            self.db.run(f"UPDATE watched_folders SET missing_since = COALESCE(missing_since, {self.db.now}) WHERE path = ?",
                         (str(path),))
         else:
             self.db.run("UPDATE watched_folders SET missing_since = NULL WHERE path = ?", (str(path),))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .db import Database
+from .db import Database  # or postgres.PgDatabase: the SQL here is written for both
 
 
 class State:
@@ -18,4 +18,5 @@ class State:
 
     def set(self, key: str, value: str) -> None:
         """Store `value` under `key` (inside the caller's transaction when one is open)."""
-        self.db.run("INSERT OR REPLACE INTO settings_kv (key, value) VALUES (?, ?)", (key, value))
+        self.db.run("INSERT INTO settings_kv (key, value) VALUES (?, ?) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))

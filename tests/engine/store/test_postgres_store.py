@@ -111,18 +111,21 @@ def _public(obj) -> dict[str, list[tuple]]:
 
 
 @needs_server
-def test_every_repository_method_has_the_same_parameters_on_both_backends():
+def test_every_repository_method_has_the_same_parameters_on_both_backends(pg_store):
     import mmrag_desktop.engine.store as sqlite_store
-    import mmrag_desktop.engine.store.postgres as pg_store
+    import mmrag_desktop.engine.store.postgres as pg_mod
     from mmrag_desktop.engine.store.vector_index import VectorIndex
 
-    assert set(_public(Store)) <= set(_public(pg_store.PgStore))
-    for name in ("Documents", "Chunks", "Vectors", "Figures", "State", "Folders"):
-        want, have = _public(getattr(sqlite_store, name)), _public(getattr(pg_store, "Pg" + name))
+    assert set(_public(Store)) <= set(_public(pg_mod.PgStore))
+    for name in ("Documents", "Chunks", "Vectors"):  # the repositories with PostgreSQL's own SQL
+        want, have = _public(getattr(sqlite_store, name)), _public(getattr(pg_mod, "Pg" + name))
         assert set(want) <= set(have), (name, set(want) - set(have))
         assert {n: have[n] for n in want} == want, name
+    # the others are the store's own repositories, over the PostgreSQL database
+    for name in ("Figures", "State", "Folders"):
+        assert type(getattr(pg_store, name.lower())) is getattr(sqlite_store, name)
     # the index objects services query (search) and feed (ingest, enrichment)
-    want, have = _public(VectorIndex), _public(pg_store.PgVectorIndex)
+    want, have = _public(VectorIndex), _public(pg_mod.PgVectorIndex)
     for name in ("query", "add", "remove", "remove_leftovers"):
         assert have[name] == want[name], name
 
@@ -438,7 +441,7 @@ def test_the_hnsw_index_is_used_per_space_and_model(pg_store):
         pg_store.db.run("SET LOCAL enable_sort = off")
         plan = "\n".join(r[0] for r in pg_store.db.all(
             "EXPLAIN SELECT chunk_id FROM vectors WHERE space = 'text' AND model = 'm' "
-            "ORDER BY vec::vector(16) <=> %s::vector(16) LIMIT 5", (np.ones(16, dtype=np.float32),)))
+            "ORDER BY vec::vector(16) <=> ?::vector(16) LIMIT 5", (np.ones(16, dtype=np.float32),)))
     assert idx.name in plan
     # another model of the space gets its own index; keeping one model drops the other's
     pg_store.vectors.put_text(ids, "n", _unit(rng, 30, 8), [np.zeros((1, 8))] * 30)
@@ -494,7 +497,7 @@ def test_migrations_are_numbered_idempotent_and_refuse_a_newer_schema(pg_uri):
     assert errors == [] and results == [len(MIGRATIONS)] * 3
     s = PgStore(pg_uri)
     assert s.db.all("SELECT version FROM schema_version ORDER BY version") == [(n,) for n in range(1, len(MIGRATIONS) + 1)]
-    s.db.run("INSERT INTO schema_version (version) VALUES (%s)", (len(MIGRATIONS) + 1,))
+    s.db.run("INSERT INTO schema_version (version) VALUES (?)", (len(MIGRATIONS) + 1,))
     s.close()
     with pytest.raises(LibraryError, match="newer than this app"):
         PgStore(pg_uri)
@@ -531,7 +534,7 @@ def test_an_unreachable_server_is_a_library_error_without_the_password(tmp_path)
 def test_keyword_expressions_are_translated_or_refused():
     from mmrag_desktop.engine.store.postgres.chunks import fts_to_tsquery
 
-    assert fts_to_tsquery('"a" OR "b c"') == ("(phraseto_tsquery('mmrag', %s) || phraseto_tsquery('mmrag', %s))",
+    assert fts_to_tsquery('"a" OR "b c"') == ("(phraseto_tsquery('mmrag', ?) || phraseto_tsquery('mmrag', ?))",
                                              ["a", "b c"])
     assert fts_to_tsquery('"say ""hi"""')[1] == ['say "hi"']
     assert fts_to_tsquery('"a" AND "b"')[0].count("&&") == 1
@@ -610,3 +613,14 @@ def test_a_lost_connection_is_a_library_error_and_the_next_use_reconnects(pg_sto
             cut()
             pg_store.vectors.put_text(more, "m", _unit(np.random.default_rng(7), 1), [np.zeros((1, 8))])
     assert pg_store.chunks.ids_of_document(doc) == ids and pg_store.chunks.keyword_ids('"half"', 5, Filters()) == []
+
+
+def test_the_store_sql_becomes_psycopg_sql():
+    """`?` placeholders become `%s` outside quoted literals (a model named 'what?' stays), and every
+    `%` is doubled for psycopg (inside literals too, where psycopg reads `%%` as `%`)."""
+    from mmrag_desktop.engine.store.postgres.db import psycopg_sql
+
+    assert psycopg_sql("SELECT a FROM t WHERE b = ? AND c = ANY(?)") == "SELECT a FROM t WHERE b = %s AND c = ANY(%s)"
+    assert psycopg_sql("WHERE model = 'what?' AND x LIKE 'a%' AND y = ?") == (
+        "WHERE model = 'what?' AND x LIKE 'a%%' AND y = %s")
+    assert psycopg_sql("WHERE name = 'it''s ?' AND z = ?") == "WHERE name = 'it''s ?' AND z = %s"

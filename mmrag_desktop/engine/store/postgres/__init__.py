@@ -1,25 +1,26 @@
-"""The library's store on a PostgreSQL server (+ pgvector): a second implementation of the
-store's repositories, with the same methods as the SQLite ones (store/), so services use either.
+"""The library's store on a PostgreSQL server (+ pgvector), with the same repositories as the
+SQLite store (store/), so services use either. `PgDatabase` takes the store's SQL (`?`, `db.now`,
+`db.in_list`), so only what needs PostgreSQL's own SQL is implemented here:
 
-    documents  PgDocuments  documents, pages
+    documents  PgDocuments  documents, pages (store's Documents; `register` is one upsert)
     chunks     PgChunks     chunks (+ the generated `fts` tsvector, GIN), links
     vectors    PgVectors    vectors (pgvector, an HNSW index per space and model), segment_vectors,
                             sentence_vectors, vector_indexes
-    figures    PgFigures    figures, captions
-    state      PgState      settings_kv
-    folders    PgFolders    watched_folders
+    figures    Figures      figures, captions (store's own)
+    state      State        settings_kv (store's own)
+    folders    Folders      watched_folders (store's own)
 
 Not wired into `Library` yet (issue 16): the facade still opens a library folder.
 """
 
 from __future__ import annotations
 
+from ..figures import Figures
+from ..folders import Folders
+from ..state import State
 from .chunks import PgChunks
 from .db import PgDatabase, redact
 from .documents import PgDocuments
-from .figures import PgFigures
-from .folders import PgFolders
-from .state import PgState
 from .vectors import PgVectorIndex, PgVectors
 
 URI_SCHEMES = ("postgresql://", "postgres://")
@@ -45,9 +46,9 @@ class PgStore:
         self.documents = PgDocuments(self.db)
         self.chunks = PgChunks(self.db)
         self.vectors = PgVectors(self.db, threads, read_only=read_only_reason is not None)
-        self.figures = PgFigures(self.db)
-        self.state = PgState(self.db)
-        self.folders = PgFolders(self.db)
+        self.figures = Figures(self.db)
+        self.state = State(self.db)
+        self.folders = Folders(self.db)
         self._seen_version = self.db.version()[1]
 
     @property
@@ -71,5 +72,5 @@ class PgStore:
         self.db.close()
 
 
-__all__ = ["PgStore", "PgDatabase", "PgDocuments", "PgChunks", "PgVectors", "PgVectorIndex", "PgFigures",
-           "PgState", "PgFolders", "is_database_uri", "redact"]
+__all__ = ["PgStore", "PgDatabase", "PgDocuments", "PgChunks", "PgVectors", "PgVectorIndex", "is_database_uri",
+           "redact"]

@@ -44,7 +44,7 @@ def fts_to_tsquery(expr: str) -> tuple[str, list[str]]:
         if expect_phrase != (phrase is not None):
             raise ValueError(f"not a keyword expression: {expr!r}")
         if phrase is not None:
-            parts.append(f"phraseto_tsquery('{CONFIG}', %s)")
+            parts.append(f"phraseto_tsquery('{CONFIG}', ?)")
             args.append(phrase.replace('""', '"'))
         else:
             parts.append("||" if op == "OR" else "&&")
@@ -53,21 +53,6 @@ def fts_to_tsquery(expr: str) -> tuple[str, list[str]]:
     if not parts or expect_phrase:
         raise ValueError(f"not a keyword expression: {expr!r}")
     return "(" + " ".join(parts) + ")", args
-
-
-def filters_sql(filters: Filters, alias: str = "c") -> tuple[str, list]:
-    """A WHERE clause over the chunks table aliased `alias` for `filters`, and its arguments."""
-    clauses, args = [], []
-    if filters.doc_ids is not None:
-        clauses.append(f"{alias}.doc_id = ANY(%s)")
-        args.append(list(filters.doc_ids))
-    if filters.pages:
-        clauses.append(f"{alias}.page_end >= %s AND {alias}.page <= %s")
-        args.extend(filters.pages)
-    if filters.kinds:
-        clauses.append(f"{alias}.kind = ANY(%s)")
-        args.append(list(filters.kinds))
-    return (" AND ".join(clauses) or "TRUE"), args
 
 
 class PgChunks:
@@ -90,7 +75,7 @@ class PgChunks:
         """{chunk id: row dict} for the ids that exist (JSON columns left as text)."""
         if not ids:
             return {}
-        return {r["id"]: r for r in self.db.dicts(f"SELECT {SELECT_COLUMNS} FROM chunks WHERE id = ANY(%s)",
+        return {r["id"]: r for r in self.db.dicts(f"SELECT {SELECT_COLUMNS} FROM chunks WHERE id = ANY(?)",
                                                   (list(ids),))}
 
     def count(self) -> int:
@@ -102,11 +87,11 @@ class PgChunks:
 
     def ids_of_document(self, doc_id: int) -> list[int]:
         """The document's chunk ids."""
-        return [r[0] for r in self.db.all("SELECT id FROM chunks WHERE doc_id = %s ORDER BY id", (doc_id,))]
+        return [r[0] for r in self.db.all("SELECT id FROM chunks WHERE doc_id = ? ORDER BY id", (doc_id,))]
 
     def allowed_ids(self, filters: Filters) -> set[int]:
         """Ids of the chunks the filters let through."""
-        where, args = filters_sql(filters, "c")
+        where, args = filters.sql(self.db.in_list, "c")
         return {r[0] for r in self.db.all(f"SELECT c.id FROM chunks c WHERE {where}", args)}
 
     def keyword_ids(self, fts: str, limit: int, filters: Filters) -> list[int]:
@@ -115,22 +100,22 @@ class PgChunks:
         if not fts:
             return []
         query, qargs = fts_to_tsquery(fts)
-        where, args = filters_sql(filters, "c")
+        where, args = filters.sql(self.db.in_list, "c")
         sql = (f"SELECT c.id FROM chunks c, (SELECT {query} AS q) x WHERE c.fts @@ x.q AND {where} "
-               f"ORDER BY ts_rank_cd('{RANK_WEIGHTS}', c.fts, x.q, {RANK_NORMALISATION}) DESC, c.id LIMIT %s")
+               f"ORDER BY ts_rank_cd('{RANK_WEIGHTS}', c.fts, x.q, {RANK_NORMALISATION}) DESC, c.id LIMIT ?")
         return [r[0] for r in self.db.all(sql, [*qargs, *args, limit])]
 
     def by_group_keys(self, keys: list[str], filters: Filters, limit: int = 20) -> list[int]:
         """Chunks of the named figures/tables ('figure:3' ...), figures and tables before text."""
-        where, args = filters_sql(filters, "c")
+        where, args = filters.sql(self.db.in_list, "c")
         return [r[0] for r in self.db.all(
-            f"SELECT c.id FROM chunks c WHERE c.group_key = ANY(%s) AND {where}"
-            " ORDER BY c.kind = 'text', c.id LIMIT %s", [list(keys), *args, limit])]
+            f"SELECT c.id FROM chunks c WHERE c.group_key = ANY(?) AND {where}"
+            " ORDER BY c.kind = 'text', c.id LIMIT ?", [list(keys), *args, limit])]
 
     def on_page(self, doc_id: int, kinds: tuple[str, ...], page: int) -> list[int]:
         """Chunks of these kinds that cover `page` of the document."""
         return [r[0] for r in self.db.all(
-            "SELECT id FROM chunks WHERE doc_id = %s AND kind = ANY(%s) AND page <= %s AND page_end >= %s ORDER BY id",
+            "SELECT id FROM chunks WHERE doc_id = ? AND kind = ANY(?) AND page <= ? AND page_end >= ? ORDER BY id",
             (doc_id, list(kinds), page, page))]
 
     def term_idf(self, terms: list[str]) -> dict[str, float]:
@@ -142,7 +127,7 @@ class PgChunks:
             for t in terms:
                 key = (t, n)
                 if key not in self._idf:
-                    df = self.db.one(f"SELECT COUNT(*) FROM chunks WHERE fts @@ phraseto_tsquery('{CONFIG}', %s)",
+                    df = self.db.one(f"SELECT COUNT(*) FROM chunks WHERE fts @@ phraseto_tsquery('{CONFIG}', ?)",
                                      (t,))[0]
                     if len(self._idf) > 20000:
                         self._idf.clear()
@@ -154,30 +139,30 @@ class PgChunks:
         """The first chunk linked by 'refers_to': the paragraph referring to `chunk_id` when
         `referring`, else the figure/table `chunk_id` refers to."""
         if referring:
-            sql = "SELECT src FROM links WHERE dst = %s AND relation = 'refers_to' ORDER BY src LIMIT 1"
+            sql = "SELECT src FROM links WHERE dst = ? AND relation = 'refers_to' ORDER BY src LIMIT 1"
         else:
-            sql = "SELECT dst FROM links WHERE src = %s AND relation = 'refers_to' ORDER BY dst LIMIT 1"
+            sql = "SELECT dst FROM links WHERE src = ? AND relation = 'refers_to' ORDER BY dst LIMIT 1"
         return [r[0] for r in self.db.all(sql, (chunk_id,))]
 
     def text_row(self, chunk_id: int) -> tuple[str, str, str, str] | None:
         """(text, section, lines JSON, meta JSON) of a chunk, or None when it is gone."""
-        return self.db.one("SELECT text, section, lines, meta FROM chunks WHERE id = %s", (chunk_id,))
+        return self.db.one("SELECT text, section, lines, meta FROM chunks WHERE id = ?", (chunk_id,))
 
     def count_without_vector(self, model: str) -> int:
         """How many chunks have no text vector of `model`."""
         return self.db.one("SELECT COUNT(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM vectors v "
-                           "WHERE v.chunk_id = c.id AND v.space = 'text' AND v.model = %s)", (model,))[0]
+                           "WHERE v.chunk_id = c.id AND v.space = 'text' AND v.model = ?)", (model,))[0]
 
     def without_vector(self, model: str, limit: int) -> list[tuple]:
         """(id, text, section, meta) of chunks with no text vector of `model`, by id."""
         return self.db.all(
             "SELECT c.id, c.text, c.section, c.meta FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM vectors v "
-            "WHERE v.chunk_id = c.id AND v.space = 'text' AND v.model = %s) ORDER BY c.id LIMIT %s", (model, limit))
+            "WHERE v.chunk_id = c.id AND v.space = 'text' AND v.model = ?) ORDER BY c.id LIMIT ?", (model, limit))
 
     # ---- writes ----------------------------------------------------------------------------
     def delete_document(self, doc_id: int) -> None:
         """Delete the document's chunks (their vectors, figures and links go by cascade)."""
-        self.db.run("DELETE FROM chunks WHERE doc_id = %s", (doc_id,))
+        self.db.run("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
         self._count = None
 
     def insert(self, rows: list[dict]) -> list[int]:
@@ -188,20 +173,20 @@ class PgChunks:
         with self.db.lock:
             # ids drawn first, so they come back in the rows' order (RETURNING promises no order)
             ids = sorted(r[0] for r in self.db.all(
-                "SELECT nextval(pg_get_serial_sequence('chunks', 'id')) FROM generate_series(1, %s)", (len(rows),)))
+                "SELECT nextval(pg_get_serial_sequence('chunks', 'id')) FROM generate_series(1, ?)", (len(rows),)))
             values = [ids, *([row[c] for row in rows] for c in COLUMNS[1:])]
-            unnest = ", ".join(f"%s::{t}[]" for t in COLUMN_TYPES)
+            unnest = ", ".join(f"?::{t}[]" for t in COLUMN_TYPES)
             self.db.run(f"INSERT INTO chunks ({SELECT_COLUMNS}) SELECT * FROM unnest({unnest})", values)
             self._count = None
             return ids
 
     def add_links(self, links: set[tuple[int, int, str]]) -> None:
         """(src, dst, relation) links between chunks."""
-        self.db.run_many("INSERT INTO links (src, dst, relation) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+        self.db.run_many("INSERT INTO links (src, dst, relation) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                          sorted(links))
 
     def update_text(self, chunk_id: int, text: str, lines_json: str, meta_json: str) -> None:
         """New text, lines and meta of a chunk (figure enrichment); the keyword index follows
         (generated column)."""
-        self.db.run("UPDATE chunks SET text = %s, lines = %s, meta = %s WHERE id = %s",
+        self.db.run("UPDATE chunks SET text = ?, lines = ?, meta = ? WHERE id = ?",
                     (text, lines_json, meta_json, chunk_id))

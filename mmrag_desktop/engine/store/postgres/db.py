@@ -1,6 +1,8 @@
 """A library's PostgreSQL database: one psycopg connection, migrations applied, and the lock that
-serialises its use (`PgDatabase`, the PostgreSQL counterpart of store/db.py's `Database`). Only
-the repositories of this package use it; their SQL is PostgreSQL's own, with `%s` placeholders.
+serialises its use (`PgDatabase`, the PostgreSQL counterpart of store/db.py's `Database`). It takes
+the store's SQL as the SQLite `Database` does — `?` placeholders, `db.now`, `db.in_list(...)` — so
+the repositories that need no PostgreSQL-only SQL (documents, figures, state, folders) are the
+SQLite ones; `?` becomes psycopg's `%s` here.
 
 psycopg (3.x) and pgvector are imported here and nowhere else in the engine (lazily, when a
 database is opened); a missing one raises LibraryError naming the `server` extra.
@@ -8,12 +10,14 @@ database is opened); a missing one raises LibraryError naming the `server` extra
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 
 from ...errors import LibraryError, LibraryInUseError
-from .migrations import MIGRATIONS, current_version, migrate
+from .migrations import MIGRATIONS, NOW, current_version, migrate
 
 INSTALL_HINT = "a PostgreSQL library needs the server extra: pip install 'mmrag-desktop[server]'"
 
@@ -25,6 +29,23 @@ def _psycopg():
     except ImportError as e:
         raise LibraryError(f"{INSTALL_HINT} ({e})") from e
     return psycopg, register_vector
+
+
+_QUOTED = re.compile(r"('(?:[^']|'')*')")
+
+
+@lru_cache(maxsize=1024)
+def psycopg_sql(sql: str) -> str:
+    """The store's SQL for psycopg: `?` placeholders become `%s` (outside quoted literals, which may
+    hold a model's name) and every literal `%` is doubled."""
+    parts = _QUOTED.split(sql)
+    return "".join(p.replace("%", "%%") if i % 2 else p.replace("%", "%%").replace("?", "%s")
+                   for i, p in enumerate(parts))
+
+
+def _params(sql: str, args):
+    """(query, parameters) for psycopg; a query without parameters is passed as it is."""
+    return (psycopg_sql(sql), args) if args else (sql, None)
 
 
 def redact(uri: str) -> str:
@@ -83,6 +104,13 @@ class PgDatabase:
     `version()`, `close()`, `read_only_reason`. Other clients' commits are visible to the next
     statement (READ COMMITTED, PostgreSQL's default)."""
 
+    now = NOW
+
+    @staticmethod
+    def in_list(values) -> tuple[str, list]:
+        """("= ANY(?)", [the values as one array]): a column's test against a set of values."""
+        return "= ANY(?)", [list(values)]
+
     def __init__(self, uri: str, *, read_only_reason: str | None = None):
         self.uri = uri
         self.read_only_reason = read_only_reason
@@ -113,17 +141,17 @@ class PgDatabase:
     def all(self, sql, args=()) -> list[tuple]:
         """Every row of a query."""
         with self._use() as conn:
-            return conn.execute(sql, args or None).fetchall()
+            return conn.execute(*_params(sql, args)).fetchall()
 
     def one(self, sql, args=()) -> tuple | None:
         """The first row of a query, or None."""
         with self._use() as conn:
-            return conn.execute(sql, args or None).fetchone()
+            return conn.execute(*_params(sql, args)).fetchone()
 
     def dicts(self, sql, args=()) -> list[dict]:
         """Every row of a query as a dict keyed by column name."""
         with self._use() as conn:
-            cur = conn.execute(sql, args or None)
+            cur = conn.execute(*_params(sql, args))
             cols = [c.name for c in cur.description]
             return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
 
@@ -133,7 +161,7 @@ class PgDatabase:
         process may only read."""
         self._writable()
         with self._use() as conn:
-            cur = conn.execute(sql, args or None)
+            cur = conn.execute(*_params(sql, args))
             self._own_changes += 1
             return cur
 
@@ -144,7 +172,7 @@ class PgDatabase:
         if not rows:
             return
         with self._use() as conn, conn.cursor() as cur:
-            cur.executemany(sql, rows)
+            cur.executemany(psycopg_sql(sql), rows)
             self._own_changes += 1
 
     @contextmanager

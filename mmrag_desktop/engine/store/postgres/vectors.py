@@ -45,7 +45,7 @@ class PgVectorIndex:
         self.dead = 0  # PostgreSQL's VACUUM reclaims deleted entries
 
     def __len__(self) -> int:
-        return self.db.one("SELECT COUNT(*) FROM vectors WHERE space = %s AND model = %s",
+        return self.db.one("SELECT COUNT(*) FROM vectors WHERE space = ? AND model = ?",
                            (self.space, self.model))[0]
 
     def _where(self) -> str:
@@ -58,19 +58,19 @@ class PgVectorIndex:
             if self.exists():
                 return False
             with self.db.transaction():
-                self.db.run("SELECT pg_advisory_xact_lock(hashtext(%s))", (self.name,))
+                self.db.run("SELECT pg_advisory_xact_lock(hashtext(?))", (self.name,))
                 self.db.run(
                     f"CREATE INDEX IF NOT EXISTS {self.name} ON vectors USING hnsw ((vec::vector({int(self.dim)})) "
                     f"vector_cosine_ops) WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION}) "
                     f"WHERE {self._where()}")
-                self.db.run("INSERT INTO vector_indexes (space, model, dim, name) VALUES (%s, %s, %s, %s) "
+                self.db.run("INSERT INTO vector_indexes (space, model, dim, name) VALUES (?, ?, ?, ?) "
                             "ON CONFLICT (space, model) DO UPDATE SET dim = EXCLUDED.dim, name = EXCLUDED.name",
                             (self.space, self.model, self.dim, self.name))
             return True
 
     def exists(self) -> bool:
         """True when the index exists in the database."""
-        return self.db.one("SELECT to_regclass(%s) IS NOT NULL", (self.name,))[0]
+        return self.db.one("SELECT to_regclass(?) IS NOT NULL", (self.name,))[0]
 
     def rebuild(self, *, reason: str = "requested") -> int:
         """Build the index again from the rows (REINDEX; created if missing); returns the count."""
@@ -91,14 +91,14 @@ class PgVectorIndex:
             if filter_ids is not None:
                 rows = self.db.all(
                     f"WITH c AS MATERIALIZED (SELECT chunk_id, vec FROM vectors WHERE {self._where()} "
-                    "AND chunk_id = ANY(%s)) "
-                    f"SELECT chunk_id, 1 - (vec::{cast} <=> %s::{cast}) AS sim FROM c ORDER BY sim DESC, chunk_id "
-                    "LIMIT %s", (sorted(filter_ids), vec, k))
+                    "AND chunk_id = ANY(?)) "
+                    f"SELECT chunk_id, 1 - (vec::{cast} <=> ?::{cast}) AS sim FROM c ORDER BY sim DESC, chunk_id "
+                    "LIMIT ?", (sorted(filter_ids), vec, k))
             else:
-                self.db.one("SELECT set_config('hnsw.ef_search', %s, false)", (str(max(64, k * 2)),))
+                self.db.one("SELECT set_config('hnsw.ef_search', ?, false)", (str(max(64, k * 2)),))
                 rows = self.db.all(
-                    f"SELECT chunk_id, 1 - (vec::{cast} <=> %s::{cast}) FROM vectors WHERE {self._where()} "
-                    f"ORDER BY vec::{cast} <=> %s::{cast} LIMIT %s", (vec, vec, k))
+                    f"SELECT chunk_id, 1 - (vec::{cast} <=> ?::{cast}) FROM vectors WHERE {self._where()} "
+                    f"ORDER BY vec::{cast} <=> ?::{cast} LIMIT ?", (vec, vec, k))
         return [(int(cid), float(sim)) for cid, sim in rows]
 
     # the database keeps the index: nothing to add, remove, save or reconcile from here
@@ -176,30 +176,30 @@ class PgVectors:
     # ---- reads -----------------------------------------------------------------------------
     def count(self, model: str, space: str = "text") -> int:
         """Vectors of `model` in `space`."""
-        return self.db.one("SELECT COUNT(*) FROM vectors WHERE space = %s AND model = %s", (space, model))[0]
+        return self.db.one("SELECT COUNT(*) FROM vectors WHERE space = ? AND model = ?", (space, model))[0]
 
     def has_any(self, space: str, model: str | None = None) -> bool:
         """True when `space` holds a vector (of `model`, when given)."""
         if model is None:
-            return self.db.one("SELECT 1 FROM vectors WHERE space = %s LIMIT 1", (space,)) is not None
-        return self.db.one("SELECT 1 FROM vectors WHERE space = %s AND model = %s LIMIT 1",
+            return self.db.one("SELECT 1 FROM vectors WHERE space = ? LIMIT 1", (space,)) is not None
+        return self.db.one("SELECT 1 FROM vectors WHERE space = ? AND model = ? LIMIT 1",
                            (space, model)) is not None
 
     def has_other_models(self, space: str, model: str) -> bool:
         """True when `space` holds a vector of another model than `model`."""
-        return self.db.one("SELECT 1 FROM vectors WHERE space = %s AND model != %s LIMIT 1",
+        return self.db.one("SELECT 1 FROM vectors WHERE space = ? AND model != ? LIMIT 1",
                            (space, model)) is not None
 
     def dim(self, space: str, model: str) -> int | None:
         """The dimension of `model`'s vectors in `space`, or None when it has none."""
-        row = self.db.one("SELECT dim FROM vectors WHERE space = %s AND model = %s LIMIT 1", (space, model))
+        row = self.db.one("SELECT dim FROM vectors WHERE space = ? AND model = ? LIMIT 1", (space, model))
         return int(row[0]) if row else None
 
     def chunk_vectors(self, ids: list[int], model: str, space: str = "text") -> dict[int, np.ndarray]:
         """{chunk id: float32 vector} of `model` in `space`."""
         if not len(ids):
             return {}
-        rows = self.db.all("SELECT chunk_id, vec FROM vectors WHERE space = %s AND model = %s AND chunk_id = ANY(%s)",
+        rows = self.db.all("SELECT chunk_id, vec FROM vectors WHERE space = ? AND model = ? AND chunk_id = ANY(?)",
                            (space, model, [int(i) for i in ids]))
         return {cid: _array(vec) for cid, vec in rows}
 
@@ -210,7 +210,7 @@ class PgVectors:
             raise ValueError(f"unknown segment table {table!r}")
         if not len(ids):
             return {}
-        rows = self.db.all(f"SELECT chunk_id, n, dim, vecs FROM {table} WHERE model = %s AND chunk_id = ANY(%s)",
+        rows = self.db.all(f"SELECT chunk_id, n, dim, vecs FROM {table} WHERE model = ? AND chunk_id = ANY(?)",
                            (model, [int(i) for i in ids]))
         return {cid: np.frombuffer(bytes(blob), dtype=np.float16).reshape(n, dim) for cid, n, dim, blob in rows}
 
@@ -224,15 +224,15 @@ class PgVectors:
     def table_segments(self, model: str) -> list[tuple[int, int]]:
         """(chunk id, number of rows) of every table chunk with segment vectors of `model`."""
         return self.db.all("SELECT c.id, s.n FROM chunks c JOIN segment_vectors s ON s.chunk_id = c.id "
-                           "AND s.model = %s WHERE c.kind = 'table' ORDER BY c.id", (model,))
+                           "AND s.model = ? WHERE c.kind = 'table' ORDER BY c.id", (model,))
 
     @staticmethod
     def _pending_sql(doc_ids: list[int] | None) -> tuple[str, list]:
-        sql = ("FROM segment_vectors s JOIN chunks c ON c.id = s.chunk_id WHERE s.model = %s AND NOT EXISTS "
+        sql = ("FROM segment_vectors s JOIN chunks c ON c.id = s.chunk_id WHERE s.model = ? AND NOT EXISTS "
                "(SELECT 1 FROM sentence_vectors t WHERE t.chunk_id = s.chunk_id AND t.model = s.model)")
         args: list = []
         if doc_ids:
-            sql += " AND c.doc_id = ANY(%s)"
+            sql += " AND c.doc_id = ANY(?)"
             args.append(list(doc_ids))
         return sql, args
 
@@ -245,7 +245,7 @@ class PgVectors:
         """(chunk id, segments, pooled blob, lines JSON) of up to `limit` pending chunks, by id."""
         sql, args = self._pending_sql(doc_ids)
         return [(cid, n, bytes(blob), lines) for cid, n, blob, lines in self.db.all(
-            f"SELECT s.chunk_id, s.n, s.vecs, c.lines {sql} ORDER BY s.chunk_id LIMIT %s", [model, *args, limit])]
+            f"SELECT s.chunk_id, s.n, s.vecs, c.lines {sql} ORDER BY s.chunk_id LIMIT ?", [model, *args, limit])]
 
     # ---- writes ----------------------------------------------------------------------------
     def put_text(self, ids: list[int], model: str, vectors, segments) -> None:
@@ -256,11 +256,11 @@ class PgVectors:
         dim = int(np.asarray(vectors[0]).shape[0])
         with self.db.transaction():
             self.db.run_many(
-                "INSERT INTO vectors (chunk_id, space, model, dim, vec) VALUES (%s, 'text', %s, %s, %s) "
+                "INSERT INTO vectors (chunk_id, space, model, dim, vec) VALUES (?, 'text', ?, ?, ?) "
                 "ON CONFLICT (chunk_id, space, model) DO UPDATE SET dim = EXCLUDED.dim, vec = EXCLUDED.vec",
                 [(int(cid), model, dim, np.asarray(v, dtype=np.float32)) for cid, v in zip(ids, vectors, strict=True)])
             self.db.run_many(
-                "INSERT INTO segment_vectors (chunk_id, model, n, dim, vecs) VALUES (%s, %s, %s, %s, %s) "
+                "INSERT INTO segment_vectors (chunk_id, model, n, dim, vecs) VALUES (?, ?, ?, ?, ?) "
                 "ON CONFLICT (chunk_id, model) DO UPDATE SET n = EXCLUDED.n, dim = EXCLUDED.dim, vecs = EXCLUDED.vecs",
                 [(int(cid), model, int(s.shape[0]), dim, np.asarray(s, dtype=np.float16).tobytes())
                  for cid, s in zip(ids, segments, strict=True)])
@@ -269,10 +269,10 @@ class PgVectors:
         """A chunk whose text changed: its `model` vectors replaced, other models' text vectors and
         every sentence vector dropped (they are computed again later)."""
         with self.db.transaction():
-            self.db.run("DELETE FROM vectors WHERE chunk_id = %s AND space = 'text' AND model != %s",
+            self.db.run("DELETE FROM vectors WHERE chunk_id = ? AND space = 'text' AND model != ?",
                         (chunk_id, model))
-            self.db.run("DELETE FROM segment_vectors WHERE chunk_id = %s AND model != %s", (chunk_id, model))
-            self.db.run("DELETE FROM sentence_vectors WHERE chunk_id = %s", (chunk_id,))
+            self.db.run("DELETE FROM segment_vectors WHERE chunk_id = ? AND model != ?", (chunk_id, model))
+            self.db.run("DELETE FROM sentence_vectors WHERE chunk_id = ?", (chunk_id,))
             self.put_text([chunk_id], model, [vector], [segments])
 
     def put_sentences(self, rows: list[tuple]) -> None:
@@ -280,34 +280,34 @@ class PgVectors:
         where the chunk's pooled vectors are still `pooled blob` (the chunk may have changed)."""
         with self.db.transaction():
             self.db.run_many(
-                "INSERT INTO sentence_vectors (chunk_id, model, n, dim, vecs) SELECT %s, %s, %s, %s, %s "
-                "WHERE EXISTS (SELECT 1 FROM segment_vectors WHERE chunk_id = %s AND model = %s AND vecs = %s) "
+                "INSERT INTO sentence_vectors (chunk_id, model, n, dim, vecs) SELECT ?, ?, ?, ?, ? "
+                "WHERE EXISTS (SELECT 1 FROM segment_vectors WHERE chunk_id = ? AND model = ? AND vecs = ?) "
                 "ON CONFLICT (chunk_id, model) DO UPDATE SET n = EXCLUDED.n, dim = EXCLUDED.dim, vecs = EXCLUDED.vecs",
                 [(cid, model, n, dim, blob, cid, model, pooled) for cid, model, n, dim, blob, pooled in rows])
 
     def put_image(self, chunk_id: int, model: str, vector) -> None:
         """The image vector of a figure chunk for `model`."""
         v = np.asarray(vector, dtype=np.float32)
-        self.db.run("INSERT INTO vectors (chunk_id, space, model, dim, vec) VALUES (%s, 'image', %s, %s, %s) "
+        self.db.run("INSERT INTO vectors (chunk_id, space, model, dim, vec) VALUES (?, 'image', ?, ?, ?) "
                     "ON CONFLICT (chunk_id, space, model) DO UPDATE SET dim = EXCLUDED.dim, vec = EXCLUDED.vec",
                     (chunk_id, model, int(v.shape[0]), v))
 
     def _drop_indices_except(self, space: str, model: str) -> None:
-        for (name,) in self.db.all("SELECT name FROM vector_indexes WHERE space = %s AND model != %s", (space, model)):
+        for (name,) in self.db.all("SELECT name FROM vector_indexes WHERE space = ? AND model != ?", (space, model)):
             self.db.run(f"DROP INDEX IF EXISTS {name}")
-        self.db.run("DELETE FROM vector_indexes WHERE space = %s AND model != %s", (space, model))
+        self.db.run("DELETE FROM vector_indexes WHERE space = ? AND model != ?", (space, model))
 
     def keep_only_text_model(self, model: str) -> None:
         """Delete every text, segment and sentence vector of another model than `model` (and the
         other models' text indices)."""
         with self.db.transaction():
-            self.db.run("DELETE FROM vectors WHERE space = 'text' AND model != %s", (model,))
-            self.db.run("DELETE FROM segment_vectors WHERE model != %s", (model,))
-            self.db.run("DELETE FROM sentence_vectors WHERE model != %s", (model,))
+            self.db.run("DELETE FROM vectors WHERE space = 'text' AND model != ?", (model,))
+            self.db.run("DELETE FROM segment_vectors WHERE model != ?", (model,))
+            self.db.run("DELETE FROM sentence_vectors WHERE model != ?", (model,))
             self._drop_indices_except("text", model)
 
     def keep_only_image_model(self, model: str) -> None:
         """Delete every image vector of another model than `model` (and their index)."""
         with self.db.transaction():
-            self.db.run("DELETE FROM vectors WHERE space = 'image' AND model != %s", (model,))
+            self.db.run("DELETE FROM vectors WHERE space = 'image' AND model != ?", (model,))
             self._drop_indices_except("image", model)
