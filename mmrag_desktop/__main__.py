@@ -1,6 +1,6 @@
 """Entry point of the desktop app: `mmrag-desktop` and `python -m mmrag_desktop`.
 
-    mmrag-desktop [--library DIR] [FILE_OR_FOLDER...]    # the files are added to the library
+    mmrag-desktop [--library DIR|URL] [FILE_OR_FOLDER...]    # the files are added to the library
     mmrag-desktop --self-test
     mmrag-desktop --check-libraries      # Linux: the system libraries Qt's window needs
     mmrag-desktop --version
@@ -56,7 +56,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="mmrag-desktop", description="Search and ask your technical manuals offline.")
     p.add_argument("paths", nargs="*", metavar="FILE_OR_FOLDER",
                    help="files or folders to add to the library when the window opens")
-    p.add_argument("--library", type=Path, default=None, help="library folder (default: from settings)")
+    p.add_argument("--library", default=None, metavar="DIR|URL",
+                   help="library folder, or a team library's postgresql://user@host/db (default: from settings)")
     p.add_argument("--self-test", action="store_true",
                    help="load the models, ingest a bundled sample PDF, search it, exit 0 on success")
     p.add_argument("--check-libraries", action="store_true",

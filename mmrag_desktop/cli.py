@@ -23,7 +23,6 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from .engine.errors import EngineError
 
@@ -40,8 +39,9 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
                         help="print only results and errors (no progress, notes or per-file lines)")
     parser.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS,
                         help="log lines on stderr: -v info, -vv debug (-vvv: other libraries' debug too)")
-    parser.add_argument("--library", metavar="DIR", default=argparse.SUPPRESS,
-                        help="library folder (default: the app's data folder)")
+    parser.add_argument("--library", metavar="DIR|URL", default=argparse.SUPPRESS,
+                        help="library folder (default: the app's data folder), or a team library on PostgreSQL: "
+                             "postgresql://user@host/db (password from ~/.pgpass or PGPASSWORD)")
 
 
 class VerbParser(argparse.ArgumentParser):
@@ -185,14 +185,16 @@ def open_library(args, *, write: bool = True):
     """The Library named by --library (or the settings' default). Verbs that only read (`write`
     False) open it read-only when another program is writing to it."""
     from .engine.library import Library
+    from .engine.location import library_location
     from .engine.settings import Settings
 
     t0 = time.perf_counter()
     settings = Settings.load()
-    lib = Library.open(Path(args.library) if args.library else None, settings, access="write" if write else "auto")
+    lib = Library.open(library_location(args.library) if args.library else None, settings,
+                       access="write" if write else "auto")
     if lib.read_only:
         log.info("%s", lib.read_only_reason)
-    log.info("library %s opened in %.2f s", getattr(lib, "folder", args.library), time.perf_counter() - t0)
+    log.info("library %s opened in %.2f s", lib.where, time.perf_counter() - t0)
     return lib
 
 

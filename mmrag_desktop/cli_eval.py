@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 from .engine.errors import EngineError
 
@@ -33,16 +32,17 @@ def cmd_eval(args) -> int:
     from .cli import ProgressBar, note
     from .engine.evaluation import evaluate, read_questions
     from .engine.library import Library
+    from .engine.location import is_database_uri, library_location
     from .engine.settings import Settings
 
     if args.k < 1:
         raise EngineError(f"-k must be at least 1 (got {args.k})")
     questions = read_questions(args.questions)
     settings = Settings.load()
-    folder = Path(args.library).expanduser() if args.library else settings.library_path
-    if not (folder / "library.sqlite").is_file():
-        raise EngineError(f"there is no library in {folder} (make one with: mmrag --library DIR add FILE...)")
-    lib = Library.open(folder, settings, access="read")
+    where = library_location(args.library) if args.library else settings.library_path
+    if not is_database_uri(where) and not (where / "library.sqlite").is_file():
+        raise EngineError(f"there is no library in {where} (make one with: mmrag --library DIR add FILE...)")
+    lib = Library.open(where, settings, access="read")
     bar = ProgressBar(enabled=not args.quiet)  # on stderr, only when it is a terminal
     try:
         events = evaluate(questions, lambda q, k: lib.search(q, k=k), lib.documents(), k=args.k)

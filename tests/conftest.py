@@ -80,3 +80,34 @@ def write_pdf(path, pages: list[list[tuple[float, float, str]]], *, fontsize: fl
     doc.save(str(path))
     doc.close()
     return path
+
+
+PG_MISSING = [name for name in ("psycopg", "pgvector", "pgserver")
+              if __import__("importlib.util").util.find_spec(name) is None]
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory):
+    """One real PostgreSQL 16 + pgvector server (the pgserver package) for the session; stopped at
+    the end. Skips when the server extra or pgserver is not installed."""
+    if PG_MISSING:
+        pytest.skip(f"PostgreSQL tests need {', '.join(PG_MISSING)} (pip install -e '.[dev]')")
+    import pgserver
+
+    server = pgserver.get_server(tmp_path_factory.mktemp("pgdata"), cleanup_mode="stop")
+    yield server
+    server.cleanup()
+
+
+_pg_databases = iter(range(1_000_000))
+
+
+@pytest.fixture
+def pg_uri(pg_server):
+    """The URI of a new, empty database on the session's server."""
+    import psycopg
+
+    name = f"lib_{next(_pg_databases)}"
+    with psycopg.connect(pg_server.get_uri(), autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return pg_server.get_uri(name)

@@ -1,12 +1,15 @@
-"""The engine facade both front ends use, and the composition root: one library folder on disk.
+"""The engine facade both front ends use, and the composition root: one library, a folder on disk
+or a PostgreSQL database (a team library).
 
-    lib = Library.open(folder)
+    lib = Library.open(folder)                         # or Library.open("postgresql://user@host/db")
     for event in lib.add(paths, cancel=token): ...     # Progress events
     hits = lib.search("query", k=10)
     lib.remove(doc); lib.reindex(); lib.close()
 
-Layout: `library.sqlite` (source of truth), `index/<space>.hnsw` + manifest (derived),
-`cache/` (figure crops; regenerable). This module only wires the parts and exposes the verbs:
+Folder layout: `library.sqlite` (source of truth), `index/<space>.hnsw` + manifest (derived),
+`cache/` (figure crops; regenerable). A database library keeps everything, the source files
+included, in the database; each machine keeps its figure crops and the files it fetched to render
+pages in its own folder for that database (engine/location.py `local_folder`). This module only wires the parts and exposes the verbs:
 the store (store/: one repository per concern), the active models (models/active.py) and the
 services (ingest/, background/, search/, answer/), each given the collaborators it needs. Public
 methods are safe to call from one worker thread while another searches.
@@ -17,6 +20,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -30,11 +34,12 @@ from .ingest.pipeline import Ingester
 from .ingest.sentences import sentence_events
 from .ingest.worker_process import WorkerProcess, prepare_child, serve
 from .jobs import CancelToken, Progress
+from .location import describe, is_database_uri, library_location, local_folder
 from .models.active import ActiveModels
 from .search.searcher import Searcher
 from .search.table_rows import TableRows
 from .settings import Settings
-from .store import Filters, Store, WatchedFolder
+from .store import Filters, WatchedFolder, open_store
 from .store.lock import WriterLock
 from .store.vector_index import VectorIndex
 from .watch import plan_reconcile
@@ -52,10 +57,14 @@ class Library:
     writer commits, and refuses to change anything (`read_only_reason` says why).
     """
 
-    def __init__(self, folder: Path, settings: Settings | None = None, embedder=None, *, access: str = "write"):
+    def __init__(self, location: Path | str, settings: Settings | None = None, embedder=None, *,
+                 access: str = "write"):
         if access not in ACCESS:
             raise ValueError(f"access must be one of {ACCESS}")
-        self.folder = Path(folder).expanduser().resolve()
+        location = library_location(location)
+        self.on_server = is_database_uri(location)
+        self.location = location if self.on_server else Path(location).resolve()
+        self.folder = local_folder(self.location).resolve()
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as e:
@@ -63,9 +72,11 @@ class Library:
         if not self.folder.is_dir():
             raise LibraryError(f"{self.folder} is not a folder")
         settings = settings or Settings()
-        self._lock = WriterLock(self.folder)
+        # a folder has one writer at a time; a database server takes many (each document in its
+        # own transaction, unfinished work owned by its client: store/postgres/documents.py)
+        self._lock = None if self.on_server else WriterLock(self.folder)
         read_only_reason = "the library was opened read-only" if access == "read" else None
-        if access in ("write", "auto"):
+        if access in ("write", "auto") and self._lock is not None:
             try:
                 self._lock.acquire()
             except LibraryInUseError as e:
@@ -73,32 +84,44 @@ class Library:
                     raise
                 read_only_reason = f"{e}; it can be searched here but not changed"
         try:
-            self.store = Store(self.folder, threads=settings.threads, read_only_reason=read_only_reason)
+            self.store = open_store(self.location, self.folder, settings.threads, read_only_reason=read_only_reason)
         except BaseException:
-            self._lock.release()
+            self._release_lock()
             raise
         s = self.store
         self.models = ActiveModels(settings, s.vectors, s.figures, s.state, embedder)
         self.table_rows = TableRows(s.chunks, s.vectors, self.models)
         self.searcher = Searcher(s.chunks, s.documents, s.vectors, s.figures, self.models, self.table_rows)
-        self.ingester = Ingester(s.documents, s.chunks, s.vectors, s.figures, self.models, self.folder)
+        self.ingester = Ingester(s.documents, s.chunks, s.vectors, s.figures, self.models, self.folder, s.files)
         self.enricher = FigureEnricher(s.documents, s.chunks, s.vectors, s.figures, self.models, self.folder)
         self._settings = settings
         self._worker: WorkerProcess | None = None  # child process for isolated add/enrich
         self._closed = False
-        if self._lock.held:  # this process is the only writer: work it started and never ended died with it
+        # work this process's library started and never ended died with the program that did it
+        if self._lock is not None and self._lock.held or self.on_server and access in ("write", "auto"):
             self.ingester.recover_interrupted("the program stopped while reading it")
 
-    @classmethod
-    def open(cls, folder: Path | str | None = None, settings: Settings | None = None, embedder=None, *,
-             access: str = "write") -> Library:
-        """Open (creating if needed) the library in `folder` (default: the settings' library folder).
+    def _release_lock(self) -> None:
+        if self._lock is not None:
+            self._lock.release()
 
-        Raises LibraryError when the folder or its database cannot be used, LibraryInUseError
-        (a LibraryError) when another process writes to it and `access` is "write".
+    @classmethod
+    def open(cls, location: Path | str | None = None, settings: Settings | None = None, embedder=None, *,
+             access: str = "write") -> Library:
+        """Open (creating if needed) the library at `location`: a folder, or a PostgreSQL URL
+        (`postgresql://user@host/db`, engine/location.py); default: the settings' library location.
+
+        Raises LibraryError when the folder or its database cannot be used (a server that cannot
+        be reached, the `server` extra missing), LibraryInUseError (a LibraryError) when another
+        process writes to a folder library and `access` is "write".
         """
         settings = settings or Settings()
-        return cls(Path(folder) if folder else settings.library_path, settings, embedder, access=access)
+        return cls(location if location else settings.library_path, settings, embedder, access=access)
+
+    @property
+    def where(self) -> str:
+        """The library's location for people: its folder, or its URL without the password."""
+        return describe(self.location)
 
     @property
     def read_only_reason(self) -> str | None:
@@ -134,8 +157,8 @@ class Library:
 
     @property
     def conn(self):
-        """The SQLite connection (read-only inspection in tests and scripts; the engine writes
-        through the store's repositories)."""
+        """The database connection, SQLite's or psycopg's (read-only inspection in tests and
+        scripts; the engine writes through the store's repositories)."""
         return self.store.db.conn
 
     @property
@@ -143,8 +166,9 @@ class Library:
         return self.folder / "cache"
 
     @property
-    def index_dir(self) -> Path:
-        return self.store.vectors.index_dir
+    def index_dir(self) -> Path | None:
+        """The folder of the hnswlib index files (None on a server: its indices are in the database)."""
+        return getattr(self.store.vectors, "index_dir", None)
 
     @property
     def embedder(self):
@@ -207,7 +231,7 @@ class Library:
             self._worker.close()
         self.models.close()
         self.store.close()
-        self._lock.release()
+        self._release_lock()
         self._closed = True
 
     def __enter__(self) -> Library:
@@ -304,7 +328,7 @@ class Library:
 
     def _child(self) -> WorkerProcess:
         if self._worker is None:
-            self._worker = WorkerProcess(self.folder, self.settings, child_main)
+            self._worker = WorkerProcess(self.location, self.settings, child_main)
         return self._worker
 
     def refresh(self) -> None:
@@ -346,6 +370,7 @@ class Library:
         s.documents.delete(info.id)
         s.chunks.invalidate()
         s.vectors.remove_from_indices(ids)
+        s.files.forget_unused()
         remove_document_crops(self.folder, info.id)
         return info
 
@@ -382,6 +407,8 @@ class Library:
             if dim:
                 s.vectors.index(space, model, dim)
         done = s.vectors.compact_indices()
+        if n := s.files.forget_unused():
+            done.append(f"{n} stored file(s) no document uses deleted")
         n, freed = remove_unused_crops(self.folder, s.figures.crops())
         if n:
             done.append(f"{n} unused figure crop file(s) deleted ({freed / 1e6:.1f} MB)")
@@ -460,7 +487,7 @@ class Library:
         """Ranked hits (best first). Raises QueryError for empty/absurd queries, ModelError when
         no text embedder is available."""
         self._catch_up()
-        return self.searcher.search(query, k, self._filters(docs, pages, kinds))
+        return self._local_files(self.searcher.search(query, k, self._filters(docs, pages, kinds)))
 
     def rerank_scores(self, query: str, passages: list[str]) -> np.ndarray | None:
         """Cross-encoder scores of (query, passage) pairs, or None when no reranker is in use
@@ -471,7 +498,33 @@ class Library:
         """Hits for an image: figures with the same perceptual hash first, then a search with the
         image's OCR text. Raises QueryError when the image has neither a match nor readable text."""
         self._catch_up()
-        return self.searcher.search_image(image, k, self._filters(docs, None, None))
+        return self._local_files(self.searcher.search_image(image, k, self._filters(docs, None, None)))
+
+    def source_file(self, doc: int | str) -> Path | None:
+        """The file to render a document's pages from on this machine: the document's own file when
+        it is here, else (a database library) this machine's copy of the one stored in the
+        database, fetched on first use; None when neither is available. Raises LibraryError for
+        an unknown document or a damaged stored copy."""
+        info = self.document(doc)
+        own = Path(info.path)
+        if own.is_file() or not info.sha256:
+            return own if own.is_file() else None
+        try:
+            return self.store.files.local_copy(info.sha256, info.name)
+        except OSError as e:
+            raise LibraryError(f"cannot keep a copy of {info.name} in {self.folder}: {e.strerror or e}") from e
+
+    def _local_files(self, hits: list[Hit]) -> list[Hit]:
+        """Hits whose document file is not on this machine point at its local copy (a database
+        library stores the files); unchanged for a folder library."""
+        if not self.on_server:
+            return hits
+        local: dict[int, str] = {}
+        for h in hits:
+            if h.doc_id not in local:
+                path = self.source_file(h.doc_id) if not Path(h.doc_path).is_file() else None
+                local[h.doc_id] = str(path) if path else h.doc_path
+        return [replace(h, doc_path=local[h.doc_id]) for h in hits]
 
     def image_list(self, query, n: int, filters: Filters) -> list[int]:
         """Figure chunk ids ranked by image-model similarity to `query` (text, or a PIL image), or
@@ -514,11 +567,11 @@ def _info(r: dict) -> DocumentInfo:
     )
 
 
-def child_main(folder: str, settings: dict, conn, cancel_event) -> None:
+def child_main(location: str, settings: dict, conn, cancel_event) -> None:
     """Entry point of the worker child process (ingest/worker_process.py): open the library and
     serve the parent's commands."""
     prepare_child()
-    serve(Library.open(Path(folder), Settings(**settings), access="child"), conn, cancel_event)
+    serve(Library.open(location, Settings(**settings), access="child"), conn, cancel_event)
 
 
 __all__ = ["Library", "DocumentError", "ModelError"]

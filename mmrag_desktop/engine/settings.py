@@ -76,8 +76,13 @@ class Settings:
     load_warnings: ClassVar[tuple[str, ...]] = ()
 
     @property
-    def library_path(self) -> Path:
-        return Path(self.library_dir) if self.library_dir else default_library_dir()
+    def library_path(self) -> Path | str:
+        """The library location: a folder, or a URL kept as a string (a PostgreSQL library,
+        engine/location.py, which refuses other kinds of URL)."""
+        if not self.library_dir.strip():
+            return default_library_dir()
+        value = self.library_dir.strip()
+        return value if "://" in value else Path(value).expanduser()
 
     @classmethod
     def load(cls, path: Path | None = None) -> Settings:

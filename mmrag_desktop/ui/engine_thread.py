@@ -85,7 +85,7 @@ def freeze_gc() -> None:
     gc.freeze()
 
 
-def default_library_factory(folder: Path, settings=None):
+def default_library_factory(folder: Path | str, settings=None):
     """Open the engine's Library with the window's settings (imported here so the window starts
     without it); without settings, the saved ones. Read-only when another program writes to it."""
     from ..engine.library import Library
@@ -101,10 +101,10 @@ class EngineThread(QThread):
     openFailed = Signal(object)  # noqa: N815 (Qt naming) exception
     busyChanged = Signal(bool)  # noqa: N815
 
-    def __init__(self, folder: Path, factory: Callable[[Path], Any] = default_library_factory,
+    def __init__(self, folder: Path | str, factory: Callable[[Path | str], Any] = default_library_factory,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.folder = Path(folder)
+        self.folder = folder  # a folder (Path) or a PostgreSQL URL (str): the factory opens either
         self._factory = factory
         self._background: queue.Queue[EngineJob | None] = queue.Queue()
         self._interactive: deque[EngineJob] = deque()

@@ -26,6 +26,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..engine.errors import LibraryError
+from ..engine.location import describe as describe_location
+from ..engine.location import library_location
 from ..engine.settings import Settings, config_dir
 from . import results
 from .answer_pane import AnswerPane
@@ -43,6 +46,15 @@ from .retrieval_recorder import TestRecorder
 
 log = logging.getLogger(__name__)
 MAX_SCAN = 5000  # files listed at once when a folder is dropped
+
+
+def _location(value: Path | str) -> Path | str:
+    """A library location given on the command line: a folder or a PostgreSQL URL (anything else
+    is kept as it is, and opening it says what is wrong)."""
+    try:
+        return library_location(value)
+    except LibraryError:
+        return str(value)
 
 
 def expand_paths(paths: list[Path]) -> list[Path]:
@@ -77,11 +89,12 @@ class MainWindow(QMainWindow):
     answerFinished = Signal()  # noqa: N815
     statusChanged = Signal(str)  # noqa: N815
 
-    def __init__(self, settings: Settings | None = None, library_dir: Path | None = None,
+    def __init__(self, settings: Settings | None = None, library_dir: Path | str | None = None,
                  library_factory=default_library_factory, confirm_close: bool = True) -> None:
         super().__init__()
         self.settings = settings or Settings.load()
-        self.library_dir = Path(library_dir) if library_dir else self.settings.library_path
+        # a folder (Path) or a PostgreSQL URL (str); a location that cannot be opened is said when opening
+        self.library_dir = _location(library_dir) if library_dir else self.settings.library_path
         self._factory = library_factory
         self.confirm_close = confirm_close
         self.engine: EngineThread | None = None
@@ -285,8 +298,8 @@ class MainWindow(QMainWindow):
 
     def _on_open_failed(self, exc: BaseException) -> None:
         self.set_status("No library")
-        self.banner.notify(f"The library at {self.library_dir} cannot be opened: {describe(exc)}",
-                           "Choose another folder in Tools ▸ Settings.", level="error")
+        self.banner.notify(f"The library at {describe_location(self.library_dir)} cannot be opened: {describe(exc)}",
+                           "Choose another location in Tools ▸ Settings.", level="error")
         self.engine.wait(2000)
         self.engine = None
 

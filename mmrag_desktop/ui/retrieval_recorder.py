@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
 from ..engine.errors import EngineError
 from ..engine.evaluation import append_question
+from ..engine.location import local_folder
 from ..engine.settings import config_dir
 from .hits_model import ItemRole
 from .results import ResultItem
@@ -57,8 +58,9 @@ class TestRecorder(QObject):
         qs.sync()
 
     def default_file(self) -> Path:
-        """`retrieval_tests.jsonl` in the library folder."""
-        return Path(self.window.library_dir) / DEFAULT_NAME
+        """`retrieval_tests.jsonl` in the library folder (for a server library: this machine's
+        folder for it)."""
+        return local_folder(self.window.library_dir) / DEFAULT_NAME
 
     def choose_file(self, parent: QWidget | None = None) -> Path | None:
         """Ask where tests are saved (an existing file is appended to); None when cancelled."""

@@ -11,12 +11,15 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QPushButton,
     QSpinBox,
     QWidget,
 )
 
+from ..engine.errors import LibraryError
+from ..engine.location import library_location
 from ..engine.settings import Settings, default_library_dir
 
 ANSWER_MODES = (("auto", "Automatic (the best style for the answer model's size)"),
@@ -46,7 +49,9 @@ class SettingsDialog(QDialog):
         self._s = deepcopy(settings)
         self.library = QLineEdit(settings.library_dir, self)
         self.library.setPlaceholderText(str(default_library_dir()))
-        self.library.setAccessibleName("Library folder")
+        self.library.setAccessibleName("Library location")
+        self.library.setToolTip("A folder on this computer, or a team library on a PostgreSQL server:\n"
+                                "postgresql://user@host/database (the password from ~/.pgpass or PGPASSWORD)")
         self.threads = QSpinBox(self)
         self.threads.setRange(1, 64)
         self.threads.setValue(settings.threads)
@@ -70,7 +75,13 @@ class SettingsDialog(QDialog):
         self.theme.setCurrentIndex(max(0, self.theme.findData(settings.theme)))
         self.theme.setAccessibleName("Theme")
         form = QFormLayout(self)
-        form.addRow("Library folder", _path_row(self, self.library, self._pick_library))
+        form.addRow("Library location", _path_row(self, self.library, self._pick_library))
+        self.library_error = QLabel("", self)
+        self.library_error.setObjectName("libraryError")
+        self.library_error.setWordWrap(True)
+        self.library_error.setStyleSheet("color: #b00020;")
+        self.library_error.hide()
+        form.addRow("", self.library_error)
         form.addRow("Threads", self.threads)
         form.addRow("Context size (tokens)", self.n_ctx)
         form.addRow("Answer model (GGUF)", _path_row(self, self.model, self._pick_model))
@@ -78,10 +89,21 @@ class SettingsDialog(QDialog):
         form.addRow("Theme", self.theme)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel,
                                    self)
-        buttons.accepted.connect(self.accept)
+        buttons.accepted.connect(self._accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
         self.resize(560, 0)
+
+    def _accept(self) -> None:
+        """Accept unless the library location is a URL the app cannot open (said under the field)."""
+        try:
+            library_location(self.library.text().strip() or str(default_library_dir()))
+        except LibraryError as e:
+            self.library_error.setText(str(e))
+            self.library_error.show()
+            self.library.setFocus()
+            return
+        self.accept()
 
     def _pick_library(self) -> None:
         d = QFileDialog.getExistingDirectory(self, "Library folder", self.library.text() or str(default_library_dir()))

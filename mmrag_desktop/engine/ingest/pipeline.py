@@ -20,7 +20,7 @@ import logging
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,6 +29,7 @@ import numpy as np
 from ..errors import Cancelled, CorruptDocumentError, DocumentError, EngineError
 from ..jobs import CancelToken, Progress
 from ..parse import is_supported, open_document
+from ..store.files import LocalFiles
 from .chunking import ChunkDraft, Chunker
 
 if TYPE_CHECKING:
@@ -166,7 +167,8 @@ class _Links:
 @dataclass
 class Ingester:
     """Adds files to one library: writes documents, chunks, vectors and figures through their
-    repositories, embeds with the active text model, saves figure crops under `folder`/cache."""
+    repositories, embeds with the active text model, saves figure crops under `folder`/cache;
+    `files` keeps the source file with the document where the library stores files (a server)."""
 
     documents: Documents
     chunks: Chunks
@@ -174,6 +176,7 @@ class Ingester:
     figures: Figures
     models: ActiveModels
     folder: Path
+    files: LocalFiles = field(default_factory=LocalFiles)
 
     def events(self, paths: Iterable[Path | str], cancel: CancelToken | None = None) -> Iterator[Progress]:
         """Add files/folders to the library; yields progress. Raises Cancelled only via the token
@@ -289,7 +292,7 @@ class Ingester:
         n_chunks = job.chunk_count + len(job.drafts)
         yield Progress("commit", doc_id=doc_id, done=n_chunks, total=n_chunks, unit="chunks", **base)
         try:
-            self._commit(doc_id, sha, stat, parsed_meta, job)
+            self._commit(doc_id, sha, stat, parsed_meta, job, path)
         except BaseException as e:
             self._not_saved(doc_id, existing, e)
             raise
@@ -394,9 +397,10 @@ class Ingester:
         job.links.add(ids, drafts)
         job.ids.extend(ids)
 
-    def _commit(self, doc_id: int, sha: str, stat, meta: dict, job: _DocJob) -> None:
-        """Write what is left of `job` and the document's pages and links, mark it ready and
-        commit (one transaction with any earlier writes of it), then update the index."""
+    def _commit(self, doc_id: int, sha: str, stat, meta: dict, job: _DocJob, path: Path) -> None:
+        """Write what is left of `job`, the document's pages and links (and its file, where the
+        library keeps files), mark it ready and commit (one transaction with any earlier writes
+        of it), then update the index."""
         model_id = self.models.embedder.model_id
         index = self.models.text_index()
         first_held, held = len(job.ids), list(job.vectors)
@@ -404,6 +408,7 @@ class Ingester:
             self._write(doc_id, job)
             self.documents.replace_pages(doc_id, job.pages)
             self.chunks.add_links(job.links.all())
+            self.files.put(sha, path)
             self.documents.mark_ready(
                 doc_id, sha=sha, size=stat.st_size, mtime=stat.st_mtime, kind=meta["kind"], title=meta["title"],
                 pages=meta["pages"], warning=meta.get("warning"), enrichment="pending" if job.has_figures else "")

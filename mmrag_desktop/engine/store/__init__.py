@@ -7,6 +7,10 @@ the database lock for them; services receive the repositories they need.
     figures    Figures    figures, captions
     state      State      settings_kv
     folders    Folders    watched_folders
+    files      LocalFiles (nothing: a folder library reads its source files where they are)
+
+`open_store(location, ...)` gives this store for a folder and store/postgres' PgStore for a
+PostgreSQL URL.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from .chunks import Chunks, Filters
 from .db import Database
 from .documents import Documents
 from .figures import Figures
+from .files import LocalFiles
 from .folders import Folders, WatchedFolder
 from .state import State
 from .vectors import Vectors
@@ -34,6 +39,7 @@ class Store:
         self.figures = Figures(self.db)
         self.state = State(self.db)
         self.folders = Folders(self.db)
+        self.files = LocalFiles()
         self._seen_version = self.db.version()[1]
 
     @property
@@ -59,4 +65,17 @@ class Store:
         self.db.close()
 
 
-__all__ = ["Store", "Database", "Documents", "Chunks", "Vectors", "Figures", "State", "Filters", "Folders", "WatchedFolder"]
+def open_store(location: Path | str, folder: Path, threads: int = 2, *, read_only_reason: str | None = None):
+    """The store of a library: `Store` over `folder` for a folder library, store/postgres'
+    `PgStore` (its local copies under `folder`) for a PostgreSQL URL. Raises LibraryError when
+    the database cannot be opened."""
+    from ..location import is_database_uri
+
+    if is_database_uri(location):
+        from .postgres import PgStore
+
+        return PgStore(str(location), threads, read_only_reason=read_only_reason, folder=folder)
+    return Store(folder, threads, read_only_reason=read_only_reason)
+
+
+__all__ = ["open_store", "Store", "LocalFiles", "Database", "Documents", "Chunks", "Vectors", "Figures", "State", "Filters", "Folders", "WatchedFolder"]

@@ -9,39 +9,41 @@ SQLite store (store/), so services use either. `PgDatabase` takes the store's SQ
     figures    Figures      figures, captions (store's own)
     state      State        settings_kv (store's own)
     folders    Folders      watched_folders (store's own)
+    files      PgFiles      file_parts: each source file once, by sha256 (a folder library reads
+                            its files in place: store/files.py)
 
-Not wired into `Library` yet (issue 16): the facade still opens a library folder.
+`Library.open("postgresql://...")` opens one (engine/location.py tells a URL from a folder).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from ...location import is_database_uri, local_folder, redact
 from ..figures import Figures
 from ..folders import Folders
 from ..state import State
 from .chunks import PgChunks
-from .db import PgDatabase, redact
+from .db import PgDatabase
 from .documents import PgDocuments
+from .files import PgFiles
 from .vectors import PgVectorIndex, PgVectors
-
-URI_SCHEMES = ("postgresql://", "postgres://")
-
-
-def is_database_uri(location: str) -> bool:
-    """True when a library location names a PostgreSQL database rather than a folder."""
-    return str(location).startswith(URI_SCHEMES)
 
 
 class PgStore:
     """The repositories of one PostgreSQL library over one connection: the attributes and methods
     of store's `Store` (`db`, `documents`, `chunks`, `vectors`, `figures`, `state`, `folders`,
-    `read_only`, `changed_elsewhere`, `refresh`, `close`).
+    `read_only`, `changed_elsewhere`, `refresh`, `close`) and `files`, whose copies of the source
+    files go under `folder` (default: this machine's folder for the database, engine/location.py).
 
     Raises LibraryError when the server cannot be reached, the database cannot be used or the
     `server` extra is not installed."""
 
-    def __init__(self, uri: str, threads: int = 2, *, read_only_reason: str | None = None):
+    def __init__(self, uri: str, threads: int = 2, *, read_only_reason: str | None = None,
+                 folder: Path | None = None):
         self.uri = uri
         self.location = redact(uri)
+        self.folder = Path(folder) if folder is not None else local_folder(uri)
         self.db = PgDatabase(uri, read_only_reason=read_only_reason)
         self.documents = PgDocuments(self.db)
         self.chunks = PgChunks(self.db)
@@ -49,6 +51,7 @@ class PgStore:
         self.figures = Figures(self.db)
         self.state = State(self.db)
         self.folders = Folders(self.db)
+        self.files = PgFiles(self.db, self.folder)
         self._seen_version = self.db.version()[1]
 
     @property
@@ -72,5 +75,5 @@ class PgStore:
         self.db.close()
 
 
-__all__ = ["PgStore", "PgDatabase", "PgDocuments", "PgChunks", "PgVectors", "PgVectorIndex", "is_database_uri",
-           "redact"]
+__all__ = ["PgStore", "PgDatabase", "PgDocuments", "PgChunks", "PgFiles", "PgVectors", "PgVectorIndex",
+           "is_database_uri", "redact"]

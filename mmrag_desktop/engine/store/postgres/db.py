@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 
 from ...errors import LibraryError, LibraryInUseError
+from ...location import redact
 from .migrations import MIGRATIONS, NOW, current_version, migrate
 
 INSTALL_HINT = "a PostgreSQL library needs the server extra: pip install 'mmrag-desktop[server]'"
@@ -46,16 +47,6 @@ def psycopg_sql(sql: str) -> str:
 def _params(sql: str, args):
     """(query, parameters) for psycopg; a query without parameters is passed as it is."""
     return (psycopg_sql(sql), args) if args else (sql, None)
-
-
-def redact(uri: str) -> str:
-    """The URI with any password replaced by ***, for messages."""
-    head, sep, tail = uri.partition("@")
-    if not sep or "://" not in head:
-        return uri
-    scheme, _, userinfo = head.partition("://")
-    user, colon, _password = userinfo.partition(":")
-    return f"{scheme}://{user}{':***' if colon and _password else ''}@{tail}"
 
 
 def connect(uri: str, *, upgrade: bool = True):

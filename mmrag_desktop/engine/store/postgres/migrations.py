@@ -164,6 +164,15 @@ MIGRATIONS: list[str] = [
         missing_since TEXT
     );
     """,
+    # 2: the source files, once each by sha256, in parts (postgres/files.py)
+    """
+    CREATE TABLE file_parts (
+        sha256 TEXT NOT NULL,
+        part INTEGER NOT NULL,
+        data BYTEA NOT NULL,
+        PRIMARY KEY (sha256, part)
+    );
+    """,
 ]
 
 
