@@ -97,6 +97,13 @@ def build_parser() -> argparse.ArgumentParser:
     co = sub.add_parser("compact", help="reclaim space: indices with many deleted entries, unused crops and files")
     co.set_defaults(func=cmd_compact)
 
+    ex = sub.add_parser("export", help="copy the library to a new, empty library on the other backend (a "
+                                       "folder or postgresql://...), or from one: vectors and files included")
+    way = ex.add_mutually_exclusive_group(required=True)
+    way.add_argument("--to", metavar="DIR|URL", help="copy --library into this new, empty library")
+    way.add_argument("--from", dest="source", metavar="DIR|URL", help="copy this library into --library (empty)")
+    ex.set_defaults(func=cmd_export)
+
     for module in ("cli_ask", "cli_models", "cli_watch", "cli_eval"):
         _register_optional(module, sub)
     return p
@@ -378,6 +385,30 @@ def cmd_compact(args) -> int:
     if not args.quiet:
         print("\n".join(done) if done else "nothing to compact")
     return 0
+
+
+def cmd_export(args) -> int:
+    from .engine.location import describe, library_location
+
+    def job(lib, bar):
+        if args.to:
+            events, there = lib.export_to(library_location(args.to)), describe(library_location(args.to))
+        else:
+            events, there = lib.import_from(library_location(args.source)), lib.where
+        missing = 0
+        for ev in events:
+            if ev.message and ev.stage == "files":
+                missing = len(ev.extra.get("missing", []))
+                bar.line(f"note: {ev.message}")
+            else:
+                bar.update(ev)
+        bar.close()
+        if not args.quiet:
+            print(f"copied {len(lib.documents())} document(s) to {there}" if args.to else
+                  f"copied {len(lib.documents())} document(s) from {describe(library_location(args.source))}")
+        return missing
+
+    return _run_job(args, job, "nothing was copied; the destination is as it was")
 
 
 class ProgressBar:

@@ -41,6 +41,7 @@ from .search.table_rows import TableRows
 from .settings import Settings
 from .store import Filters, WatchedFolder, open_store
 from .store.lock import WriterLock
+from .store.transfer import copy_library
 from .store.vector_index import VectorIndex
 from .watch import plan_reconcile
 
@@ -413,6 +414,30 @@ class Library:
         if n:
             done.append(f"{n} unused figure crop file(s) deleted ({freed / 1e6:.1f} MB)")
         return done
+
+    # ---- moving between backends -------------------------------------------------------
+    def export_to(self, location: Path | str, cancel: CancelToken | None = None) -> Iterator[Progress]:
+        """Copy this library, vectors and source files included, into the new, empty library at
+        `location` (a folder or a PostgreSQL URL; store/transfer.py): nothing is parsed or embedded
+        again. Yields Progress ("copy", "files", "index"). Raises LibraryError when the destination
+        cannot be opened or is not empty, Cancelled when cancelled (the destination is left empty)."""
+        dest = Library.open(location, self.settings, access="write")
+        try:
+            yield from copy_library(self.store, dest.store, cancel)
+        finally:
+            dest.close()
+
+    def import_from(self, location: Path | str, cancel: CancelToken | None = None) -> Iterator[Progress]:
+        """Copy the library at `location` into this one, which must be empty (as `export_to`, the
+        other way round). Raises LibraryError when the source cannot be opened or this library is
+        not empty."""
+        self._check_writable()
+        source = Library.open(location, self.settings, access="read")
+        try:
+            yield from copy_library(source.store, self.store, cancel)
+        finally:
+            source.close()
+            self.refresh()
 
     # ---- watched folders ----------------------------------------------------------------
     def watched_folders(self) -> list[WatchedFolder]:

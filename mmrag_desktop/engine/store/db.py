@@ -133,6 +133,21 @@ class Database:
                     forget()
                 raise
 
+    def columns(self, table: str) -> list[str]:
+        """The columns of `table` that can be written, in order."""
+        return [r[1] for r in self.all(f"PRAGMA table_info({table})")]
+
+    def stream(self, sql: str, args=(), batch: int = 2000) -> Iterator[list[tuple]]:
+        """The rows of a query in lists of up to `batch`, read as they are needed (a library's
+        vectors do not fit in memory at once). Use up the iterator before other statements."""
+        with self.lock:
+            cur = self.conn.execute(sql, args)
+            while rows := cur.fetchmany(batch):
+                yield rows
+
+    def sync_ids(self, table: str) -> None:
+        """Nothing to do: SQLite's AUTOINCREMENT follows rows inserted with their ids."""
+
     def version(self) -> tuple[int, int]:
         """Changes made through this connection and SQLite's data_version (changes by others)."""
         with self.lock:

@@ -202,6 +202,26 @@ class PgDatabase:
     def in_transaction(self) -> bool:
         return self._depth > 0
 
+    def columns(self, table: str) -> list[str]:
+        """The columns of `table` that can be written, in order (generated ones left out)."""
+        return [r[0] for r in self.all(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() "
+            "AND table_name = ? AND is_generated = 'NEVER' ORDER BY ordinal_position", (table,))]
+
+    def stream(self, sql: str, args=(), batch: int = 2000) -> Iterator[list[tuple]]:
+        """The rows of a query in lists of up to `batch`, through a server-side cursor (a library's
+        vectors do not fit in memory at once). Use up the iterator before other statements."""
+        with self._use() as conn, conn.transaction(), conn.cursor(name=f"stream_{id(self)}") as cur:
+            cur.execute(*_params(sql, args))
+            while rows := cur.fetchmany(batch):
+                yield rows
+
+    def sync_ids(self, table: str) -> None:
+        """Move the id sequence of `table` past its largest id (after rows were inserted with
+        their ids, as an export does)."""
+        self.one(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE(MAX(id), 0) + 1, false) "
+                 f"FROM {table}")
+
     def version(self) -> tuple[int, int]:
         """(writes made through this connection, a number that grows whenever any client of the
         server starts a writing transaction: the xmax of a fresh snapshot). The second may move
