@@ -94,7 +94,7 @@ class Library:
         self.table_rows = TableRows(s.chunks, s.vectors, self.models)
         self.searcher = Searcher(s.chunks, s.documents, s.vectors, s.figures, self.models, self.table_rows)
         self.ingester = Ingester(s.documents, s.chunks, s.vectors, s.figures, self.models, self.folder, s.files)
-        self.enricher = FigureEnricher(s.documents, s.chunks, s.vectors, s.figures, self.models, self.folder)
+        self.enricher = FigureEnricher(s.documents, s.chunks, s.vectors, s.figures, self.models, self.folder, s.files)
         self._settings = settings
         self._worker: WorkerProcess | None = None  # child process for isolated add/enrich
         self._closed = False

@@ -168,3 +168,21 @@ def test_a_living_clients_work_is_not_taken_for_interrupted(tmp_path, pg_uri, em
             assert other.document("long.pdf").status == "indexing"  # not marked failed: busy is alive
         busy.store.documents.set_failed(doc_id, "stopped for the test")
         assert busy.store.documents.interrupted() == []
+
+
+def test_figure_work_on_another_machine_crops_from_the_stored_file(tmp_path, pg_uri, embedder):
+    from pdf_factory import make_raster_figure_pdf
+
+    (tmp_path / "share").mkdir()
+    pdf = make_raster_figure_pdf(tmp_path / "share" / "panel.pdf").path
+    with Library.open(pg_uri, embedder=embedder) as lib:
+        assert _stages(lib.add([pdf])) == ["done"]  # figure work not run yet (as `add --no-enrich`)
+        crops = lib.folder / "cache" / "figures"
+        assert any(crops.rglob("*.png"))
+    shutil.rmtree(tmp_path / "share")  # a colleague's machine: neither the PDF nor the crops are here
+    shutil.rmtree(crops)
+    with Library.open(pg_uri, embedder=embedder) as lib:
+        events = list(lib.enrich())
+        assert not [e for e in events if e.extra.get("errors")], [e.message for e in events]
+        assert any(crops.rglob("*.png"))  # cropped again from the database's copy of the file
+        assert any(p.suffix == ".pdf" for p in (lib.folder / "files").iterdir())

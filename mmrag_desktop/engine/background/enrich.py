@@ -29,6 +29,7 @@ import numpy as np
 
 from ..errors import DocumentError, EngineError, ModelError
 from ..jobs import CancelToken, Progress
+from ..store.files import LocalFiles
 
 if TYPE_CHECKING:
     from ..models.active import ActiveModels
@@ -131,7 +132,8 @@ def compose_figure_text(base_text: str, ocr_lines: list[dict] | None, caption: d
 @dataclass
 class FigureEnricher:
     """Figure work of one library: reads figures to do, writes crops under `folder`/cache and the
-    results through the repositories; models from the active models (or given per run)."""
+    results through the repositories; models from the active models (or given per run). A figure
+    whose file is not on this machine is cropped from `files`' copy (a server library's database)."""
 
     documents: Documents
     chunks: Chunks
@@ -139,6 +141,7 @@ class FigureEnricher:
     figures: Figures
     models: ActiveModels
     folder: Path
+    files: LocalFiles = field(default_factory=LocalFiles)
 
     def load_enrichers(self, image_embedder=AUTO, vlm=AUTO) -> Enrichers:
         """Resolve the OCR, image_embedder and vlm roles for this library's settings.
@@ -291,14 +294,23 @@ class FigureEnricher:
         self._commit_figure(w, enrichers, additions, vector)
         return errors
 
+    def _source(self, w: FigureWork) -> Path:
+        """The figure's document file here: its own, or the copy of the one the library stores."""
+        path = Path(w.doc_path)
+        if path.is_file():
+            return path
+        row = self.documents.by_path(path)
+        return (self.files.local_copy(row["sha256"], w.doc_name) if row else None) or path
+
     def _make_crop(self, w: FigureWork, enrichers: Enrichers):
         from ..figures.crops import crop_image_file, render_pdf_region, save_crop
         from ..figures.phash import dhash, phash
 
+        source = self._source(w)
         if w.doc_kind == "pdf":
-            image = render_pdf_region(Path(w.doc_path), w.page, w.bbox, doc=enrichers.open_pdf(w.doc_path))
+            image = render_pdf_region(source, w.page, w.bbox, doc=enrichers.open_pdf(str(source)))
         elif w.doc_kind == "image":
-            image = crop_image_file(Path(w.doc_path), w.bbox, self.documents.page_size(w.doc_id, w.page))
+            image = crop_image_file(source, w.bbox, self.documents.page_size(w.doc_id, w.page))
         else:
             raise DocumentError(w.doc_path, f"figures of {w.doc_kind} documents are cropped at ingest only")
         rel, width, height = save_crop(self.folder, w.doc_id, w.chunk_id, image)
