@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from ..engine.errors import LibraryError
 from ..engine.location import describe as describe_location
-from ..engine.location import library_location
+from ..engine.location import is_database_uri, library_location
 from ..engine.settings import Settings, config_dir
 from . import results
 from .answer_pane import AnswerPane
@@ -243,6 +243,9 @@ class MainWindow(QMainWindow):
         if self.engine is not None:
             return
         self.set_status("Opening library…")
+        where = describe_location(self.library_dir)
+        self.setWindowTitle(f"mmrag-desktop — team library {where}" if is_database_uri(self.library_dir)
+                            else f"mmrag-desktop — {where}")
         factory = self._factory
         if factory is default_library_factory:  # the engine sees the window's settings (models, threads)
             factory = functools.partial(default_library_factory, settings=self.settings)

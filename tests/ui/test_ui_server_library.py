@@ -38,6 +38,7 @@ def test_settings_take_a_server_and_citations_render_from_its_copy(qtbot, tmp_pa
     with qtbot.waitSignal(w.libraryReady, timeout=60000):
         w.apply_settings(dlg.result_settings())
     assert w.library_dir == pg_uri
+    assert w.windowTitle().startswith("mmrag-desktop — team library postgresql://")
 
     (tmp_path / "share").mkdir()
     manual = make_plant_manual(tmp_path / "share" / "plant.pdf")

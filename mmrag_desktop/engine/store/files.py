@@ -7,6 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 
 
+def copy_path(folder: Path, sha: str, name: str) -> Path:
+    """Where a copy of the file `sha` named `name` goes under `folder`: `<sha>/<name>`, so a page
+    viewer shows the document's own name."""
+    plain = Path(name.replace("\\", "/")).name
+    if plain in ("", ".", ".."):
+        plain = "document" + Path(name).suffix.lower()
+    return Path(folder) / sha / plain
+
+
 class LocalFiles:
     """The files of a folder library: read in place (`local_copy` gives None: use the path)."""
 

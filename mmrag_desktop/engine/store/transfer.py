@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import LibraryError
 from ..jobs import CancelToken, Progress
-from .files import LocalFiles
+from .files import LocalFiles, copy_path
 
 # parents before children (foreign keys); `vectors.vec` is converted between the backends
 TABLES = ("documents", "pages", "chunks", "links", "vectors", "segment_vectors", "sentence_vectors", "figures",
@@ -89,7 +89,7 @@ def _carry_files(src, dst, cancel: CancelToken) -> Iterator[Progress]:
             missing.append(name)
         elif isinstance(dst.files, LocalFiles):
             if source != here:
-                target = dst.folder / "files" / f"{sha}{Path(name).suffix.lower()}"
+                target = copy_path(dst.folder / "files", sha, name)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(source, target)
                 dst.db.run("UPDATE documents SET path = ? WHERE id = ?", (str(target), doc_id))

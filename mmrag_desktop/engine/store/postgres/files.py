@@ -4,7 +4,8 @@ client renders and highlights pages without a shared drive.
 A file is stored as numbered parts of PART_BYTES in `file_parts` (a bytea value is limited to
 1 GB and would be read into memory whole; parts stream). It is written inside the document's own
 transaction, so a document is never ready without its file. A client keeps the copies it
-fetched under its local folder (`files/<sha256><suffix>`), checked against the sha256 once when
+fetched under its local folder (`files/<sha256>/<file name>`, so the viewer shows the document's
+own name), checked against the sha256 once when
 fetched; a copy is replaced by nothing newer, since a sha256 names one content for ever.
 """
 
@@ -15,6 +16,7 @@ import os
 from pathlib import Path
 
 from ...errors import LibraryError
+from ..files import copy_path
 
 PART_BYTES = 8 << 20
 
@@ -53,13 +55,13 @@ class PgFiles:
                 raise LibraryError(f"{path.name} changed while it was being indexed; add it again")
 
     def local_copy(self, sha: str, name: str) -> Path | None:
-        """This machine's copy of the file `sha` (named after `name`'s suffix), fetched from the
-        database the first time; None when the database does not hold it. Raises LibraryError when
+        """This machine's copy of the file `sha` (named `name`), fetched from the database the
+        first time; None when the database does not hold it. Raises LibraryError when
         the fetched parts do not give the content `sha`, OSError when the copy cannot be written."""
-        target = self.folder / f"{sha}{Path(name).suffix.lower()}"
+        target = copy_path(self.folder, sha, name)
         if target.exists():
             return target
-        self.folder.mkdir(parents=True, exist_ok=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         digest = hashlib.sha256()
         found = False
