@@ -1,7 +1,7 @@
 """The same questions on both backends (issue 16): a folder library (SQLite FTS5 + hnswlib) and the
 same library moved to PostgreSQL + pgvector with `export_to` (nothing parsed or embedded again),
 scored in one process. Also compares the keyword retrievers alone (FTS5's BM25 against
-PostgreSQL's ts_rank_cd: overlap of their top 20 and whether a gold page is in it), and times
+PostgreSQL's (postgres/bm25.py): overlap of their top 20 and whether a gold page is in it), and times
 single-client search on both.
 
     .venv/bin/python bench/pg_parity.py                       # dev, heldout, heldout2
@@ -117,9 +117,9 @@ def main(argv: list[str] | None = None) -> int:
                        for i in kw_local if kw_local[i] or kw_remote[i]]
             row["keyword"] = {
                 "jaccard_top20": round(statistics.mean(overlap), 3) if overlap else None,
-                "gold_in_top20_bm25": round(sum(gold_in(local, kw_local[q["id"]], q) for q in answerable)
+                "gold_in_top20_sqlite": round(sum(gold_in(local, kw_local[q["id"]], q) for q in answerable)
                                             / len(answerable), 3),
-                "gold_in_top20_ts_rank_cd": round(sum(gold_in(remote, kw_remote[q["id"]], q) for q in answerable)
+                "gold_in_top20_postgres": round(sum(gold_in(remote, kw_remote[q["id"]], q) for q in answerable)
                                                   / len(answerable), 3),
             }
             row["max_diff"] = round(max(abs(row["sqlite"][m] - row["postgres"][m]) for m in MEASURES), 3)
@@ -137,12 +137,12 @@ def main(argv: list[str] | None = None) -> int:
             b = r[backend]
             print(f"| {r['set']} | {backend} | {b['n']} | {b['R@1']:.3f} | {b['R@5']:.3f} | {b['MRR@10']:.3f} | "
                   f"{b['box@5']:.3f} | {b['search_p50_ms']} / {b['search_p95_ms']} |")
-    print("\n| set | max difference | keyword top-20 Jaccard | gold page in keyword top 20: BM25 / ts_rank_cd |")
+    print("\n| set | max difference | keyword top-20 Jaccard | gold page in keyword top 20: SQLite / PostgreSQL |")
     print("|---|---|---|---|")
     for r in results:
         k = r["keyword"]
-        print(f"| {r['set']} | {r['max_diff']:.3f} | {k['jaccard_top20']} | {k['gold_in_top20_bm25']} / "
-              f"{k['gold_in_top20_ts_rank_cd']} |")
+        print(f"| {r['set']} | {r['max_diff']:.3f} | {k['jaccard_top20']} | {k['gold_in_top20_sqlite']} / "
+              f"{k['gold_in_top20_postgres']} |")
     out = BENCH / "results" / "pg_parity.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(results, indent=1))
