@@ -13,11 +13,10 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from screenshots import _shrink, cut_manuals  # noqa: E402
+from screenshots import _shrink, cut_manuals, open_window, pump_events, wait_for  # noqa: E402
 
 QUESTION = "How do I model a lossy transmission line?"
 
@@ -33,42 +32,22 @@ def main() -> int:
 
     import pgserver
     import psycopg
-    from PySide6.QtCore import QEventLoop, QTimer
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtCore import QTimer
 
     from mmrag_desktop.engine.settings import Settings
-    from mmrag_desktop.ui.app_resources import app_icon, apply_theme
-    from mmrag_desktop.ui.main_window import MainWindow
     from mmrag_desktop.ui.settings_dialog import SettingsDialog
 
     server = pgserver.get_server(tmp / "pg", cleanup_mode="stop")
     with psycopg.connect(server.get_uri(), autocommit=True) as conn:
         conn.execute("CREATE DATABASE team_manuals")
     uri = server.get_uri("team_manuals")
-    app = QApplication(sys.argv[:1])
-    app.setWindowIcon(app_icon())
-    apply_theme(app, "light")
-    w = MainWindow(settings=Settings(library_dir=str(tmp / "library"), answer_mode="auto"), confirm_close=False)
-    w.resize(1366, 820)
-    w.main_splitter.setSizes([600, 766])
-    w.left_splitter.setSizes([190, 580])
-    w.show()
-
-    def pump(seconds: float) -> None:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
-            time.sleep(0.01)
+    app, w = open_window(Settings(library_dir=str(tmp / "library"), answer_mode="auto"))
 
     def wait(cond, timeout: float, what: str) -> None:
-        end = time.monotonic() + timeout
-        while not cond():
-            if time.monotonic() > end:
-                raise SystemExit(f"timed out waiting for {what}")
-            pump(0.05)
+        wait_for(app, cond, timeout, what)
 
     def save(widget, name: str) -> None:
-        pump(0.3)
+        pump_events(app, 0.3)
         path = out_dir / name
         widget.grab().toImage().save(str(path), "PNG")
         _shrink(path)

@@ -50,37 +50,19 @@ def main() -> int:
         (tmp / "manuals").mkdir()
         manuals = cut_manuals(tmp / "manuals")
 
-    from PySide6.QtCore import QEventLoop, QTimer
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtCore import QTimer
 
     from mmrag_desktop.engine.settings import Settings
-    from mmrag_desktop.ui.app_resources import app_icon, apply_theme
-    from mmrag_desktop.ui.main_window import MainWindow
 
-    app = QApplication(sys.argv[:1])
-    app.setWindowIcon(app_icon())
     theme = os.environ.get("MMRAG_THEME", "light")
-    apply_theme(app, theme)
-    settings = Settings(library_dir=str(tmp / "library"), theme=theme,
-                        answer_mode=os.environ.get("MMRAG_ANSWER_MODE", "auto"))
-    w = MainWindow(settings=settings, confirm_close=False)
-    w.resize(1366, 820)
-    w.main_splitter.setSizes([600, 766])
-    w.left_splitter.setSizes([190, 580])
-    w.show()
+    app, w = open_window(Settings(library_dir=str(tmp / "library"), theme=theme,
+                                  answer_mode=os.environ.get("MMRAG_ANSWER_MODE", "auto")))
 
     def pump(seconds: float) -> None:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
-            time.sleep(0.01)
+        pump_events(app, seconds)
 
     def wait(cond, timeout: float, what: str) -> None:
-        end = time.monotonic() + timeout
-        while not cond():
-            if time.monotonic() > end:
-                raise SystemExit(f"timed out waiting for {what}")
-            pump(0.05)
+        wait_for(app, cond, timeout, what)
 
     def shot(name: str) -> None:
         pump(0.3)
@@ -144,6 +126,43 @@ def main() -> int:
     w.close()
     QTimer.singleShot(0, app.quit)
     return 0
+
+
+def open_window(settings):
+    """The QApplication (icon, the settings' theme) and the main window at screenshot size, shown."""
+    from PySide6.QtWidgets import QApplication
+
+    from mmrag_desktop.ui.app_resources import app_icon, apply_theme
+    from mmrag_desktop.ui.main_window import MainWindow
+
+    app = QApplication(sys.argv[:1])
+    app.setWindowIcon(app_icon())
+    apply_theme(app, settings.theme)
+    w = MainWindow(settings=settings, confirm_close=False)
+    w.resize(1366, 820)
+    w.main_splitter.setSizes([600, 766])
+    w.left_splitter.setSizes([190, 580])
+    w.show()
+    return app, w
+
+
+def pump_events(app, seconds: float) -> None:
+    """Let Qt process events for `seconds`."""
+    from PySide6.QtCore import QEventLoop
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+        time.sleep(0.01)
+
+
+def wait_for(app, cond, timeout: float, what: str) -> None:
+    """Process events until `cond()`; SystemExit naming `what` after `timeout` seconds."""
+    end = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > end:
+            raise SystemExit(f"timed out waiting for {what}")
+        pump_events(app, 0.05)
 
 
 def _shrink(path: Path, limit: int = 300_000) -> None:
