@@ -10,6 +10,7 @@ through the window's citation path (`MainWindow.show_citation`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt, Signal
@@ -48,10 +49,20 @@ def eval_job(path: Path | str, k: int = DEFAULT_K):
 
     def run(lib, cancel: CancelToken):
         questions = read_questions(path)
-        return (yield from evaluate(questions, lambda q, kk: lib.search(q, k=kk), lib.documents(), k=k,
+        return (yield from evaluate(questions, lambda q, kk: lib.search(q, k=kk), _viewable(lib, questions), k=k,
                                     cancel=cancel))
 
     return run
+
+
+def _viewable(lib, questions) -> list:
+    """The library's documents, those the questions expect pointing at a file this machine can
+    show (a team library's copy from the database when the file is not here)."""
+    named = {e.doc for q in questions for e in q.expected}
+    docs = lib.documents()
+    if not lib.on_server:
+        return docs
+    return [replace(d, path=str(lib.source_file(d.id) or d.path)) if d.name in named else d for d in docs]
 
 
 def found_items(result: QuestionResult) -> list[ResultItem]:

@@ -55,3 +55,32 @@ def test_settings_take_a_server_and_citations_render_from_its_copy(qtbot, tmp_pa
     assert w.viewer.doc_path == src.doc_path and w.viewer.page == 2
     assert w.viewer.canvas.highlight_rects()
     w.close()
+
+
+def test_retrieval_tests_show_expected_pages_from_the_database_copy(tmp_path, pg_uri, embedder):
+    import json
+
+    from pdf_factory import make_plant_manual
+
+    from mmrag_desktop.engine.jobs import CancelToken
+    from mmrag_desktop.engine.library import Library
+    from mmrag_desktop.ui.retrieval_test_dialog import eval_job, expected_item
+
+    (tmp_path / "share").mkdir()
+    manual = make_plant_manual(tmp_path / "share" / "plant.pdf")
+    questions = tmp_path / "tests.jsonl"
+    questions.write_text(json.dumps({"id": "valve", "query": "when does the relief valve open",
+                                     "doc": "plant.pdf", "page": 2}) + "\n")
+    with Library.open(pg_uri, embedder=embedder) as lib:
+        list(lib.add([manual]))
+        manual.unlink()  # the tests are run on a machine that never had the file
+        job = eval_job(questions)(lib, CancelToken())
+        while True:
+            try:
+                next(job)
+            except StopIteration as stop:
+                report = stop.value
+                break
+    item = expected_item(report.results[0])
+    assert report.results[0].rank == 1
+    assert item is not None and item.doc_path.startswith(str(local_folder(pg_uri) / "files"))
