@@ -5,9 +5,9 @@ PostgreSQL's own ranking, ts_rank_cd, is not BM25: on held-out set 2 the keyword
 a fifth of its top 20 with FTS5's, a gold page was in its top 20 for 0.80 of the questions against
 0.96, and search fell from R@1 0.59 / R@5 0.93 to 0.48 / 0.80 (bench/pg_parity.py). So the matching
 chunks' best CANDIDATES by ts_rank_cd are scored again here with BM25 statistics the database
-keeps: each phrase's document frequency (the GIN index counts it), each chunk's length (its
-number of distinct lexemes, `length(fts)`) and the average length (cached until the chunk count
-moves by more than 5%). A phrase's frequency in a chunk is that of its rarest lexeme, each
+keeps: each phrase's document frequency (the GIN index counts it), each chunk's length (its tokens:
+the positions in its tsvector) and the average length (cached until the chunk count moves by more
+than 5%). A phrase's frequency in a chunk is that of its rarest lexeme, each
 occurrence weighted by where it is (text 'A' 1.0, section 'B' 0.4).
 """
 
@@ -18,8 +18,10 @@ import threading
 
 K1 = 1.2
 B = 0.75
-CANDIDATES = 200  # matching chunks rescored, best first by ts_rank_cd (at least 10x the limit)
+CANDIDATES = 1000  # matching chunks rescored, best first by ts_rank_cd (at least 10x the limit)
 SECTION_WEIGHT = 0.4
+# a chunk's length as FTS5 counts it: its tokens (text and section), i.e. the positions in its tsvector
+TOKENS = "(SELECT COALESCE(SUM(COALESCE(array_length(u.positions, 1), 1)), 0) FROM unnest({fts}) AS u)"
 
 
 class Bm25Stats:
@@ -37,7 +39,7 @@ class Bm25Stats:
         """The average chunk length in lexemes (recomputed when `n` moved by more than 5%)."""
         with self._lock:
             if self._avgdl is None or abs(self._avgdl[0] - n) > 0.05 * max(n, 1):
-                avg = self.db.one("SELECT AVG(length(fts))::float8 FROM chunks")[0]
+                avg = self.db.one(f"SELECT AVG({TOKENS.format(fts='fts')})::float8 FROM chunks")[0]
                 self._avgdl = (n, float(avg or 1.0))
             return self._avgdl[1]
 
@@ -75,27 +77,31 @@ def idf(n: int, df: int) -> float:
 
 
 def rescore_sql(query: str, where: str, rank: str) -> str:
-    """The statement that takes the CANDIDATES best matching chunks by `rank` and orders them by
-    BM25. Parameters, in order: the tsquery's arguments, the filter's, the candidate count, then
-    four arrays (phrase number, lexeme, phrase length, idf per lexeme row), avgdl, the limit."""
+    """The statement that takes the best matching chunks by `rank` and orders them by BM25, reading
+    each candidate's tsvector once (its length and the query lexemes' weighted frequencies).
+    Parameters, in order: the tsquery's arguments, the filter's, the candidate count, the query's
+    lexemes twice, the four arrays of `term_rows`, avgdl, the limit."""
+    tf = f"(SELECT SUM(CASE w WHEN 'A' THEN 1.0 WHEN 'B' THEN {SECTION_WEIGHT} ELSE 0 END) FROM unnest(u.weights) AS w)"
     return f"""
-    WITH cand AS (
+    WITH top AS (
         SELECT c.id, c.fts FROM chunks c, (SELECT {query} AS q) x
         WHERE c.fts @@ x.q AND {where} ORDER BY {rank} DESC, c.id LIMIT ?),
+    cand AS (
+        SELECT top.id, s.dl, s.lexemes, s.tfs FROM top, LATERAL (
+            SELECT SUM(COALESCE(array_length(u.positions, 1), 1)) AS dl,
+                   array_agg(u.lexeme) FILTER (WHERE u.lexeme = ANY(?::text[])) AS lexemes,
+                   array_agg({tf}) FILTER (WHERE u.lexeme = ANY(?::text[])) AS tfs
+            FROM unnest(top.fts) AS u) s),
     terms AS (SELECT * FROM unnest(?::int[], ?::text[], ?::int[], ?::float8[]) AS t(phrase, lexeme, plen, idf)),
-    lex AS (
-        SELECT cand.id, u.lexeme,
-               (SELECT SUM(CASE w WHEN 'A' THEN 1.0 WHEN 'B' THEN {SECTION_WEIGHT} ELSE 0 END)
-                FROM unnest(u.weights) AS w) AS tf
-        FROM cand, unnest(cand.fts) AS u WHERE u.lexeme IN (SELECT lexeme FROM terms)),
     per_phrase AS (
-        SELECT l.id, t.phrase, MAX(t.idf) AS idf, MIN(l.tf) AS tf, COUNT(*) AS found, MAX(t.plen) AS plen
-        FROM lex l JOIN terms t ON t.lexeme = l.lexeme GROUP BY l.id, t.phrase)
-    SELECT cand.id FROM cand LEFT JOIN (
-        SELECT p.id, SUM(p.idf * p.tf * {K1 + 1} / (p.tf + {K1} * (1 - {B} + {B} * length(c2.fts) / ?::float8)))
-               AS score
-        FROM per_phrase p JOIN cand c2 ON c2.id = p.id WHERE p.found = p.plen GROUP BY p.id) s ON s.id = cand.id
-    ORDER BY COALESCE(s.score, 0) DESC, cand.id LIMIT ?"""
+        SELECT c.id, MAX(c.dl) AS dl, t.phrase, MAX(t.idf) AS idf, MIN(x.tf) AS tf, COUNT(*) AS found,
+               MAX(t.plen) AS plen
+        FROM cand c, unnest(c.lexemes, c.tfs) AS x(lexeme, tf), terms t WHERE t.lexeme = x.lexeme
+        GROUP BY c.id, t.phrase)
+    SELECT top.id FROM top LEFT JOIN (
+        SELECT id, SUM(idf * tf * {K1 + 1} / (tf + {K1} * (1 - {B} + {B} * dl / ?::float8))) AS score
+        FROM per_phrase WHERE found = plen GROUP BY id) s ON s.id = top.id
+    ORDER BY COALESCE(s.score, 0) DESC, top.id LIMIT ?"""
 
 
 def term_rows(stats: Bm25Stats, phrases: list[str], n: int) -> tuple[list, list, list, list]:

@@ -103,7 +103,8 @@ class PgChunks:
         terms = bm25.term_rows(self._bm25, phrases, n)
         rank = f"ts_rank_cd('{RANK_WEIGHTS}', c.fts, x.q, {RANK_NORMALISATION})"
         return [r[0] for r in self.db.all(bm25.rescore_sql(query, where, rank), [
-            *phrases, *args, max(bm25.CANDIDATES, 10 * limit), *terms, self._bm25.avgdl(n), limit])]
+            *phrases, *args, max(bm25.CANDIDATES, 10 * limit), terms[1], terms[1], *terms, self._bm25.avgdl(n),
+            limit])]
 
     def by_group_keys(self, keys: list[str], filters: Filters, limit: int = 20) -> list[int]:
         """Chunks of the named figures/tables ('figure:3' ...), figures and tables before text."""
