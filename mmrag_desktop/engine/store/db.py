@@ -145,6 +145,10 @@ class Database:
             while rows := cur.fetchmany(batch):
                 yield rows
 
+    def copy_rows(self, table: str, columns: list[str], rows) -> None:
+        """Write many rows into `table` (a bulk load: an export into the library)."""
+        self.run_many(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", rows)
+
     def sync_ids(self, table: str) -> None:
         """Nothing to do: SQLite's AUTOINCREMENT follows rows inserted with their ids."""
 

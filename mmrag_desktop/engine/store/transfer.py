@@ -57,7 +57,6 @@ def _copy_table(src, dst, table: str, cancel: CancelToken, to_server: bool) -> I
     columns = [c for c in src.columns(table) if c in set(dst.columns(table))]
     convert = [(i, f) for i, c in enumerate(columns) if (f := _converter(c, to_server)) is not None]
     settle = _document_row(columns) if table == "documents" else None
-    insert = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
     done = 0
     order = " ORDER BY id" if "id" in columns else ""
     for rows in src.stream(f"SELECT {', '.join(columns)} FROM {table}{order}"):
@@ -69,7 +68,7 @@ def _copy_table(src, dst, table: str, cancel: CancelToken, to_server: bool) -> I
                 if row[i] is not None:
                     row[i] = f(row[i])
             out.append(settle(row) if settle else row)
-        dst.run_many(insert, out)
+        dst.copy_rows(table, columns, out)
         done += len(out)
         yield done
     if "id" in columns:

@@ -216,6 +216,15 @@ class PgDatabase:
             while rows := cur.fetchmany(batch):
                 yield rows
 
+    def copy_rows(self, table: str, columns: list[str], rows) -> None:
+        """Write many rows into `table` with COPY (a bulk load: an export into the database)."""
+        self._writable()
+        with self._use() as conn, conn.cursor() as cur, cur.copy(
+                f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+            self._own_changes += 1
+
     def sync_ids(self, table: str) -> None:
         """Move the id sequence of `table` past its largest id (after rows were inserted with
         their ids, as an export does)."""
