@@ -169,7 +169,7 @@ class Library:
     @property
     def index_dir(self) -> Path | None:
         """The folder of the hnswlib index files (None on a server: its indices are in the database)."""
-        return getattr(self.store.vectors, "index_dir", None)
+        return self.store.vectors.index_dir
 
     @property
     def embedder(self):

@@ -1,4 +1,8 @@
-"""Chunks, their full-text index (`chunks_fts`, kept by triggers) and the links between chunks."""
+"""Chunks, their full-text index (`chunks_fts`, kept by triggers) and the links between chunks.
+
+The SQL here is the store's portable dialect (`?`, `db.in_list`, ON CONFLICT), so the PostgreSQL
+store's `PgChunks` (postgres/chunks.py) is this class with keyword search, term statistics and
+insert overridden."""
 
 from __future__ import annotations
 
@@ -9,6 +13,9 @@ from dataclasses import dataclass
 from .db import Database
 
 BATCH = 900  # ids per IN (...) list: SQLite's variable limit is 999 on old builds
+COLUMNS = ("id", "doc_id", "ord", "kind", "text", "section", "page", "page_end", "bbox", "spans", "lines",
+           "group_key", "meta")
+SELECT_COLUMNS = ", ".join(COLUMNS)
 
 
 @dataclass
@@ -41,10 +48,6 @@ class Filters:
         return (" AND ".join(clauses) or "1 = 1"), args
 
 
-def _marks(n: int) -> str:
-    return ",".join("?" * n)
-
-
 class Chunks:
     """The only code that writes `chunks` and `links` (and so, through triggers, `chunks_fts`).
     Caches the chunk count and term document frequencies until a write or `invalidate()`."""
@@ -65,8 +68,8 @@ class Chunks:
         """{chunk id: row dict} for the ids that exist (JSON columns left as text)."""
         out: dict[int, dict] = {}
         for start in range(0, len(ids), BATCH):
-            part = ids[start : start + BATCH]
-            for r in self.db.dicts(f"SELECT * FROM chunks WHERE id IN ({_marks(len(part))})", part):
+            test, values = self.db.in_list(ids[start : start + BATCH])
+            for r in self.db.dicts(f"SELECT {SELECT_COLUMNS} FROM chunks WHERE id {test}", values):
                 out[r["id"]] = r
         return out
 
@@ -79,7 +82,7 @@ class Chunks:
 
     def ids_of_document(self, doc_id: int) -> list[int]:
         """The document's chunk ids."""
-        return [r[0] for r in self.db.all("SELECT id FROM chunks WHERE doc_id = ?", (doc_id,))]
+        return [r[0] for r in self.db.all("SELECT id FROM chunks WHERE doc_id = ? ORDER BY id", (doc_id,))]
 
     def allowed_ids(self, filters: Filters) -> set[int]:
         """Ids of the chunks the filters let through."""
@@ -102,15 +105,17 @@ class Chunks:
     def by_group_keys(self, keys: list[str], filters: Filters, limit: int = 20) -> list[int]:
         """Chunks of the named figures/tables ('figure:3' ...), figures and tables before text."""
         where, args = filters.sql(self.db.in_list, "c")
+        test, values = self.db.in_list(keys)
         return [r[0] for r in self.db.all(
-            f"SELECT c.id FROM chunks c WHERE c.group_key IN ({_marks(len(keys))}) AND {where}"
-            " ORDER BY c.kind = 'text', c.id LIMIT ?", [*keys, *args, limit])]
+            f"SELECT c.id FROM chunks c WHERE c.group_key {test} AND {where}"
+            " ORDER BY c.kind = 'text', c.id LIMIT ?", [*values, *args, limit])]
 
     def on_page(self, doc_id: int, kinds: tuple[str, ...], page: int) -> list[int]:
         """Chunks of these kinds that cover `page` of the document."""
+        test, values = self.db.in_list(kinds)
         return [r[0] for r in self.db.all(
-            f"SELECT id FROM chunks WHERE doc_id = ? AND kind IN ({_marks(len(kinds))}) AND page <= ? AND page_end >= ?",
-            (doc_id, *kinds, page, page))]
+            f"SELECT id FROM chunks WHERE doc_id = ? AND kind {test} AND page <= ? AND page_end >= ? ORDER BY id",
+            (doc_id, *values, page, page))]
 
     def term_idf(self, terms: list[str]) -> dict[str, float]:
         """Inverse document frequency of each term over the chunks (FTS5 counts, cached until the
@@ -175,9 +180,11 @@ class Chunks:
 
     def add_links(self, links: set[tuple[int, int, str]]) -> None:
         """(src, dst, relation) links between chunks."""
-        self.db.run_many("INSERT OR IGNORE INTO links (src, dst, relation) VALUES (?, ?, ?)", sorted(links))
+        self.db.run_many("INSERT INTO links (src, dst, relation) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                         sorted(links))
 
     def update_text(self, chunk_id: int, text: str, lines_json: str, meta_json: str) -> None:
-        """New text, lines and meta of a chunk (figure enrichment); FTS follows by trigger."""
+        """New text, lines and meta of a chunk (figure enrichment); the keyword index follows (a
+        trigger in SQLite, a generated column in PostgreSQL)."""
         self.db.run("UPDATE chunks SET text = ?, lines = ?, meta = ? WHERE id = ?",
                     (text, lines_json, meta_json, chunk_id))

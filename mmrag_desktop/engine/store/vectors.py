@@ -1,6 +1,10 @@
 """Vectors: chunk vectors per space and model (`vectors`), a chunk's sentence vectors pooled at
 ingest (`segment_vectors`) and encoded on their own (`sentence_vectors`), and the hnswlib index
-of each space derived from them (vector_index.py: files, manifests, sync with SQLite)."""
+of each space derived from them (vector_index.py: files, manifests, sync with SQLite).
+
+The SQL is the store's portable dialect, so the PostgreSQL store's `PgVectors` (postgres/vectors.py)
+is this class with another index (pgvector's HNSW in the database), another encoding of a vector
+and the other models' indices dropped with their vectors."""
 
 from __future__ import annotations
 
@@ -13,10 +17,6 @@ from .vector_index import VectorIndex
 
 BATCH = 900
 SEGMENT_TABLES = ("segment_vectors", "sentence_vectors")
-
-
-def _marks(n: int) -> str:
-    return ",".join("?" * n)
 
 
 def match_vectors(pooled: dict[int, np.ndarray], own: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
@@ -51,10 +51,23 @@ class Vectors:
         with self.db.lock:
             idx = self._indices.get(space)
             if idx is None or idx.model != model or idx.dim != dim:
-                idx = VectorIndex(self.index_dir, space, model, dim, threads=self.threads, read_only=self.read_only)
+                idx = self._new_index(space, model, dim)
                 idx.open(self.db.conn)
                 self._indices[space] = idx
             return idx
+
+    def _new_index(self, space: str, model: str, dim: int) -> VectorIndex:
+        return VectorIndex(self.index_dir, space, model, dim, threads=self.threads, read_only=self.read_only)
+
+    @staticmethod
+    def _encode(vector) -> bytes:
+        """A vector as the `vectors.vec` column stores it (float32 bytes)."""
+        return np.asarray(vector, dtype=np.float32).tobytes()
+
+    @staticmethod
+    def _decode(value) -> np.ndarray:
+        """A `vectors.vec` value as a float32 array."""
+        return np.frombuffer(value, dtype=np.float32)
 
     def held_index(self, space: str) -> VectorIndex | None:
         """The index of `space` held open now, or None."""
@@ -63,7 +76,7 @@ class Vectors:
     def rebuild_index(self, space: str, model: str, dim: int, *, reason: str) -> VectorIndex:
         """Build the index of `space` for `model` from SQLite, hold it and return it."""
         with self.db.lock:
-            idx = VectorIndex(self.index_dir, space, model, dim, threads=self.threads, read_only=self.read_only)
+            idx = self._new_index(space, model, dim)
             idx.rebuild(self.db.conn, reason=reason)
             self._indices[space] = idx
             return idx
@@ -127,11 +140,14 @@ class Vectors:
 
     def chunk_vectors(self, ids: list[int], model: str, space: str = "text") -> dict[int, np.ndarray]:
         """{chunk id: float32 vector} of `model` in `space`."""
-        if not ids:
-            return {}
-        rows = self.db.all(f"SELECT chunk_id, vec FROM vectors WHERE space = ? AND model = ? AND chunk_id IN "
-                           f"({_marks(len(ids))})", [space, model, *ids])
-        return {cid: np.frombuffer(blob, dtype=np.float32) for cid, blob in rows}
+        out: dict[int, np.ndarray] = {}
+        ids = [int(i) for i in ids]
+        for start in range(0, len(ids), BATCH):
+            test, values = self.db.in_list(ids[start : start + BATCH])
+            rows = self.db.all(f"SELECT chunk_id, vec FROM vectors WHERE space = ? AND model = ? AND chunk_id {test}",
+                               [space, model, *values])
+            out.update({cid: self._decode(vec) for cid, vec in rows})
+        return out
 
     def segment_vectors(self, ids: list[int], model: str, table: str = "segment_vectors") -> dict[int, np.ndarray]:
         """Per chunk, its float16 [n_segments, dim] vectors of `model` from `table`
@@ -139,11 +155,13 @@ class Vectors:
         if table not in SEGMENT_TABLES:
             raise ValueError(f"unknown segment table {table!r}")
         out: dict[int, np.ndarray] = {}
+        ids = [int(i) for i in ids]
         for start in range(0, len(ids), BATCH):
-            part = ids[start : start + BATCH]
-            rows = self.db.all(f"SELECT chunk_id, n, dim, vecs FROM {table} WHERE model = ? AND chunk_id IN "
-                               f"({_marks(len(part))})", [model, *part])
-            out.update({cid: np.frombuffer(blob, dtype=np.float16).reshape(n, dim) for cid, n, dim, blob in rows})
+            test, values = self.db.in_list(ids[start : start + BATCH])
+            rows = self.db.all(f"SELECT chunk_id, n, dim, vecs FROM {table} WHERE model = ? AND chunk_id {test}",
+                               [model, *values])
+            out.update({cid: np.frombuffer(bytes(blob), dtype=np.float16).reshape(n, dim)
+                        for cid, n, dim, blob in rows})
         return out
 
     def match_vectors(self, ids: list[int], model: str) -> dict[int, np.ndarray]:
@@ -158,14 +176,14 @@ class Vectors:
         return self.db.all("SELECT c.id, s.n FROM chunks c JOIN segment_vectors s ON s.chunk_id = c.id AND s.model = ? "
                            "WHERE c.kind = 'table' ORDER BY c.id", (model,))
 
-    @staticmethod
-    def _pending_sql(doc_ids: list[int] | None) -> tuple[str, list]:
+    def _pending_sql(self, doc_ids: list[int] | None) -> tuple[str, list]:
         sql = ("FROM segment_vectors s JOIN chunks c ON c.id = s.chunk_id WHERE s.model = ? AND NOT EXISTS "
                "(SELECT 1 FROM sentence_vectors t WHERE t.chunk_id = s.chunk_id AND t.model = s.model)")
         args: list = []
         if doc_ids:
-            sql += f" AND c.doc_id IN ({_marks(len(doc_ids))})"
-            args.extend(doc_ids)
+            test, values = self.db.in_list(doc_ids)
+            sql += f" AND c.doc_id {test}"
+            args.extend(values)
         return sql, args
 
     def count_sentence_pending(self, model: str, doc_ids: list[int] | None = None) -> int:
@@ -176,8 +194,8 @@ class Vectors:
     def sentence_pending(self, model: str, doc_ids: list[int] | None, limit: int) -> list[tuple]:
         """(chunk id, segments, pooled blob, lines JSON) of up to `limit` pending chunks, by id."""
         sql, args = self._pending_sql(doc_ids)
-        return self.db.all(f"SELECT s.chunk_id, s.n, s.vecs, c.lines {sql} ORDER BY s.chunk_id LIMIT ?",
-                           [model, *args, limit])
+        return [(cid, n, bytes(blob), lines) for cid, n, blob, lines in self.db.all(
+            f"SELECT s.chunk_id, s.n, s.vecs, c.lines {sql} ORDER BY s.chunk_id LIMIT ?", [model, *args, limit])]
 
     # ---- writes ----------------------------------------------------------------------------
     def put_text(self, ids: list[int], model: str, vectors, segments) -> None:
@@ -188,12 +206,13 @@ class Vectors:
         dim = int(np.asarray(vectors[0]).shape[0])
         with self.db.transaction():
             self.db.run_many(
-                "INSERT OR REPLACE INTO vectors (chunk_id, space, model, dim, vec) VALUES (?, 'text', ?, ?, ?)",
-                [(cid, model, dim, np.asarray(v, dtype=np.float32).tobytes())
-                 for cid, v in zip(ids, vectors, strict=True)])
+                "INSERT INTO vectors (chunk_id, space, model, dim, vec) VALUES (?, 'text', ?, ?, ?) "
+                "ON CONFLICT (chunk_id, space, model) DO UPDATE SET dim = excluded.dim, vec = excluded.vec",
+                [(int(cid), model, dim, self._encode(v)) for cid, v in zip(ids, vectors, strict=True)])
             self.db.run_many(
-                "INSERT OR REPLACE INTO segment_vectors (chunk_id, model, n, dim, vecs) VALUES (?, ?, ?, ?, ?)",
-                [(cid, model, int(s.shape[0]), dim, np.asarray(s, dtype=np.float16).tobytes())
+                "INSERT INTO segment_vectors (chunk_id, model, n, dim, vecs) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (chunk_id, model) DO UPDATE SET n = excluded.n, dim = excluded.dim, vecs = excluded.vecs",
+                [(int(cid), model, int(s.shape[0]), dim, np.asarray(s, dtype=np.float16).tobytes())
                  for cid, s in zip(ids, segments, strict=True)])
 
     def replace_chunk_text(self, chunk_id: int, model: str, vector: np.ndarray, segments: np.ndarray) -> None:
@@ -208,21 +227,23 @@ class Vectors:
     def put_sentences(self, rows: list[tuple]) -> None:
         """Own sentence vectors: (chunk id, model, n, dim, blob, pooled blob) each, written only
         where the chunk's pooled vectors are still `pooled blob` (the chunk may have changed)."""
-        with self.db.transaction() as c:
-            c.executemany(
-                "INSERT OR REPLACE INTO sentence_vectors (chunk_id, model, n, dim, vecs) SELECT ?, ?, ?, ?, ? "
-                "WHERE EXISTS (SELECT 1 FROM segment_vectors WHERE chunk_id = ? AND model = ? AND vecs = ?)",
+        with self.db.transaction():
+            self.db.run_many(
+                "INSERT INTO sentence_vectors (chunk_id, model, n, dim, vecs) SELECT ?, ?, ?, ?, ? "
+                "WHERE EXISTS (SELECT 1 FROM segment_vectors WHERE chunk_id = ? AND model = ? AND vecs = ?) "
+                "ON CONFLICT (chunk_id, model) DO UPDATE SET n = excluded.n, dim = excluded.dim, vecs = excluded.vecs",
                 [(cid, model, n, dim, blob, cid, model, pooled) for cid, model, n, dim, blob, pooled in rows])
 
     def put_image(self, chunk_id: int, model: str, vector) -> None:
         """The image vector of a figure chunk for `model`."""
         v = np.asarray(vector, dtype=np.float32)
-        self.db.run("INSERT OR REPLACE INTO vectors (chunk_id, space, model, dim, vec) VALUES (?, 'image', ?, ?, ?)",
-                    (chunk_id, model, int(v.shape[0]), v.tobytes()))
+        self.db.run("INSERT INTO vectors (chunk_id, space, model, dim, vec) VALUES (?, 'image', ?, ?, ?) "
+                    "ON CONFLICT (chunk_id, space, model) DO UPDATE SET dim = excluded.dim, vec = excluded.vec",
+                    (chunk_id, model, int(v.shape[0]), self._encode(v)))
 
     def keep_only_text_model(self, model: str) -> None:
         """Delete every text, segment and sentence vector of another model than `model`."""
-        with self.db.lock:
+        with self.db.transaction():
             self.db.run("DELETE FROM vectors WHERE space = 'text' AND model != ?", (model,))
             self.db.run("DELETE FROM segment_vectors WHERE model != ?", (model,))
             self.db.run("DELETE FROM sentence_vectors WHERE model != ?", (model,))
