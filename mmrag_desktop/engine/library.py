@@ -97,6 +97,7 @@ class Library:
         self.enricher = FigureEnricher(s.documents, s.chunks, s.vectors, s.figures, self.models, self.folder, s.files)
         self._settings = settings
         self._worker: WorkerProcess | None = None  # child process for isolated add/enrich
+        self._local_paths: dict[int, str] = {}  # server library: document id -> the file shown here
         self._closed = False
         # work this process's library started and never ended died with the program that did it
         if self._lock is not None and self._lock.held or self.on_server and access in ("write", "auto"):
@@ -258,6 +259,7 @@ class Library:
             yield from self.ingester.events(paths, cancel)
         finally:
             self.store.vectors.save_indices()
+            self._local_paths.clear()
 
     def enrich(self, cancel: CancelToken | None = None, *, doc_ids: list[int] | None = None,
                isolated: bool = False) -> Iterator[Progress]:
@@ -337,6 +339,7 @@ class Library:
         indices reconciled with SQLite (new vectors added, removed ones marked deleted), caches."""
         self.models.image.sync()
         self.store.refresh()
+        self._local_paths.clear()
 
     def documents(self) -> list[DocumentInfo]:
         """Every document, oldest first, with its chunk count."""
@@ -372,6 +375,7 @@ class Library:
         s.chunks.invalidate()
         s.vectors.remove_from_indices(ids)
         s.files.forget_unused()
+        self._local_paths.pop(info.id, None)
         remove_document_crops(self.folder, info.id)
         return info
 
@@ -541,15 +545,17 @@ class Library:
 
     def _local_files(self, hits: list[Hit]) -> list[Hit]:
         """Hits whose document file is not on this machine point at its local copy (a database
-        library stores the files); unchanged for a folder library."""
+        library stores the files); unchanged for a folder library. Remembered per document until
+        the library changes."""
         if not self.on_server:
             return hits
-        local: dict[int, str] = {}
         for h in hits:
-            if h.doc_id not in local:
-                path = self.source_file(h.doc_id) if not Path(h.doc_path).is_file() else None
-                local[h.doc_id] = str(path) if path else h.doc_path
-        return [replace(h, doc_path=local[h.doc_id]) for h in hits]
+            if h.doc_id not in self._local_paths:
+                here = Path(h.doc_path)
+                row = None if here.is_file() else self.store.documents.by_path(here)
+                copy = self.store.files.local_copy(row["sha256"], row["name"]) if row and row["sha256"] else None
+                self._local_paths[h.doc_id] = str(copy) if copy else h.doc_path
+        return [replace(h, doc_path=self._local_paths[h.doc_id]) for h in hits]
 
     def image_list(self, query, n: int, filters: Filters) -> list[int]:
         """Figure chunk ids ranked by image-model similarity to `query` (text, or a PIL image), or

@@ -132,17 +132,17 @@ class PgDatabase:
     def all(self, sql, args=()) -> list[tuple]:
         """Every row of a query."""
         with self._use() as conn:
-            return conn.execute(*_params(sql, args)).fetchall()
+            return conn.execute(*_params(sql, args), binary=True).fetchall()
 
     def one(self, sql, args=()) -> tuple | None:
         """The first row of a query, or None."""
         with self._use() as conn:
-            return conn.execute(*_params(sql, args)).fetchone()
+            return conn.execute(*_params(sql, args), binary=True).fetchone()
 
     def dicts(self, sql, args=()) -> list[dict]:
         """Every row of a query as a dict keyed by column name."""
         with self._use() as conn:
-            cur = conn.execute(*_params(sql, args))
+            cur = conn.execute(*_params(sql, args), binary=True)
             cols = [c.name for c in cur.description]
             return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
 
