@@ -186,3 +186,34 @@ def test_figure_work_on_another_machine_crops_from_the_stored_file(tmp_path, pg_
         assert not [e for e in events if e.extra.get("errors")], [e.message for e in events]
         assert any(crops.rglob("*.png"))  # cropped again from the database's copy of the file
         assert list((lib.folder / "files").glob("*/panel.pdf"))
+
+
+def test_two_clients_adding_at_the_same_moment_both_land_whole(tmp_path, pg_uri, embedder):
+    import threading
+
+    pdfs = [write_pdf(tmp_path / f"{name}.pdf", [[(72, 100 + 18 * i, f"{name} unit {i}: relay R{i} trips at "
+                                                  f"{10 + i} amps on the {name} line.") for i in range(12)]] * 3)
+            for name in ("north", "south")]
+    clients = [Library.open(pg_uri, embedder=embedder) for _ in pdfs]
+    start, results = threading.Barrier(2), {}
+
+    def add(lib, pdf):
+        start.wait()
+        results[pdf.name] = _stages(lib.add([pdf]))
+
+    threads = [threading.Thread(target=add, args=pair) for pair in zip(clients, pdfs, strict=True)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(300)
+    try:
+        assert results == {"north.pdf": ["done"], "south.pdf": ["done"]}
+        for lib in clients:
+            assert {h.doc for h in lib.search("relay trips amps south line", k=3)} == {"south.pdf"}
+            assert lib.search("north line relay R4", k=1)[0].doc == "north.pdf"
+            n = {d.name: d.chunks for d in lib.documents()}
+            ids = lib.conn.execute("SELECT doc_id, COUNT(*) FROM chunks GROUP BY doc_id").fetchall()
+            assert sorted(c for _, c in ids) == sorted(n.values())
+    finally:
+        for lib in clients:
+            lib.close()
