@@ -56,7 +56,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="mmrag-desktop", description="Search and ask your technical manuals offline.")
     p.add_argument("paths", nargs="*", metavar="FILE_OR_FOLDER",
                    help="files or folders to add to the library when the window opens")
-    p.add_argument("--library", default=None, metavar="DIR|URL",
+    p.add_argument("--library", default=None, metavar="DIR|URL", type=_location,
                    help="library folder, or a team library's postgresql://user@host/db (default: from settings)")
     p.add_argument("--self-test", action="store_true",
                    help="load the models, ingest a bundled sample PDF, search it, exit 0 on success")
@@ -67,6 +67,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.qt_args = qt + [a for a in unknown if a.startswith("-")]
     args.paths += [a for a in unknown if not a.startswith("-")]
     return args
+
+
+def _location(arg: str) -> Path | str:
+    """--library's value: a folder as a Path, a PostgreSQL URL as given (argparse reports any
+    other URL in one line)."""
+    from .engine.errors import LibraryError
+    from .engine.location import library_location
+
+    try:
+        return library_location(arg)
+    except LibraryError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def as_path(arg: str) -> Path:

@@ -149,6 +149,9 @@ class Database:
         """Write many rows into `table` (a bulk load: an export into the library)."""
         self.run_many(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", rows)
 
+    def analyze(self) -> None:
+        """Nothing to do: SQLite's plans here do not depend on statistics."""
+
     def sync_ids(self, table: str) -> None:
         """Nothing to do: SQLite's AUTOINCREMENT follows rows inserted with their ids."""
 

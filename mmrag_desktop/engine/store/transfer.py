@@ -117,6 +117,7 @@ def copy_library(src, dst, cancel: CancelToken | None = None) -> Iterator[Progre
             for done in _copy_table(src.db, dst.db, table, cancel, to_server):
                 yield Progress("copy", doc=table, done=done, total=totals[table], unit="rows")
         yield from _carry_files(src, dst, cancel)
+    dst.db.analyze()
     dst.refresh()
     for space, model, dim in dst.db.all("SELECT space, model, MAX(dim) FROM vectors GROUP BY space, model"):
         cancel.check()

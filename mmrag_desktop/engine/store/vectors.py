@@ -205,10 +205,8 @@ class Vectors:
             return
         dim = int(np.asarray(vectors[0]).shape[0])
         with self.db.transaction():
-            self.db.run_many(
-                "INSERT INTO vectors (chunk_id, space, model, dim, vec) VALUES (?, 'text', ?, ?, ?) "
-                "ON CONFLICT (chunk_id, space, model) DO UPDATE SET dim = excluded.dim, vec = excluded.vec",
-                [(int(cid), model, dim, self._encode(v)) for cid, v in zip(ids, vectors, strict=True)])
+            self._replace_vectors("text", model, [(int(cid), dim, self._encode(v))
+                                                  for cid, v in zip(ids, vectors, strict=True)])
             self.db.run_many(
                 "INSERT INTO segment_vectors (chunk_id, model, n, dim, vecs) VALUES (?, ?, ?, ?, ?) "
                 "ON CONFLICT (chunk_id, model) DO UPDATE SET n = excluded.n, dim = excluded.dim, vecs = excluded.vecs",
@@ -237,9 +235,17 @@ class Vectors:
     def put_image(self, chunk_id: int, model: str, vector) -> None:
         """The image vector of a figure chunk for `model`."""
         v = np.asarray(vector, dtype=np.float32)
-        self.db.run("INSERT INTO vectors (chunk_id, space, model, dim, vec) VALUES (?, 'image', ?, ?, ?) "
-                    "ON CONFLICT (chunk_id, space, model) DO UPDATE SET dim = excluded.dim, vec = excluded.vec",
-                    (chunk_id, model, int(v.shape[0]), self._encode(v)))
+        with self.db.transaction():
+            self._replace_vectors("image", model, [(chunk_id, int(v.shape[0]), self._encode(v))])
+
+    # INSERT OR REPLACE deletes the old row and gives the new one a new, larger rowid: the mark by
+    # which other processes' indices find a rewritten vector (vector_index.py). PgVectors
+    # overrides it (its index does not read rowids).
+    REPLACE_VECTOR = "INSERT OR REPLACE INTO vectors (chunk_id, space, model, dim, vec) VALUES (?, ?, ?, ?, ?)"
+
+    def _replace_vectors(self, space: str, model: str, rows: list[tuple]) -> None:
+        """(chunk id, dim, encoded vector) rows written to `space`, replacing any of the same model."""
+        self.db.run_many(self.REPLACE_VECTOR, [(cid, space, model, dim, vec) for cid, dim, vec in rows])
 
     def keep_only_text_model(self, model: str) -> None:
         """Delete every text, segment and sentence vector of another model than `model`."""

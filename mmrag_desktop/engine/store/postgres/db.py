@@ -225,6 +225,11 @@ class PgDatabase:
                 copy.write_row(row)
             self._own_changes += 1
 
+    def analyze(self) -> None:
+        """Refresh the planner's statistics (after a bulk load: until autovacuum gets to it, the
+        planner takes the loaded tables for empty and scans them instead of using their indices)."""
+        self.run("ANALYZE")
+
     def sync_ids(self, table: str) -> None:
         """Move the id sequence of `table` past its largest id (after rows were inserted with
         their ids, as an export does)."""

@@ -132,6 +132,9 @@ class PgVectors(Vectors):
     def __init__(self, db: PgDatabase, threads: int = 2, *, read_only: bool = False):
         super().__init__(db, None, threads, read_only=read_only)  # the server decides its own parallelism
 
+    REPLACE_VECTOR = ("INSERT INTO vectors (chunk_id, space, model, dim, vec) VALUES (?, ?, ?, ?, ?) "
+                      "ON CONFLICT (chunk_id, space, model) DO UPDATE SET dim = EXCLUDED.dim, vec = EXCLUDED.vec")
+
     def _new_index(self, space: str, model: str, dim: int) -> PgVectorIndex:
         return PgVectorIndex(self.db, space, model, dim, read_only=self.read_only)
 
