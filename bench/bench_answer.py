@@ -190,8 +190,11 @@ def bench_answers(lib, questions: list[dict], mode: str, settings, k: int) -> di
 
 # ---- modes x models (issue 11) ------------------------------------------------------------
 def load_facts() -> dict:
-    p = BENCH / "answer_facts.json"
-    return json.loads(p.read_text()) if p.exists() else {}
+    facts = {}
+    for p in (BENCH / "answer_facts.json", BENCH / "answer_facts_heldout2.json"):
+        if p.exists():
+            facts.update(json.loads(p.read_text()))
+    return facts
 
 
 def states_fact(text: str, groups: list[list[str]]) -> bool | None:
@@ -229,7 +232,7 @@ def unbacked_numbers(sentence: str, evidence_text: str) -> list[str]:
 
 
 def bench_modes(lib, questions: list[dict], facts: dict, model_names: list[str], modes: list[str],
-                threads: int, k: int) -> list[dict]:
+                threads: int, k: int, extra: dict | None = None) -> list[dict]:
     from answer_models import model_path
 
     from mmrag_desktop.engine.answer import answer_events, close_models
@@ -241,6 +244,7 @@ def bench_modes(lib, questions: list[dict], facts: dict, model_names: list[str],
             if mode == "extractive" and model != model_names[0]:
                 continue  # the model plays no part
             s = Settings(threads=threads, max_answer_tokens=160, evidence_tokens=1000)
+            s.extra.update(extra or {})
             path = model_path(model)
             if path:
                 s.models["answer_llm"] = path
@@ -448,13 +452,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, nargs="*", default=[1, 2])
     ap.add_argument("--model", default=None, help="another GGUF for the speed part (default: the registry's)")
     ap.add_argument("-k", type=int, default=8)
+    ap.add_argument("--extra", nargs="*", default=[], metavar="KEY=VALUE",
+                    help="settings.extra entries for --only modes (experiments, e.g. extractive_highlight_bonus=0.2)")
     args = ap.parse_args(argv)
     parts = set(args.only or ["confidence", "answers", "extractive", "speed"])
     if "modes" in parts:  # its own result file, one per question set
         questions = load_questions(args.questions)
         lib = open_library(args.library, threads=min(args.threads))
         qs = pick(questions, args.limit) if args.limit else questions
-        res = bench_modes(lib, qs, load_facts(), args.models, args.modes, max(args.threads), args.k)
+        extra = {k_: json.loads(v) for k_, v in (e.split("=", 1) for e in args.extra)}
+        res = bench_modes(lib, qs, load_facts(), args.models, args.modes, max(args.threads), args.k, extra)
         lib.close()
         RESULTS.mkdir(parents=True, exist_ok=True)
         name = f"answer_modes{'_' + args.tag if args.tag else ''}.json"

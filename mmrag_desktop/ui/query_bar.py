@@ -82,6 +82,11 @@ class QueryBar(QWidget):
         self.go.setObjectName("askButton")
         self.go.setDefault(True)
         self.go.clicked.connect(self.submit)
+        # as wide as its widest label: switching Answer/Search neither moves the row nor changes
+        # the panel's minimum width (which would override splitter sizes the user chose)
+        self.go.setText("Search")
+        self.go.setMinimumWidth(self.go.sizeHint().width())
+        self.go.setText("Ask")
         self.stop = QPushButton("Stop", self)
         self.stop.setAccessibleName("Stop answering")
         self.stop.setEnabled(False)

@@ -289,8 +289,9 @@ def test_state_persists_across_a_restart(qtbot, manuals, lib_dir):
     with qtbot.waitSignal(w.answerFinished, timeout=120000):
         w.ask(QUESTION, "answer")
     w.resize(760, 590)  # within the offscreen screen (800x800): restoreGeometry clamps to the screen
-    w.query_bar.set_mode("search")  # first: the search mode's panes may need a wider minimum
     w.main_splitter.setSizes([300, 440])
+    w.query_bar.set_mode("search")  # the panel's minimum width does not change with the mode
+    qtbot.wait(50)  # layouts settle
     sizes = w.main_splitter.sizes()
     w.close()
 

@@ -20,6 +20,7 @@ from ..sentence_split import split_sentences
 from .confidence import content_terms
 from .evidence import EvidenceBlock
 from .key_terms import terms
+from .quote_boxes import quote_boxes
 
 _TOC = re.compile(r"(?:(?:\.\s?){4,}|\u2026|\s{3,})\s*[0-9ivxlc]+\s*$|^\d+(?:\.\d+)+\s+\S.*\s\d+\s*$", re.I)
 _INDEX = re.compile(r",\s*\d+(?:\s*[-,]\s*\d+)*\s*$")
@@ -91,12 +92,15 @@ def _asked_kind(question: str) -> str:
     return "value" if _VALUE_Q.search(question) else ""
 
 
-def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=None) -> list[Candidate]:
+def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=None, *,
+                    lines_of=None, highlight_bonus: float = 0.0, rank_weight: float = 0.05) -> list[Candidate]:
     """Every quotable sentence scored for `question`, best first.
 
     Score = cosine(question, sentence) with `embedder` (if given) + 0.5 x share of the question's
-    content words in the sentence + a small bonus for better-ranked blocks + VALUE_BONUS when the
-    sentence carries the kind of term the question asks for (a number, a name)."""
+    content words in the sentence + `rank_weight` x the block's rank (better-ranked blocks more) +
+    VALUE_BONUS when the sentence carries the kind of term the question asks for (a number, a
+    name) + `highlight_bonus` when the sentence lies in the lines search highlighted for its hit
+    (`lines_of(chunk id)` gives a chunk's stored lines)."""
     cands = candidate_sentences(blocks)
     if not cands:
         return []
@@ -107,9 +111,12 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         cos = vecs[1:] @ vecs[0]
     asked = _asked_kind(question)
     n = max(b.id for b in blocks)
+    by_id = {b.id: b for b in blocks}
     for i, c in enumerate(cands):
         cover = len(q_terms & set(content_terms(c.text))) / len(q_terms) if q_terms else 0.0
-        c.score = (float(cos[i]) if cos is not None else 0.0) + 0.5 * cover + 0.05 * (n - c.block_id) / n
+        c.score = (float(cos[i]) if cos is not None else 0.0) + 0.5 * cover + rank_weight * (n - c.block_id) / n
+        if highlight_bonus and lines_of is not None and _in_highlight(c, by_id[c.block_id], lines_of):
+            c.score += highlight_bonus
         if asked and _carries(c.text, asked):
             c.score += VALUE_BONUS
         elif asked and c.following and _carries(c.following, asked) and len(c.text.split()) + len(
@@ -120,6 +127,19 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         if c.text.rstrip()[-1:] not in ".!?)":  # a lead-in to a list or a fragment, not an answer
             c.score -= LEAD_IN_PENALTY
     return sorted(cands, key=lambda c: -c.score)
+
+
+def _in_highlight(c: Candidate, block: EvidenceBlock, lines_of) -> bool:
+    """True when the sentence's lines overlap the box search highlighted for its hit (the lines
+    that best match the question)."""
+    hit = block.hit
+    if hit.bbox is None or hit.kind == "figure":
+        return False
+    for page, box in quote_boxes(lines_of(hit.chunk_id), c.text):
+        if page == hit.page and min(box[3], hit.bbox[3]) - max(box[1], hit.bbox[1]) > 0.5 * min(
+                box[3] - box[1], hit.bbox[3] - hit.bbox[1]):
+            return True
+    return False
 
 
 def _carries(text: str, asked: str) -> bool:

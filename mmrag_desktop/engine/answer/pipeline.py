@@ -352,9 +352,15 @@ def _extractive(answer: Answer, question: str, hits, embedder, settings: Setting
                 lines_of=None, base: int = 0) -> Iterator[AnswerEvent]:
     answer.mode = "extractive"
     count = getattr(embedder, "count_tokens", None) if embedder is not None else None
-    blocks = pack_evidence(hits, settings.evidence_tokens, count) if count else pack_evidence(hits, settings.evidence_tokens)
+    x = settings.extra
+    budget = int(x.get("extractive_evidence_tokens", settings.evidence_tokens))
+    blocks = pack_evidence(hits, budget, count) if count else pack_evidence(hits, budget)
     answer.evidence = [b.citation() for b in blocks]
-    chosen = select_sentences(question, blocks, embedder)
+    ranked = rank_candidates(question, blocks, embedder, lines_of=lines_of,
+                             highlight_bonus=float(x.get("extractive_highlight_bonus", 0.0)),
+                             rank_weight=float(x.get("extractive_rank_weight", 0.05)))
+    chosen = select_sentences(question, blocks, embedder, ranked=ranked,
+                              max_sentences=int(x.get("extractive_sentences", 3)))
     if not chosen:
         yield from _finish_not_covered(answer, t0, "The evidence holds no sentence that answers the question.")
         return
