@@ -272,6 +272,7 @@ def bench_modes(lib, questions: list[dict], facts: dict, model_names: list[str],
                     "insufficient": ans.insufficient_evidence, "fallback": bool(ans.stats.get("fallback_from")),
                     "guard": ans.stats.get("guard", ""),
                     "gold": cites_gold(ans.citations, gold_pages(q)),
+                    "gold_in_evidence": cites_gold(ans.evidence, gold_pages(q)),
                     "gold_box": cites_gold_box(ans.citations, q["gold"]),
                     "fact": states_fact(" ".join(x.text for x in supported), groups),
                     "fact_any": states_fact(ans.text, groups),
@@ -301,6 +302,7 @@ def summarise_modes(model: str, mode: str, rows: list[dict]) -> dict:
     return {
         "model": model, "mode": mode, "n": len(rows), "answerable": len(ans_q), "none": len(none_q),
         "cites_gold_page": sum(r["gold"] for r in ans_q) / max(1, len(ans_q)),
+        "gold_page_in_evidence": sum(r.get("gold_in_evidence", False) for r in ans_q) / max(1, len(ans_q)),
         "states_gold_fact": sum(bool(r["fact"]) for r in with_facts) / max(1, len(with_facts)),
         "states_gold_fact_any_sentence": sum(bool(r["fact_any"]) for r in with_facts) / max(1, len(with_facts)),
         "facts_known": len(with_facts),
@@ -428,11 +430,12 @@ def _f(v, nd=2):
 
 
 def print_modes(res: list[dict]) -> None:
-    print("| model | mode | cites gold page | states gold fact (backed sentences / any) | shown sentences "
+    print("| model | mode | cites gold page (in evidence) | states gold fact (backed sentences / any) | shown sentences "
           "backed | unmarked sentences with unbacked numbers | not-covered recall | fallbacks | TTFT median | tok/s |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in res:
-        print(f"| {r['model']} | {r['mode']} | {_f(r['cites_gold_page'])} | {_f(r['states_gold_fact'])} / "
+        print(f"| {r['model']} | {r['mode']} | {_f(r['cites_gold_page'])} ({_f(r.get('gold_page_in_evidence'))}) | "
+              f"{_f(r['states_gold_fact'])} / "
               f"{_f(r['states_gold_fact_any_sentence'])} (n={r['facts_known']}) | {_f(r['supported_share'])} | "
               f"{r['unmarked_unbacked_numbers']} | {_f(r['not_covered_recall'])} | {r['fallbacks']} | "
               f"{_f(r['ttft_median_s'])} s | {_f(r['gen_tok_s_median'], 1)} |")

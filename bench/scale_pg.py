@@ -108,7 +108,7 @@ def server_rss_mb() -> float:
     return sum(p.memory_info().rss for p in psutil.process_iter(["name"]) if p.info["name"] == "postgres") / 2**20
 
 
-def run_size(n: int, work: Path, backends: list[str], shared_buffers: str) -> dict:
+def run_size(n: int, work: Path, backends: list[str], shared_buffers: str, reuse: bool = False) -> dict:
     import pgserver
     import psycopg
     from pgserver._commands import pg_ctl
@@ -117,16 +117,17 @@ def run_size(n: int, work: Path, backends: list[str], shared_buffers: str) -> di
 
     row: dict = {"chunks": n}
     folder = work / "lib"
-    lib = Library.open(folder)
-    lib.embedder.encode(["warm up"])
-    row["sqlite_insert_s"] = round(populate(lib, n), 1)
-    lib.close()
-    shutil.rmtree(folder / "index", ignore_errors=True)
-    lib = Library.open(folder)
-    t0 = time.perf_counter()
-    lib.text_index()
-    row["sqlite_index_build_s"] = round(time.perf_counter() - t0, 1)
-    lib.close()  # saves the index files the readers load
+    if not reuse:
+        lib = Library.open(folder)
+        lib.embedder.encode(["warm up"])
+        row["sqlite_insert_s"] = round(populate(lib, n), 1)
+        lib.close()
+        shutil.rmtree(folder / "index", ignore_errors=True)
+        lib = Library.open(folder)
+        t0 = time.perf_counter()
+        lib.text_index()
+        row["sqlite_index_build_s"] = round(time.perf_counter() - t0, 1)
+        lib.close()  # saves the index files the readers load
     row["sqlite_disk_mb"] = round(folder_mb(folder))
     if "sqlite" in backends:
         with Library.open(folder, access="read") as lib:
@@ -180,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", type=int, nargs="+", default=[100_000, 300_000, 1_000_000])
     ap.add_argument("--backends", nargs="+", default=["sqlite", "postgres"])
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--reuse", action="store_true",
+                    help="use the library a killed run left in bench/data/scale-pg (one size; with --backends postgres)")
     ap.add_argument("--shared-buffers", default="4GB", help="PostgreSQL's shared_buffers for the run")
     args = ap.parse_args(argv)
     out_path = RESULTS / "scale_pg.json"
@@ -187,10 +190,15 @@ def main(argv: list[str] | None = None) -> int:
     done = json.loads(out_path.read_text()) if out_path.exists() else []
     for n in args.sizes:
         work = BENCH / "data" / "scale-pg"
-        shutil.rmtree(work, ignore_errors=True)
-        work.mkdir(parents=True)
-        row = run_size(n, work, args.backends, args.shared_buffers)
+        reuse = args.reuse and (work / "lib" / "index").is_dir()
+        if not reuse:
+            shutil.rmtree(work, ignore_errors=True)
+            work.mkdir(parents=True)
+        shutil.rmtree(work / "pg", ignore_errors=True)
+        row = run_size(n, work, args.backends, args.shared_buffers, reuse)
         print(json.dumps(row), flush=True)
+        old = next((r for r in done if r["chunks"] == n), {})
+        row = {**old, **row} if reuse else row  # a reused library keeps its earlier SQLite figures
         done = [r for r in done if r["chunks"] != n] + [row]
         out_path.write_text(json.dumps(done, indent=1))
         if not args.keep:

@@ -39,7 +39,14 @@ from .events import (
     TokenEvent,
 )
 from .evidence import EvidenceBlock, pack_evidence
-from .extractive import quote_text, rank_candidates, select_sentences
+from .extractive import (
+    EXTRACTIVE_RANK_WEIGHT,
+    EXTRACTIVE_SENTENCES,
+    VALUE_BONUS,
+    quote_text,
+    rank_candidates,
+    select_sentences,
+)
 from .guards import OutputGuard
 from .prompt import INSUFFICIENT_REPLY, build_messages, is_insufficient_reply
 from .quote_boxes import merge_boxes, quote_boxes
@@ -356,11 +363,12 @@ def _extractive(answer: Answer, question: str, hits, embedder, settings: Setting
     budget = int(x.get("extractive_evidence_tokens", settings.evidence_tokens))
     blocks = pack_evidence(hits, budget, count) if count else pack_evidence(hits, budget)
     answer.evidence = [b.citation() for b in blocks]
-    ranked = rank_candidates(question, blocks, embedder, lines_of=lines_of,
-                             highlight_bonus=float(x.get("extractive_highlight_bonus", 0.0)),
-                             rank_weight=float(x.get("extractive_rank_weight", 0.05)))
+    # settings.extra's keys are for experiments (bench_answer.py --extra KEY=VALUE)
+    ranked = rank_candidates(question, blocks, embedder,
+                             rank_weight=float(x.get("extractive_rank_weight", EXTRACTIVE_RANK_WEIGHT)),
+                             value_bonus=float(x.get("extractive_value_bonus", VALUE_BONUS)))
     chosen = select_sentences(question, blocks, embedder, ranked=ranked,
-                              max_sentences=int(x.get("extractive_sentences", 3)))
+                              max_sentences=int(x.get("extractive_sentences", EXTRACTIVE_SENTENCES)))
     if not chosen:
         yield from _finish_not_covered(answer, t0, "The evidence holds no sentence that answers the question.")
         return

@@ -105,10 +105,22 @@ def test_extractive_answer_is_cited_and_resolves_to_page_and_box(library):
         ids = [i for m in find_marks(sentence) for i in m.ids]
         words = re.sub(r"\s*\[\d+\]$", "", sentence).rstrip(".").split()
         c = by_id[ids[0]]
-        for part in (" ".join(words[:3]), " ".join(words[-3:])):
-            line = next(ln for ln in library.chunk(c.chunk_id)["lines"] if part in " ".join(ln["t"].split()))
+        lines = library.chunk(c.chunk_id)["lines"]
+        for part, at_end in ((" ".join(words[:3]), False), (" ".join(words[-3:]), True)):
+            line = _line_holding(lines, part, at_end)
             assert any(p == line["p"] and b[1] - 1 <= line["b"][1] and line["b"][3] <= b[3] + 1
                        for p, b in c.boxes), (part, sentence, c.boxes)
+
+
+def _line_holding(lines: list[dict], part: str, at_end: bool) -> dict:
+    """The stored line where `part` (a few words, perhaps running over a line break) starts, or
+    ends when `at_end`. A quote prints the page's "[3]" as "(3)" (no false citation marker)."""
+    text, starts = "", []
+    for ln in lines:
+        starts.append(len(text))
+        text += " ".join(ln["t"].split()).replace("[", "(").replace("]", ")") + " "
+    at = text.index(part) + (len(part) - 1 if at_end else 0)
+    return lines[max(i for i, s in enumerate(starts) if s <= at)]
 
 
 def assert_boxes_show_quoted_lines(library, ans) -> None:

@@ -136,9 +136,15 @@ def test_guard_catches_a_whole_block_echoed_back():
     "plot command, 12, 45, 78",
     "4 5 3 6 2 7 1 8 Dual-in-Line",
     "Labels: R1 C2 Q1 VCC GND",
+    # an index line cut before its page number (seen quoted in a held-out answer)
+    "508 opengl single precision date time . . . . . . . . . . .",
 ])
 def test_navigation_and_label_lines_are_never_quoted(line):
     assert not is_quotable(line)
+
+
+def test_an_ellipsis_in_a_quoted_call_is_not_a_contents_line():
+    assert is_quotable('pp = splinefit (. . ., "periodic", periodic) fits a periodic spline.')
 
 
 def test_the_sentence_with_the_asked_for_value_is_preferred(embedder):
