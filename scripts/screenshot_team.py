@@ -10,23 +10,17 @@ database's copy. Saves 11-team-settings.png and 12-team-library.png.
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from screenshots import _shrink, cut_manuals, open_window, pump_events, wait_for  # noqa: E402
+from screenshots import _shrink, cut_manuals, fresh_profile, open_window, pump_events, wait_for  # noqa: E402
 
 QUESTION = "How do I model a lossy transmission line?"
 
 
 def main() -> int:
-    out_dir = Path(sys.argv[1]).resolve()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix="mmrag-team-"))
-    for k in ("CONFIG", "DATA", "CACHE", "LOG"):
-        os.environ[f"MMRAG_{k}_DIR"] = str(tmp / k.lower())
+    out_dir, tmp = fresh_profile("mmrag-team-")
     (tmp / "manuals").mkdir()
     manuals = cut_manuals(tmp / "manuals")[:1]
 

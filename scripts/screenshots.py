@@ -39,12 +39,19 @@ def cut_manuals(out: Path) -> list[Path]:
     return paths
 
 
-def main() -> int:
+def fresh_profile(prefix: str) -> tuple[Path, Path]:
+    """(the output folder named on the command line, created; a temp folder that holds this run's
+    settings, libraries, cache and logs, so that no user's profile shows or changes)."""
     out_dir = Path(sys.argv[1]).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix="mmrag-shots-"))
+    tmp = Path(tempfile.mkdtemp(prefix=prefix))
     for k in ("CONFIG", "DATA", "CACHE", "LOG"):
         os.environ[f"MMRAG_{k}_DIR"] = str(tmp / k.lower())
+    return out_dir, tmp
+
+
+def main() -> int:
+    out_dir, tmp = fresh_profile("mmrag-shots-")
     manuals = [Path(p) for p in sys.argv[2:]]
     if not manuals:
         (tmp / "manuals").mkdir()

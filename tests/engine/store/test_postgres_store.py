@@ -1,6 +1,6 @@
 """The PostgreSQL store (engine/store/postgres/) against a real server, never a mock: pgserver
-starts PostgreSQL 16 with pgvector in a temp folder once for this module, and each test gets a
-database of its own.
+starts PostgreSQL 16 with pgvector in a temp folder once for the test session (tests/conftest.py's
+`pg_server`), and each test gets a database of its own (`pg_uri`).
 
 Most tests are a contract run on both backends (`store` is parametrised: the SQLite `Store` and
 `PgStore`), so both implementations of a repository method must behave the same. The rest check
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
-import itertools
 import threading
 from pathlib import Path
 
@@ -25,32 +24,6 @@ MISSING = [name for name in ("psycopg", "pgvector", "pgserver") if importlib.uti
 NO_SERVER = (f"PostgreSQL tests need {', '.join(MISSING)} (pip install -e '.[dev]': the server extra and "
              "pgserver)") if MISSING else ""
 needs_server = pytest.mark.skipif(bool(MISSING), reason=NO_SERVER or "ok")
-
-_names = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def pg_server(tmp_path_factory):
-    """One real PostgreSQL server (pgserver) for the module; stopped at the end."""
-    if MISSING:
-        pytest.skip(NO_SERVER)
-    import pgserver
-
-    server = pgserver.get_server(tmp_path_factory.mktemp("pgdata"), cleanup_mode="stop")
-    yield server
-    server.cleanup()
-
-
-@pytest.fixture
-def pg_uri(pg_server):
-    """The URI of a new, empty database on the module's server."""
-    import psycopg
-
-    name = f"lib_{next(_names)}"
-    with psycopg.connect(pg_server.get_uri(), autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    return pg_server.get_uri(name)
-
 
 def _open(backend: str, tmp_path: Path, request):
     if backend == "sqlite":
