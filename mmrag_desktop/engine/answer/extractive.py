@@ -143,8 +143,10 @@ def select_sentences(
     max_words: int = 110,
     ranked: Sequence[Candidate] | None = None,
 ) -> list[Candidate]:
-    """The best sentences for `question` (see `rank_candidates`), in reading order (block, position).
-    Near-duplicates are skipped. Returns [] when the blocks hold no usable sentence."""
+    """The best sentences for `question` (see `rank_candidates`), grouped by block: the block of the
+    best sentence first, then the others by their best sentence; within a block in reading order
+    (a sentence and the next read as on the page). Near-duplicates are skipped. Returns [] when
+    the blocks hold no usable sentence."""
     chosen: list[Candidate] = []
     words = 0
     for c in ranked if ranked is not None else rank_candidates(question, blocks, embedder):
@@ -158,7 +160,10 @@ def select_sentences(
         words += w
         if len(chosen) >= max_sentences:
             break
-    return sorted(chosen, key=lambda c: (c.block_id, c.position))
+    first = {}  # block id -> the place of its best sentence among those chosen
+    for n, c in enumerate(chosen):
+        first.setdefault(c.block_id, n)
+    return sorted(chosen, key=lambda c: (first[c.block_id], c.position))
 
 
 def quote_text(sentence: str, block_id: int) -> str:

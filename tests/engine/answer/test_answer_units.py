@@ -124,6 +124,21 @@ def test_extractive_without_embedder_uses_terms():
     assert chosen and "1 m" in chosen[0].text and chosen[0].block_id == 3
 
 
+def test_extractive_answer_opens_with_the_block_of_its_best_sentence():
+    # block 1 ranks first in search but only touches the question; block 2 answers it: its
+    # sentences come first, in their reading order, then block 1's (seen on a real manual: "SDCC
+    # major version number." opened an answer about memory models)
+    blocks = pack_evidence([
+        hit(1, "The programmer has a green power LED. The case is grey.", score=0.032),
+        hit(2, "Before programming, the USB cable must be plugged in. The USB cable is 1 m long.", score=0.020),
+    ], 1000)
+    chosen = select_sentences("How long is the USB cable?", blocks, None, max_sentences=4)
+    ids = [c.block_id for c in chosen]
+    assert ids[0] == 2 and 1 in ids and ids == sorted(ids, key=lambda b: b != 2)  # grouped, best block first
+    assert [c.position for c in chosen if c.block_id == 2] == sorted(c.position for c in chosen if c.block_id == 2)
+    assert any("1 m" in c.text for c in chosen if c.block_id == 2)
+
+
 # ---- follow-ups ---------------------------------------------------------------------------
 def test_followup_is_rewritten_with_previous_turn():
     hist = [("What supply voltage does the programmer need?", "5 V [1].")]
