@@ -120,6 +120,18 @@ def populate(lib, n_chunks: int, per_doc: int = 1000, seed: int = 11) -> float:
     return time.perf_counter() - t0
 
 
+def timed_searches(lib, queries: list[str], warm: int) -> list[float]:
+    """Milliseconds of `Library.search(k=10)` for each query after the first `warm` (not timed)."""
+    for q in queries[:warm]:
+        lib.search(q, k=10)
+    ms = []
+    for q in queries[warm:]:
+        t0 = time.perf_counter()
+        lib.search(q, k=10)
+        ms.append((time.perf_counter() - t0) * 1000)
+    return ms
+
+
 def _pct(vals: list[float], p: float) -> float:
     vals = sorted(vals)
     pos = (len(vals) - 1) * p / 100
@@ -164,13 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     rss_index = proc.memory_info().rss / 2**20
     rng = random.Random(5)
     queries = [" ".join(rng.sample(VOCAB, rng.randint(2, 6))) for _ in range(args.queries + 10)]
-    for q in queries[:10]:
-        lib.search(q, k=10)
-    ms = []
-    for q in queries[10:]:
-        t0 = time.perf_counter()
-        lib.search(q, k=10)
-        ms.append((time.perf_counter() - t0) * 1000)
+    ms = timed_searches(lib, queries, warm=10)
     rss_end = proc.memory_info().rss / 2**20
     n_index = len(index)
     lib.close()

@@ -30,7 +30,7 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
-from scale import VOCAB, _pct, populate  # noqa: E402
+from scale import VOCAB, _pct, populate, timed_searches  # noqa: E402
 
 RESULTS = BENCH / "results"
 CLIENTS = 8
@@ -50,15 +50,10 @@ def client(location: str, seed: int, n: int, ready, start, out) -> None:
 
     lib = Library.open(location, Settings(threads=1), access="read")
     qs = queries(n + 3, seed)
-    for q in qs[:3]:
-        lib.search(q, k=10)
+    timed_searches(lib, qs[:3], warm=3)
     ready.put(1)
     start.wait()
-    times = []
-    for q in qs[3:]:
-        t0 = time.perf_counter()
-        lib.search(q, k=10)
-        times.append((time.perf_counter() - t0) * 1000)
+    times = timed_searches(lib, qs[3:], warm=0)
     lib.close()
     out.put(times)
 
@@ -86,14 +81,7 @@ def concurrent(location: str, clients: int) -> dict:
 
 
 def single(lib) -> dict:
-    qs = queries(60, 7)
-    for q in qs[:5]:
-        lib.search(q, k=10)
-    times = []
-    for q in qs[5:]:
-        t0 = time.perf_counter()
-        lib.search(q, k=10)
-        times.append((time.perf_counter() - t0) * 1000)
+    times = timed_searches(lib, queries(60, 7), warm=5)
     return {"clients": 1, "searches": len(times), "p50_ms": round(_pct(times, 50), 1),
             "p95_ms": round(_pct(times, 95), 1), "mean_ms": round(statistics.mean(times), 1)}
 
