@@ -38,7 +38,7 @@ _NAME_Q = re.compile(
 VALUE_BONUS = 0.15
 PAIR_WORDS = 60  # a sentence and the next one it needs, quoted together, stay this short
 LEAD_IN_PENALTY = 0.2
-# the extractive answer's own choices (bench/README.md, "Session 10: the extractive answer"): four
+# the extractive answer's own choices (bench/README.md, "sessions 10-11: the extractive answer"): four
 # sentences and a larger weight for the block's search rank raised the gold page cited and the gold
 # fact stated on the dev set, held-out set and held-out set 2 alike; quote-first keeps the defaults
 EXTRACTIVE_SENTENCES = 4
@@ -103,7 +103,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
 
     Score = cosine(question, sentence) with `embedder` (if given) + 0.5 x share of the question's
     content words in the sentence + `rank_weight` x the block's rank (better-ranked blocks more) +
-    VALUE_BONUS when the sentence carries the kind of term the question asks for (a number, a
+    `value_bonus` when the sentence carries the kind of term the question asks for (a number, a
     name)."""
     cands = candidate_sentences(blocks)
     if not cands:
