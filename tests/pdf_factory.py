@@ -130,11 +130,12 @@ def make_two_column_pdf(path: Path) -> SamplePdf:
     return SamplePdf(path, {"title": title, "order": order, "gutter": PAGE_W / 2})
 
 
-def make_page_break_pdf(path: Path) -> SamplePdf:
+def make_page_break_pdf(path: Path, *, footnote: str = "") -> SamplePdf:
     """Two pages; one paragraph starts near the bottom of page 1 and continues at the top
-    of page 2 (its sentence is cut mid-way).
+    of page 2 (its sentence is cut mid-way). With `footnote`, page 1 ends with that note set as
+    TeX sets one: a short rule, a small raised "1", the note's text smaller than the body.
 
-    info: "first_part" (last line on page 1), "second_part" (first line on page 2).
+    info: "first_part" (last line on page 1), "second_part" (first line on page 2), "footnote".
     """
     import pymupdf
 
@@ -142,14 +143,19 @@ def make_page_break_pdf(path: Path) -> SamplePdf:
     p1 = doc.new_page(width=PAGE_W, height=PAGE_H)
     y = paragraph(p1, MARGIN, MARGIN + 20, "Opening paragraph. " + LOREM, PAGE_W - 2 * MARGIN)
     lines = wrap("Spanning paragraph begins here. " + LOREM + " " + LOREM, PAGE_W - 2 * MARGIN)
-    y = PAGE_H - MARGIN - 3 * BODY_SIZE * LEADING
+    y = PAGE_H - MARGIN - (6 if footnote else 3) * BODY_SIZE * LEADING
     write_lines(p1, MARGIN, y, lines[:3])
+    if footnote:
+        foot = PAGE_H - MARGIN - 4
+        p1.draw_line((MARGIN, foot - 12), (MARGIN + 150, foot - 12), width=0.4)
+        p1.insert_text((MARGIN + 12, foot - 3), "1", fontsize=5.6, fontname="helv")
+        p1.insert_text((MARGIN + 16, foot), footnote, fontsize=8, fontname="helv")
     p2 = doc.new_page(width=PAGE_W, height=PAGE_H)
     y = write_lines(p2, MARGIN, MARGIN + 20, lines[3:])
     paragraph(p2, MARGIN, y + 12, "Closing paragraph. " + LOREM, PAGE_W - 2 * MARGIN)
     doc.save(path)
     doc.close()
-    return SamplePdf(path, {"first_part": lines[2], "second_part": lines[3]})
+    return SamplePdf(path, {"first_part": lines[2], "second_part": lines[3], "footnote": footnote})
 
 
 TABLE_CELLS = [

@@ -14,7 +14,7 @@ from typing import Literal, Protocol
 
 BBox = tuple[float, float, float, float]
 
-BlockKind = Literal["text", "heading", "list", "code", "table", "figure", "caption", "formula"]
+BlockKind = Literal["text", "heading", "list", "code", "table", "figure", "caption", "formula", "footnote"]
 
 
 @dataclass
@@ -27,6 +27,7 @@ class Line:
     size: float = 0.0
     bold: bool = False
     mono: bool = False
+    marker: bool = False  # opens with a small raised number or symbol (a footnote's "1", "*")
 
 
 @dataclass

@@ -99,6 +99,7 @@ class Chunker:
         self._cur_tokens = 0
         self._cur_section = ""
         self._block_starts: set[int] = set()  # ids of lines that start a block (paragraph)
+        self._notes: list[tuple[Line, int]] = []  # footnotes waiting for the chunk they annotate
         self._ready: list[ChunkDraft] = []
         self._figures: list[ChunkDraft] = []  # held until the end for reference sentences
         self.references: dict[str, list[str]] = {}  # group key -> sentences referring to it
@@ -124,6 +125,8 @@ class Chunker:
             elif block.kind == "caption":
                 if block.caption_of is None:
                     self._ready.append(self._orphan_caption(block))
+            elif block.kind == "footnote":  # after the text it annotates, never inside a sentence
+                self._notes.extend((ln, token_of.get(id(ln), 0) + 1) for ln in block.lines if ln.text.strip())
             elif block.kind == "formula":
                 self._add_lines(block.lines, token_of)
             else:
@@ -195,10 +198,22 @@ class Chunker:
             self._flush()
 
     def _flush(self, keep_overlap: bool = False) -> None:
+        """Close the current text chunk; waiting footnotes end it (or, when they do not fit, follow
+        it as a chunk of their own)."""
+        notes, self._notes = self._notes, []
+        note_lines = [ln for ln, _ in notes]
+        note_starts = {id(ln) for i, ln in enumerate(note_lines) if i == 0 or ln.marker}
         if not self._cur:
+            if notes:
+                self._ready.append(_text_chunk(note_lines, self.section, note_starts))
             return
         lines = [ln for ln, _ in self._cur]
-        self._ready.append(_text_chunk(lines, self._cur_section, self._block_starts))
+        if notes and self._cur_tokens + sum(n for _, n in notes) <= self.max_tokens:
+            self._ready.append(_text_chunk(lines + note_lines, self._cur_section, self._block_starts | note_starts))
+        else:
+            self._ready.append(_text_chunk(lines, self._cur_section, self._block_starts))
+            if notes:
+                self._ready.append(_text_chunk(note_lines, self._cur_section, note_starts))
         if keep_overlap and self.overlap > 0:
             tail: list[tuple[Line, int]] = []
             t = 0

@@ -51,6 +51,7 @@ _TEXT_KIND = {
     "code": "code",
     "formula": "formula",
     "caption": "caption",
+    "footnote": "footnote",  # the chunker puts it after the text it annotates
 }
 _COLLECTIONS = ("texts", "tables", "pictures", "groups", "key_value_items", "form_items")
 MAX_DEPTH = 200

@@ -29,6 +29,7 @@ from .pdf_figures import (
     render_crop,
     vector_regions,
 )
+from .pdf_footnotes import footnote_lines
 from .pdf_furniture import Signature, furniture_ids, signature
 from .pdf_headings import FontStats, match_toc, toc_by_page
 from .pdf_layout import reading_segments, same_row
@@ -97,6 +98,7 @@ class PdfDocument:
             "tables": 0,
             "figures": 0,
             "ocr_pages": 0,
+            "footnotes": 0,
         }
 
     def __enter__(self) -> PdfDocument:
@@ -241,8 +243,15 @@ class PdfDocument:
             regions.append(Block("figure", list(labels), figure=fig))
             self.stats["figures"] += 1
 
+        notes = footnote_lines(lines, height)  # after tables and figure labels left
+        if notes:
+            note_ids = {id(ln) for ln in notes}
+            lines = [ln for ln in lines if id(ln) not in note_ids]
         blocks = self._assemble(lines, regions, pno)
         link_captions(blocks)
+        if notes:
+            blocks.append(Block("footnote", notes))
+            self.stats["footnotes"] += sum(ln.marker for ln in notes)
         return PageContent(pno, width, height, blocks, rotation=rotation)
 
     def _figure_boxes(

@@ -74,6 +74,7 @@ def lines_from_dict(page_dict: dict[str, Any], page_no: int) -> list[Line]:
                 size = round(float(s.get("size", 0.0)), 1)
                 size_weight[size] = size_weight.get(size, 0) + n
             size = max(size_weight.items(), key=lambda kv: kv[1])[0] if size_weight else 0.0
+            marker = _opens_with_marker(spans, size)
             bbox: BBox = tuple(round(float(v), 2) for v in line["bbox"])  # type: ignore[assignment]
             out.append(
                 Line(
@@ -83,9 +84,22 @@ def lines_from_dict(page_dict: dict[str, Any], page_no: int) -> list[Line]:
                     size=size,
                     bold=chars > 0 and bold * 2 > chars,
                     mono=chars > 0 and mono * 2 > chars,
+                    marker=marker,
                 )
             )
     return out
+
+
+_MARKER = re.compile(r"^(?:\d{1,3}|[*\u2020\u2021\u00a7\u00b6]{1,3}|[a-z])$")
+
+
+def _opens_with_marker(spans: Any, size: float) -> bool:
+    """True when the line's first span is a lone number or note symbol set smaller than the rest
+    of the line (a footnote mark: TeX sets "1" at ~70% of the text size and raised)."""
+    first = next((s for s in spans if s.get("text", "").strip()), None)
+    if first is None or first is spans[-1] or not _MARKER.match(first.get("text", "").strip()):
+        return False
+    return float(first.get("size", 0.0)) < 0.85 * size
 
 
 @functools.lru_cache(maxsize=512)
@@ -118,4 +132,5 @@ def merge_row(lines: list[Line]) -> Line:
         size=main.size,
         bold=all(ln.bold for ln in lines),
         mono=all(ln.mono for ln in lines),
+        marker=lines[0].marker,
     )

@@ -142,6 +142,23 @@ def test_page_break_paragraph_is_one_chunk_with_boxes_on_both_pages(tmp_path, li
     assert sample.info["second_part"][:20] in chunk["text"]
 
 
+def test_footnote_follows_the_sentence_it_would_have_split(tmp_path, library):
+    """PyMuPDF reads a page's footnote after its last body line: a paragraph running on to the
+    next page used to carry the note in the middle of its sentence (ngspice manual, page 76)."""
+    note = "A negative resistor can cause convergence problems."
+    sample = make_page_break_pdf(tmp_path / "fn.pdf", footnote=note)
+    outcome(library, [sample.path])
+    first, second = sample.info["first_part"], sample.info["second_part"]
+    texts = [r[0] for r in library.conn.execute("SELECT text FROM chunks ORDER BY ord")]
+    spanning = [t for t in texts if first in t]
+    assert spanning and all(f"{first}\n{second}" in t for t in spanning)
+    holding = [t for t in texts if note in t]
+    assert holding  # still searchable
+    assert all(t.index(note) > t.index(second) for t in holding if second in t)
+    hits = library.search("negative resistor convergence problems", k=3)
+    assert hits and note in hits[0].text
+
+
 def test_chunks_fit_the_embedder_window(tmp_path, library, embedder):
     """Measured with the model's own tokenizer: no chunk is silently truncated."""
     from pdf_factory import make_headings_pdf

@@ -488,7 +488,7 @@ def test_docling_fixture_reading_order_geometry_and_links():
         ("list", 0),
         ("table", 0),
         ("caption", 0),
-        ("text", 0),
+        ("footnote", 0),
         ("text", 0),
     ]
     # BOTTOMLEFT -> top-left: y0 = 792 - t, y1 = 792 - b.
