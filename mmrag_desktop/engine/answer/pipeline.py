@@ -372,6 +372,7 @@ def _extractive(answer: Answer, question: str, hits, embedder, settings: Setting
     if not chosen:
         yield from _finish_not_covered(answer, t0, "The evidence holds no sentence that answers the question.")
         return
+    answer.stats["sentence_scores"] = [round(c.score, 4) for c in ranked[:8]]  # how clearly the best stands out
     checker = _checker(blocks, embedder, settings)
     answer.stats["ttft_s"] = round(time.perf_counter() - t0, 4)
     yield from _stream_quotes(chosen, {b.id: b for b in blocks}, checker, lines_of, base)
