@@ -27,7 +27,7 @@ class Line:
     size: float = 0.0
     bold: bool = False
     mono: bool = False
-    marker: bool = False  # opens with a small raised number or symbol (a footnote's "1", "*")
+    note_mark: str = ""  # the small raised number or symbol the line opens with (a footnote's "1", "*")
 
 
 @dataclass

@@ -202,7 +202,7 @@ class Chunker:
         it as a chunk of their own)."""
         notes, self._notes = self._notes, []
         note_lines = [ln for ln, _ in notes]
-        note_starts = {id(ln) for i, ln in enumerate(note_lines) if i == 0 or ln.marker}
+        note_starts = {id(ln) for i, ln in enumerate(note_lines) if i == 0 or ln.note_mark}
         if not self._cur:
             if notes:
                 self._ready.append(_text_chunk(note_lines, self.section, note_starts))

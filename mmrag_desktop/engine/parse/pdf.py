@@ -29,7 +29,7 @@ from .pdf_figures import (
     render_crop,
     vector_regions,
 )
-from .pdf_footnotes import footnote_lines
+from .pdf_footnotes import footnote_lines, mark_set_apart
 from .pdf_furniture import Signature, furniture_ids, signature
 from .pdf_headings import FontStats, match_toc, toc_by_page
 from .pdf_layout import reading_segments, same_row
@@ -250,8 +250,8 @@ class PdfDocument:
         blocks = self._assemble(lines, regions, pno)
         link_captions(blocks)
         if notes:
-            blocks.append(Block("footnote", notes))
-            self.stats["footnotes"] += sum(ln.marker for ln in notes)
+            blocks.append(Block("footnote", [mark_set_apart(ln) for ln in notes]))
+            self.stats["footnotes"] += sum(bool(ln.note_mark) for ln in notes)
         return PageContent(pno, width, height, blocks, rotation=rotation)
 
     def _figure_boxes(

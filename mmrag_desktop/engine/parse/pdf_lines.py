@@ -74,7 +74,7 @@ def lines_from_dict(page_dict: dict[str, Any], page_no: int) -> list[Line]:
                 size = round(float(s.get("size", 0.0)), 1)
                 size_weight[size] = size_weight.get(size, 0) + n
             size = max(size_weight.items(), key=lambda kv: kv[1])[0] if size_weight else 0.0
-            marker = _opens_with_marker(spans, size)
+            note_mark = _note_mark(spans, size)
             bbox: BBox = tuple(round(float(v), 2) for v in line["bbox"])  # type: ignore[assignment]
             out.append(
                 Line(
@@ -84,7 +84,7 @@ def lines_from_dict(page_dict: dict[str, Any], page_no: int) -> list[Line]:
                     size=size,
                     bold=chars > 0 and bold * 2 > chars,
                     mono=chars > 0 and mono * 2 > chars,
-                    marker=marker,
+                    note_mark=note_mark,
                 )
             )
     return out
@@ -93,13 +93,14 @@ def lines_from_dict(page_dict: dict[str, Any], page_no: int) -> list[Line]:
 _MARKER = re.compile(r"^(?:\d{1,3}|[*\u2020\u2021\u00a7\u00b6]{1,3}|[a-z])$")
 
 
-def _opens_with_marker(spans: Any, size: float) -> bool:
-    """True when the line's first span is a lone number or note symbol set smaller than the rest
-    of the line (a footnote mark: TeX sets "1" at ~70% of the text size and raised)."""
+def _note_mark(spans: Any, size: float) -> str:
+    """The line's first span when it is a lone number or note symbol set smaller than the rest
+    of the line (a footnote mark: TeX sets "1" at ~70% of the text size and raised), else ""."""
     first = next((s for s in spans if s.get("text", "").strip()), None)
-    if first is None or first is spans[-1] or not _MARKER.match(first.get("text", "").strip()):
-        return False
-    return float(first.get("size", 0.0)) < 0.85 * size
+    mark = first.get("text", "").strip() if first is not None else ""
+    if first is None or first is spans[-1] or not _MARKER.match(mark):
+        return ""
+    return mark if float(first.get("size", 0.0)) < 0.85 * size else ""
 
 
 @functools.lru_cache(maxsize=512)
@@ -132,5 +133,5 @@ def merge_row(lines: list[Line]) -> Line:
         size=main.size,
         bold=all(ln.bold for ln in lines),
         mono=all(ln.mono for ln in lines),
-        marker=lines[0].marker,
+        note_mark=lines[0].note_mark,
     )

@@ -82,15 +82,15 @@ def test_footnote_is_taken_out_of_the_text_flow(tmp_path):
     sample = make_page_break_pdf(tmp_path / "f.pdf", footnote=note)
     p1, p2 = parse(sample.path)
     notes = [b for b in p1.blocks if b.kind == "footnote"]
-    assert [b.text for b in notes] == ["1" + note]
-    assert notes[0].lines[0].marker and notes[0].lines[0].bbox[1] > 700
+    assert [b.text for b in notes] == ["(1) " + note]  # the mark set apart, not "1A negative"
+    assert notes[0].lines[0].note_mark == "1" and notes[0].lines[0].bbox[1] > 700
     prose = [b for b in p1.blocks if b.kind == "text"]
     assert prose[-1].lines[-1].text == sample.info["first_part"]
     assert all(note not in b.text for b in prose + p2.blocks)
     # the same page without the note has no footnote block, and body lines never open with a marker
     plain = parse(make_page_break_pdf(tmp_path / "p.pdf").path)
     assert not [b for p in plain for b in p.blocks if b.kind == "footnote"]
-    assert not any(ln.marker for p in plain for b in p.blocks for ln in b.lines)
+    assert not any(ln.note_mark for p in plain for b in p.blocks for ln in b.lines)
 
 
 def test_ruled_table_cells_caption_and_no_duplicate_text(tmp_path):
