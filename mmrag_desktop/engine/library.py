@@ -512,13 +512,11 @@ class Library:
 
     # ---- search -------------------------------------------------------------------------
     def search(self, query: str, k: int = 10, *, docs: list[int | str] | None = None,
-               pages: tuple[int, int] | None = None, kinds: list[str] | None = None,
-               page_passages: int = 0) -> list[Hit]:
-        """Ranked hits (best first); `page_passages`: see Searcher.search. Raises QueryError for
-        empty/absurd queries, ModelError when no text embedder is available."""
+               pages: tuple[int, int] | None = None, kinds: list[str] | None = None) -> list[Hit]:
+        """Ranked hits (best first). Raises QueryError for empty/absurd queries, ModelError when
+        no text embedder is available."""
         self._catch_up()
-        return self._local_files(self.searcher.search(query, k, self._filters(docs, pages, kinds),
-                                                      page_passages=page_passages))
+        return self._local_files(self.searcher.search(query, k, self._filters(docs, pages, kinds)))
 
     def rerank_scores(self, query: str, passages: list[str]) -> np.ndarray | None:
         """Cross-encoder scores of (query, passage) pairs, or None when no reranker is in use

@@ -186,8 +186,7 @@ def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: 
     stats = answer.stats
     try:
         cancel.check()
-        passages = int(settings.extra.get("answer_page_passages", 0))  # experiment (bench_answer --extra)
-        hits = library.search(search_q, k=k, page_passages=passages) if passages else library.search(search_q, k=k)
+        hits = library.search(search_q, k=k)
         stats["retrieval_s"] = round(time.perf_counter() - t0, 4)
         for notice in getattr(library, "model_notices", []):  # a configured model is not in use
             answer.notices.append(notice)
@@ -362,17 +361,7 @@ def _extractive(answer: Answer, question: str, hits, embedder, settings: Setting
     count = getattr(embedder, "count_tokens", None) if embedder is not None else None
     x = settings.extra
     budget = int(x.get("extractive_evidence_tokens", settings.evidence_tokens))
-    main = [h for h in hits if "page_of" not in h.sources]
-    blocks = pack_evidence(main, budget, count) if count else pack_evidence(main, budget)
-    extra_budget = int(x.get("page_passage_tokens", 0))
-    if extra_budget and len(main) < len(hits):  # experiment: the pages' other passages on top of the budget
-        more = [h for h in hits if "page_of" in h.sources]
-        extra = pack_evidence(more, extra_budget, count) if count else pack_evidence(more, extra_budget)
-        for b in extra:
-            b.id += len(blocks)
-        blocks += extra
-    elif len(main) < len(hits):
-        blocks = pack_evidence(hits, budget, count) if count else pack_evidence(hits, budget)
+    blocks = pack_evidence(hits, budget, count) if count else pack_evidence(hits, budget)
     answer.evidence = [b.citation() for b in blocks]
     # settings.extra's keys are for experiments (bench_answer.py --extra KEY=VALUE)
     ranked = rank_candidates(question, blocks, embedder,

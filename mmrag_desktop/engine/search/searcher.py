@@ -101,13 +101,9 @@ class Searcher:
     def _match_vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
         return self.vectors.match_vectors(ids, self.models.embedder.model_id)
 
-    def search(self, query: str, k: int = 10, filters: Filters | None = None, *,
-               page_passages: int = 0) -> list[Hit]:
-        """Ranked hits for `query` (see module doc). With `page_passages` n, each of the first n hits
-        is followed by the other passages of its page that search found (one hit per page hides
-        them), marked enriched: an answer may need the page's next paragraph, not the one that
-        matched best. Raises QueryError for unusable queries, ModelError when no text embedder is
-        available."""
+    def search(self, query: str, k: int = 10, filters: Filters | None = None) -> list[Hit]:
+        """Ranked hits for `query` (see module doc). Raises QueryError for unusable queries, ModelError
+        when no text embedder is available."""
         plan = plan_query(query)
         filters = filters or Filters()
         k = max(1, min(int(k), 200))
@@ -158,7 +154,6 @@ class Searcher:
         order.sort(key=scored.get, reverse=True)
         highlights: dict[int, Highlight] = {}
         kept: list[int] = []
-        same_page: dict[int, list[int]] = {}  # kept chunk -> the other passages of its page, best first
         for cid in order:
             row = rows[cid]
             hl = candidate_hl[cid]
@@ -172,10 +167,7 @@ class Searcher:
                     kept[kept.index(same)] = cid
                     highlights[cid] = hl
                     scored[cid] = scored[same]
-                    same_page[cid] = [same] + same_page.pop(same, [])
-                    candidate_hl[same] = highlights.pop(same)
-                else:
-                    same_page.setdefault(same, []).append(cid)
+                    del highlights[same]
                 continue
             highlights[cid] = hl
             kept.append(cid)
@@ -199,25 +191,7 @@ class Searcher:
             for c in chosen
         ]
         hits.extend(self._enrich(hits, plan, qvec, idf, filters))
-        if page_passages > 0:
-            hits = self._with_page_passages(hits, page_passages, same_page, rows, candidate_hl)
         return hits
-
-    def _with_page_passages(self, hits: list[Hit], n: int, same_page: dict[int, list[int]], rows: dict,
-                            hl: dict[int, Highlight]) -> list[Hit]:
-        """`hits` with each of the first `n` followed by the other passages of its page (see search)."""
-        have = {h.chunk_id for h in hits}
-        out: list[Hit] = []
-        for i, h in enumerate(hits):
-            out.append(h)
-            if i >= n or h.enriched:
-                continue
-            for c in same_page.get(h.chunk_id, []):
-                if c not in have:
-                    have.add(c)
-                    out.append(self.hit(rows[c], hl[c], h.score, {"page_of": h.chunk_id}, None,
-                                        self.documents.kind(rows[c]["doc_id"]), enriched=True))
-        return out
 
 
 
