@@ -57,7 +57,9 @@ from .support import SentenceCheck, SupportChecker, recite
 MODES = ("auto", "generative", "quote", "extractive")
 # "auto" by the answer model's size, as measured on the held-out set (bench/README.md, "Answers"):
 # (models below this many parameters, style). Larger models write free text.
-AUTO_STYLES = ((300_000_000, "extractive"), (1_000_000_000, "quote"))
+# Below 2 B parameters the cited sentences alone beat every model's own answer on the held-out sets
+# (bench/README.md, session 12: Qwen2.5-Coder 0.5B and 1.5B, quote first and free text; SmolLM2-135M)
+AUTO_STYLES = ((2_000_000_000, "extractive"),)
 DEFAULT_K = 8
 MAX_QUESTION_CHARS = 4000  # ~1,000 tokens: beyond that no small context holds evidence too
 NOT_COVERED = "The indexed manuals do not cover this."
@@ -383,9 +385,9 @@ def _extractive(answer: Answer, question: str, hits, embedder, settings: Setting
 
 def choose_style(runner, settings: Settings) -> str:
     """The answer style for "auto" with a loaded model: `settings.extra["auto_style"]` when set,
-    else by model size (AUTO_STYLES, measured in bench/bench_answer.py): below 300 M parameters
-    the model's answers were worse than the cited sentences alone (extractive), below 1 B quote
-    first, above that free text. A model whose size llama.cpp cannot tell writes free text."""
+    else by model size (AUTO_STYLES, measured in bench/bench_answer.py): below 2 B parameters the
+    model's answers (quote first or free text) were worse than the cited sentences alone
+    (extractive), above that free text. A model whose size llama.cpp cannot tell writes free text."""
     forced = settings.extra.get("auto_style")
     if forced in ("quote", "generative", "extractive"):
         return forced
