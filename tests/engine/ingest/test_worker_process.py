@@ -36,7 +36,7 @@ def test_isolated_add_refreshes_parent_index(tmp_path, library):
 
 def test_isolated_cancel(tmp_path, library):
     files = [write_pdf(tmp_path / f"d{i}.pdf", PAGES) for i in range(1)]
-    files += [write_pdf(tmp_path / f"e{i}.pdf", [[(72, 100, f"Unique page {i} about valve {i}.")]]) for i in range(3)]
+    files += [write_pdf(tmp_path / f"e{i}.pdf", [[(72, 100, f"Unique page {i} about valve {i}.")]]) for i in range(8)]
     token = CancelToken()
     stages = []
     for ev in library.add(files, cancel=token, isolated=True):
@@ -44,7 +44,13 @@ def test_isolated_cancel(tmp_path, library):
         if ev.stage == "done":
             token.cancel()
     assert stages[-1] == "cancelled"
-    assert sum(d.status == "ready" for d in library.documents()) == 1
+    # The child works ahead of the events the parent reads: a tiny file it finished before the
+    # cancel reached it stays committed (nothing lost, nothing half-written), but the job stops
+    # short of the last files.
+    ready = [d for d in library.documents() if d.status == "ready"]
+    assert 1 <= stages.count("done") <= len(ready) < len(files)
+    assert all(library.conn.execute("SELECT count(*) FROM chunks WHERE doc_id = ?", (d.id,)).fetchone()[0]
+               for d in ready)
 
 
 def test_a_killed_child_fails_only_the_file_it_was_reading(tmp_path, library):
