@@ -201,19 +201,17 @@ class Chunker:
         """Close the current text chunk; waiting footnotes end it (or, when they do not fit, follow
         it as a chunk of their own)."""
         notes, self._notes = self._notes, []
-        note_lines = [ln for ln, _ in notes]
-        note_starts = {id(ln) for i, ln in enumerate(note_lines) if i == 0 or ln.note_mark}
         if not self._cur:
-            if notes:
-                self._ready.append(_text_chunk(note_lines, self.section, note_starts))
+            self._note_chunks(notes, self.section)
             return
         lines = [ln for ln, _ in self._cur]
         if notes and self._cur_tokens + sum(n for _, n in notes) <= self.max_tokens:
-            self._ready.append(_text_chunk(lines + note_lines, self._cur_section, self._block_starts | note_starts))
+            note_lines = [ln for ln, _ in notes]
+            self._ready.append(_text_chunk(lines + note_lines, self._cur_section,
+                                           self._block_starts | _note_starts(note_lines)))
         else:
             self._ready.append(_text_chunk(lines, self._cur_section, self._block_starts))
-            if notes:
-                self._ready.append(_text_chunk(note_lines, self._cur_section, note_starts))
+            self._note_chunks(notes, self._cur_section)
         if keep_overlap and self.overlap > 0:
             tail: list[tuple[Line, int]] = []
             t = 0
@@ -227,6 +225,19 @@ class Chunker:
             self._cur, self._cur_tokens = [], 0
             self._block_starts.clear()
         self._cur_section = self.section
+
+    def _note_chunks(self, notes: list[tuple[Line, int]], section: str) -> None:
+        """Footnotes that did not fit their text's chunk, in chunks of their own within the budget."""
+        group: list[Line] = []
+        used = 0
+        for ln, n in notes:
+            if group and used + n > self.max_tokens:
+                self._ready.append(_text_chunk(group, section, _note_starts(group)))
+                group, used = [], 0
+            group.append(ln)
+            used += n
+        if group:
+            self._ready.append(_text_chunk(group, section, _note_starts(group)))
 
     # ---- tables -------------------------------------------------------------------------
     def _table_chunks(self, block: Block, caption: Block | None, page: int) -> list[ChunkDraft]:
@@ -318,6 +329,11 @@ def chunk_pages(pages: Iterable[PageContent], chunker: Chunker) -> Iterator[tupl
 
 
 # ---- helpers ----------------------------------------------------------------------------
+def _note_starts(lines: list[Line]) -> set[int]:
+    """ids of the footnote lines that begin a note: the first, and each that opens with a mark."""
+    return {id(ln) for i, ln in enumerate(lines) if i == 0 or ln.note_mark}
+
+
 def _text_chunk(lines: list[Line], section: str, block_starts: set[int] | None = None) -> ChunkDraft:
     """Join lines into text; segments are sentences, never crossing a block (paragraph) boundary."""
     text_parts: list[str] = []

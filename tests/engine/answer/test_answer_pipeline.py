@@ -393,7 +393,8 @@ def test_auto_style_follows_the_models_size(library):
     assert ans.mode == "extractive" and ans.citations and "5 V" in ans.text
     assert any("too small" in e.message for e in events if e.kind == "notice")
     assert choose_style(POOL._runner, settings(extra={"auto_style": "quote"})) == "quote"
-    # sizes the benchmark measured (Qwen2.5-Coder-1.5B: 1.54 B) quote; larger models write
+    # up to the largest size the benchmark measured (Qwen2.5-Coder-1.5B: 1.54 B) the answer is the
+    # cited sentences; larger models write free text
     from types import SimpleNamespace
 
     assert choose_style(SimpleNamespace(n_params=1_543_714_304), settings()) == "extractive"

@@ -171,3 +171,19 @@ def test_chunk_segments_do_not_split_after_abbreviations(chunker):
     for text in ("See Fig. 3 for details.", "approx. 5 V supply"):
         (c,) = chunker.add_page(PageContent(2, 612, 792, [Block("text", [_line(text)])])) + chunker.finish()
         assert [c.text[a:b] for a, b in c.segments] == [text]
+
+
+def test_chunker_footnotes_end_their_chunk_and_stay_within_budget(chunker, embedder):
+    sentence = "The relay closes when the coil current exceeds the pick-up value of the contactor. "
+    note = "This note explains the pick-up current of every relay family the vendor sold in that decade. "
+    page = PageContent(1, 612, 792, [
+        Block("text", [_line("Relays switch the pump.", y=60)]),
+        Block("footnote", [Line(f"({i}) {note}", 1, (72, 700 + i, 500, 708 + i), note_mark=str(i))
+                           for i in range(1, 13)]),
+    ])
+    nxt = PageContent(2, 612, 792, [Block("text", [_line(sentence, page=2, y=60)])])
+    chunks = chunker.add_page(page) + chunker.add_page(nxt) + chunker.finish()
+    # the text before the notes opens the first chunk, every note is kept once, no chunk is truncated
+    assert chunks[0].text.startswith("Relays switch the pump.")
+    assert sum(c.text.count(note.strip()) for c in chunks) == 12
+    assert all(embedder.count_tokens(c.text) <= 238 for c in chunks)
