@@ -1,7 +1,7 @@
 """Extractive answers: the evidence sentences that best match the question, each cited.
 
 Never quoted: table-of-contents and index lines ("4.25.1 DIP and QFP chips . . . 172",
-"plot, 12, 45"), running headers ("172 4.25.1 DIP and QFP chips customization"), runs of bare
+"plot, 12, 45", runs of index entries "Flags, 41 Flat 24 (DS390), 59 Floating point"), running headers ("172 4.25.1 DIP and QFP chips customization"), runs of bare
 figure labels ("4 5 3 6 2 7 1 8 Dual-in-Line"), the "Labels:" list of a figure chunk. When the
 question asks for a value (how much, how many, default, maximum, ...) a sentence that carries a
 number is preferred; when it asks for a name (which command, option, function, ...), one that
@@ -24,6 +24,9 @@ from .key_terms import terms
 _TOC = re.compile(r"(?:(?:\.\s?){4,}|\u2026|\s{3,})\s*[0-9ivxlc]+\s*$|^\d+(?:\.\d+)+\s+\S.*\s\d+\s*$", re.I)
 _LEADER = re.compile(r"(?:\.\s?){5,}")  # dot leaders of a contents or index line, wherever the line was cut
 _INDEX = re.compile(r",\s*\d+(?:\s*[-,]\s*\d+)*\s*$")
+# one back-of-book index entry inside a run of them: "Flags, 41 Flat", "heap (malloc), 58 Higher"
+# (the page number follows a word and comes before the next capitalised entry, a comma or the end)
+_INDEX_ENTRY = re.compile(r"[A-Za-z)\]],\s*\d+(?:\s*[-\u2013]\s*\d+)?(?=\s*(?:,|$|[A-Z_]))")
 _HEADER = re.compile(r"^(?:\d+\s+\d+(?:\.\d+)+\s|\d+(?:\.\d+)+\s.{0,80}\s\d+$|(?:chapter|section|page)\s+\d+\b)", re.I)
 _LABELS = re.compile(r"^(?:labels|referenced as|section)\s*:", re.I)
 # A figure chunk's parts ("Figure 2: ... Labels: ... Section: ... Referenced as: ...") are separate.
@@ -63,6 +66,8 @@ def is_quotable(sentence: str) -> bool:
     if not s or _LABELS.match(s) or _TOC.search(s) or _HEADER.match(s) or _LEADER.search(s):
         return False
     if _INDEX.search(s) and not re.search(r"[.!?]", s[:-1]):
+        return False
+    if len(_INDEX_ENTRY.findall(s)) >= 3:  # index entries run together (a block cut mid-entry)
         return False
     tokens = s.split()
     words = [t for t in tokens if sum(c.isalpha() for c in t) >= 3]

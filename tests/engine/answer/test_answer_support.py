@@ -138,9 +138,18 @@ def test_guard_catches_a_whole_block_echoed_back():
     "Labels: R1 C2 Q1 VCC GND",
     # an index line cut before its page number (seen quoted in a held-out answer)
     "508 opengl single precision date time . . . . . . . . . . .",
+    # index entries run together, cut mid-entry by the evidence budget (SDCC manual, session 12)
+    "__far (named address space), 40, 52 Feature request, 106 Flags, 41 Flat 24 (DS390 memory model), "
+    "59 Floating point support, 26, 48, 56\u201358 HD64180 (see Z180), 43 Header files, 41, 101, 102 "
+    "heap (malloc), 58 Higher",
 ])
 def test_navigation_and_label_lines_are_never_quoted(line):
     assert not is_quotable(line)
+
+
+def test_prose_with_numbers_after_commas_is_quotable():
+    assert is_quotable("The sizes are char, 8 bits; int, 16 bits; long, 32 bits; long long, 64 bits.")
+    assert is_quotable("Use pins 1, 2, 3 and 4 for the data bus, see Table 3, 4 and 5.")
 
 
 def test_an_ellipsis_in_a_quoted_call_is_not_a_contents_line():
