@@ -7,7 +7,11 @@ question asks for a value (how much, how many, default, maximum, ...) a sentence
 number is preferred; when it asks for a name (which command, option, function, ...), one that
 carries an identifier; a sentence that lacks it while the next sentence of its block carries it is
 quoted together with that sentence ("XMU=x sets the damping factor." + "The default value is
-XMU=0.5."), as search highlights a sentence with the next one.
+XMU=0.5."), as search highlights a sentence with the next one. The term line of a definition list
+("~/.octaverc" above "This file is used to make personal changes ...") is quoted with its
+description. A sentence is compared with the question together with its section's title, and one
+that repeats the words of a sentence already chosen is still quoted when it carries a number or name
+that one lacks (the rows of a table: "Threads: 8 | CPU time [s]: 32.4").
 """
 
 from __future__ import annotations
@@ -35,9 +39,13 @@ _VALUE_Q = re.compile(
     r"\b(?:how (?:much|many|long|large|big|small|fast|high|low|often|wide)|what (?:value|size|range|number)|"
     r"default|maximum|minimum|max|min|limit|tolerance|voltage|current|frequency|rate|size|width|length|"
     r"timeout|resolution|precision|accuracy|range|threshold|capacity|speed|delay|count)\b", re.I)
+# "which startup file", "what environment variable", "where does gnuplot write ...": a name is asked for
 _NAME_Q = re.compile(
-    r"\b(?:which|what) (?:command|option|function|flag|setting|variable|parameter|keyword|name|register|"
-    r"pin|signal|macro|argument|switch|directive|statement|package|library|file)s?\b|\bwhat is it called\b", re.I)
+    r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:command|option|function|flag|setting|variable|parameter|"
+    r"keyword|name|register|pin|signal|macro|argument|switch|directive|statement|package|library|file|"
+    r"location|directory|folder|program|tool|type|mode|style|format)s?\b|\bwhat is it called\b|^\s*where\b", re.I)
+# the term line of a definition list: a short line holding a file, path or identifier ("~/.octaverc", "FIT_LOG")
+_TERM_LINE = re.compile(r"[./_~]\w")
 VALUE_BONUS = 0.15
 PAIR_WORDS = 60  # a sentence and the next one it needs, quoted together, stay this short
 LEAD_IN_PENALTY = 0.2
@@ -51,13 +59,15 @@ EXTRACTIVE_RANK_WEIGHT = 0.2
 @dataclass
 class Candidate:
     """A quotable evidence sentence of block `block_id` (`position` in the block); `following`
-    is the block's next sentence when quotable ("" otherwise)."""
+    is the block's next sentence when quotable ("" otherwise); `label` the definition-list term
+    line just before it ("" when there is none, see `is_term_line`)."""
 
     block_id: int
     position: int
     text: str
     score: float = 0.0
     following: str = ""
+    label: str = ""
 
 
 def is_quotable(sentence: str) -> bool:
@@ -75,6 +85,15 @@ def is_quotable(sentence: str) -> bool:
     return not (len(tokens) >= 5 and len(bare) >= 0.5 * len(tokens) and len(words) < 3)
 
 
+def is_term_line(line: str) -> bool:
+    """True for the term line of a definition list: at most three words, no closing punctuation, and
+    an identifier, file name or path in it ("~/.octaverc", "FIT_LOG", "--persist")."""
+    words = line.split()
+    if not 0 < len(words) <= 3 or line.rstrip()[-1:] in ".!?:;,":
+        return False
+    return bool(_TERM_LINE.search(line)) or any(t.kind == "name" for t in terms(line))
+
+
 def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max_words: int = 60) -> list[Candidate]:
     """Quotable sentences of every block (truncation ellipses dropped), long ones cut to `max_words`."""
     out = []
@@ -87,12 +106,24 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 continue
             s = " ".join(words[:max_words]) + (" ..." if len(words) > max_words else "")
             nxt = sentences[pos + 1] if pos + 1 < len(sentences) else ""
-            out.append(Candidate(b.id, pos, s, following=nxt if is_quotable(nxt) else ""))
+            prev = " ".join(sentences[pos - 1].split()) if pos > 0 else ""
+            out.append(Candidate(b.id, pos, s, following=nxt if is_quotable(nxt) else "",
+                                 label=prev if is_term_line(prev) else ""))
     return out
 
 
 def _overlap(a: set[str], b: set[str]) -> float:
     return len(a & b) / max(1, min(len(a), len(b)))
+
+
+def near_duplicate(sentence: str, other: str) -> bool:
+    """True when `sentence` says nothing `other` does not: most of the content words of the shorter
+    are in the longer, and `sentence` carries no number or name that `other` lacks (a table row
+    "Threads: 8 | CPU time [s]: 32.4" is not a duplicate of a sentence about threads and CPU time)."""
+    if _overlap(set(content_terms(sentence)), set(content_terms(other))) <= 0.7:
+        return False
+    have = {(t.kind, t.norm, t.value, t.unit) for t in terms(other)}
+    return all((t.kind, t.norm, t.value, t.unit) in have for t in terms(sentence))
 
 
 def _asked_kind(question: str) -> str:
@@ -106,23 +137,26 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
                     rank_weight: float = 0.05, value_bonus: float = VALUE_BONUS) -> list[Candidate]:
     """Every quotable sentence scored for `question`, best first.
 
-    Score = cosine(question, sentence) with `embedder` (if given) + 0.5 x share of the question's
-    content words in the sentence + `rank_weight` x the block's rank (better-ranked blocks more) +
-    `value_bonus` when the sentence carries the kind of term the question asks for (a number, a
-    name)."""
+    Score = cosine(question, "section title: sentence") with `embedder` (if given) + 0.5 x share of
+    the question's content words in the sentence + `rank_weight` x the block's rank (better-ranked
+    blocks more) + `value_bonus` when the sentence (or its term line) carries the kind of term the
+    question asks for (a number, a name). A candidate with a term line is quoted with it."""
     cands = candidate_sentences(blocks)
     if not cands:
         return []
     q_terms = set(content_terms(question))
     cos = None
     if embedder is not None:
-        vecs = embedder.encode([question] + [c.text for c in cands])
+        section = {b.id: b.hit.section.split(" > ")[-1].strip() for b in blocks}
+        vecs = embedder.encode([question] + [in_section(c.text, section[c.block_id]) for c in cands])
         cos = vecs[1:] @ vecs[0]
     asked = _asked_kind(question)
     n = max(b.id for b in blocks)
     for i, c in enumerate(cands):
         cover = len(q_terms & set(content_terms(c.text))) / len(q_terms) if q_terms else 0.0
         c.score = (float(cos[i]) if cos is not None else 0.0) + 0.5 * cover + rank_weight * (n - c.block_id) / n
+        if c.label:  # "~/.octaverc" + "This file is used to make personal changes ...": quote both
+            c.text = f"{c.label} {c.text}"
         if asked and _carries(c.text, asked):
             c.score += value_bonus
         elif asked and c.following and _carries(c.following, asked) and len(c.text.split()) + len(
@@ -133,6 +167,13 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         if c.text.rstrip()[-1:] not in ".!?)":  # a lead-in to a list or a fragment, not an answer
             c.score -= LEAD_IN_PENALTY
     return sorted(cands, key=lambda c: -c.score)
+
+
+def in_section(sentence: str, section: str) -> str:
+    """The text a candidate sentence is compared with the question as: its section's title first
+    ("Startup Files: This file is used to make personal changes ..."), as the embedder read the
+    chunk with its section path."""
+    return f"{section}: {sentence}" if section else sentence
 
 
 def _carries(text: str, asked: str) -> bool:
@@ -150,13 +191,12 @@ def select_sentences(
 ) -> list[Candidate]:
     """The best sentences for `question` (see `rank_candidates`), grouped by block: the block of the
     best sentence first, then the others by their best sentence; within a block in reading order
-    (a sentence and the next read as on the page). Near-duplicates are skipped. Returns [] when
+    (a sentence and the next read as on the page). Near-duplicates (`near_duplicate`) are skipped. Returns [] when
     the blocks hold no usable sentence."""
     chosen: list[Candidate] = []
     words = 0
     for c in ranked if ranked is not None else rank_candidates(question, blocks, embedder):
-        terms_c = set(content_terms(c.text))
-        if any(_overlap(terms_c, set(content_terms(o.text))) > 0.7 for o in chosen):
+        if any(near_duplicate(c.text, o.text) for o in chosen):
             continue
         w = len(c.text.split())
         if chosen and words + w > max_words:

@@ -8,7 +8,16 @@ import pytest
 
 from mmrag_desktop.engine.answer.citations import check_citations, split_sentences
 from mmrag_desktop.engine.answer.evidence import pack_evidence
-from mmrag_desktop.engine.answer.extractive import candidate_sentences, is_quotable, rank_candidates
+from mmrag_desktop.engine.answer.extractive import (
+    _asked_kind,
+    candidate_sentences,
+    in_section,
+    is_quotable,
+    is_term_line,
+    near_duplicate,
+    rank_candidates,
+    select_sentences,
+)
 from mmrag_desktop.engine.answer.guards import OutputGuard
 from mmrag_desktop.engine.answer.key_terms import TermIndex, missing_terms, terms
 from mmrag_desktop.engine.answer.quote_first import grammar, parse_reply
@@ -163,6 +172,49 @@ def test_the_sentence_with_the_asked_for_value_is_preferred(embedder):
     assert all(". . ." not in c.text for c in candidate_sentences(bl))
     best = rank_candidates("How much current can the digital outputs deliver?", bl, embedder)[0]
     assert "100 mA" in best.text
+
+
+def test_a_definition_list_term_is_quoted_with_its_description(embedder):
+    startup = ("octave-home/share/octave/site/m/startup/octaverc\n"
+               "This file is used to make changes to the default Octave environment for all users.\n"
+               "~/.octaverc\n"
+               "This file is used to make personal changes to the default Octave environment.\n"
+               ".octaverc\n"
+               "This file can be used to make changes to the default Octave environment for a particular project.")
+    bl = pack_evidence([Hit(chunk_id=4, doc_id=1, doc="octave.pdf", page=40, bbox=None, kind="text", score=0.03,
+                            text=startup, section="2 Getting Started > 2.1 Invoking Octave > 2.1.2 Startup Files")], 1000)
+    best = rank_candidates("which startup file holds my personal octave settings", bl, embedder)[0]
+    assert best.text == "~/.octaverc This file is used to make personal changes to the default Octave environment."
+    assert is_term_line("FIT_LOG") and is_term_line("--persist") and is_term_line("~/.octaverc")
+    assert not is_term_line("Startup Files") and not is_term_line("See also x.y.") and not is_term_line("")
+
+
+def test_questions_that_ask_for_a_name_in_more_words():
+    assert _asked_kind("which startup file holds my personal octave settings") == "name"
+    assert _asked_kind("what environment variable sets the library path") == "name"
+    assert _asked_kind("where does gnuplot write the iteration history of a fit") == "name"
+    assert _asked_kind("how much current can OD0 drive") == "value"
+    assert _asked_kind("why does the fit stop early") == ""
+
+
+def test_a_row_that_repeats_a_sentence_s_words_with_another_value_is_kept(embedder):
+    prose = ("The time usage counts tics from every core and reports a CPU time value enlarged by a "
+             "factor of 8 if 8 threads have been chosen.")
+    row = "Threads: 8 | CPU time [s]: 32.4 | CPU time [s]: 32.4"
+    assert not near_duplicate(row, prose)  # 32.4 is not in the sentence
+    assert near_duplicate("CPU time of 8 threads", prose)  # nothing the sentence lacks
+    table = Hit(chunk_id=7, doc_id=1, doc="ngspice.pdf", page=800, bbox=None, kind="table", score=0.02,
+                text="Threads: 1 | CPU time [s]: 65.4 | CPU time [s]: 69.3\n" + row)
+    bl = pack_evidence([Hit(chunk_id=6, doc_id=1, doc="ngspice.pdf", page=799, bbox=None, kind="text", score=0.03,
+                            text=prose), table], 1000)
+    chosen = select_sentences("CPU time of the OpenMP benchmark with 8 threads", bl, embedder, max_sentences=4)
+    assert any("32.4" in c.text for c in chosen)
+
+
+def test_a_sentence_is_compared_with_the_question_under_its_section_title():
+    assert in_section("This file is used to make personal changes.", "2.1.2 Startup Files") == (
+        "2.1.2 Startup Files: This file is used to make personal changes.")
+    assert in_section("No section here.", "") == "No section here."
 
 
 # ---- quote-first reply ---------------------------------------------------------------------------
