@@ -10,11 +10,12 @@ and the sentences elsewhere that refer to them.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from ..elements import BBox, Block, Figure, Line, PageContent, union_bbox
 from ..sentence_split import sentence_spans
+from .dehyphenate import Vocabulary, join_hyphenated
 
 CAPTION_RE = re.compile(r"^\s*(fig(?:ure)?\.?|table|tab\.)\s*([0-9]+(?:[.\-\u2013][0-9]+)*)", re.I)
 REFERENCE_RE = re.compile(r"\b(fig(?:ure)?s?\.?|tables?|tab\.)\s+([0-9]+(?:[.\-\u2013][0-9]+)*)", re.I)
@@ -80,7 +81,8 @@ class Chunker:
     """Stateful chunker: feed pages in order with `add_page`, then call `finish`.
 
     `count_tokens(list[str]) -> list[int]` measures word pieces with the embedder's
-    tokenizer; `max_tokens` is the content budget per chunk (model window minus specials).
+    tokenizer; `max_tokens` is the content budget per chunk (model window minus specials);
+    `words` are known lower-case words, for joining words hyphenated at line ends (dehyphenate.py).
     """
 
     def __init__(
@@ -89,6 +91,7 @@ class Chunker:
         max_tokens: int = 240,
         target_tokens: int = 200,
         overlap_tokens: int = 32,
+        words: Collection[str] = frozenset(),
     ):
         self.count = count_tokens
         self.max_tokens = max_tokens
@@ -103,11 +106,15 @@ class Chunker:
         self._ready: list[ChunkDraft] = []
         self._figures: list[ChunkDraft] = []  # held until the end for reference sentences
         self.references: dict[str, list[str]] = {}  # group key -> sentences referring to it
+        self.vocabulary = Vocabulary(words)  # the document's words so far: which line-end hyphens to keep
 
     # ---- public API ---------------------------------------------------------------------
     def add_page(self, page: PageContent) -> list[ChunkDraft]:
         """Consume one page; return the chunks completed so far (figure chunks come in `finish`)."""
         blocks = [_with_short_lines(b) for b in page.blocks]
+        self.vocabulary.add(ln.text for b in blocks if b.kind != "table" for ln in b.lines)
+        blocks = [b if b.kind in ("table", "figure", "code", "formula") else replace(b, lines=join_hyphenated(b.lines, self.vocabulary))
+                  for b in blocks]
         captions = {b.caption_of: b for b in blocks if b.kind == "caption" and b.caption_of is not None}
         # one tokenizer call per page for every text line
         text_lines = [ln for b in blocks if b.kind not in ("table", "figure", "caption") for ln in b.lines]

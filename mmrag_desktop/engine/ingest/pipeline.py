@@ -350,7 +350,8 @@ class Ingester:
         pages_total = doc.page_count
         content_budget = embedder.max_tokens - 2 - 16  # specials and the section prefix
         chunker = Chunker(embedder.count_tokens_batch, max_tokens=content_budget,
-                          target_tokens=min(TARGET_TOKENS, content_budget), overlap_tokens=OVERLAP_TOKENS)
+                          target_tokens=min(TARGET_TOKENS, content_budget), overlap_tokens=OVERLAP_TOKENS,
+                          words=known_words(embedder))
         t0 = time.monotonic()
         n_pages = empty_pages = 0
         for page in doc.pages():
@@ -460,6 +461,13 @@ def _unexpected(e: BaseException) -> str:
         kind = "unexpected content"
     detail = (str(e).splitlines() or [""])[0][:200]
     return f"could not be read: {kind} ({type(e).__name__}{': ' + detail if detail else ''})"
+
+
+def known_words(embedder) -> frozenset[str]:
+    """The embedder's dictionary of whole words (TextEmbedder.known_words), or an empty set for an
+    embedder without one: words hyphenated at line ends are then judged by the document alone."""
+    words = getattr(embedder, "known_words", None)
+    return words() if callable(words) else frozenset()
 
 
 def _embed_pending(embedder, job: _DocJob) -> None:

@@ -44,6 +44,7 @@ class TextEmbedder:
         self._threads = threads
         self._model = None
         self._tokenizer = None
+        self._words: frozenset[str] | None = None
         self._lock = threading.Lock()
 
     @property
@@ -118,6 +119,15 @@ class TextEmbedder:
         model.eval()
         return model
 
+    def known_words(self) -> frozenset[str]:
+        """The tokenizer's whole words, lower-cased ("default", "network"; not the pieces "##lated"
+        or "calcu"): a dictionary for joining words hyphenated at line ends. Empty when the
+        tokenizer does not tell words from pieces."""
+        if self._words is None:
+            vocab = self.tokenizer.get_vocab() if hasattr(self.tokenizer, "get_vocab") else {}
+            self._words = frozenset(words_of_vocab(vocab))
+        return self._words
+
     def count_tokens(self, text: str) -> int:
         """Word pieces of `text` without special tokens."""
         return len(self.tokenizer(text, add_special_tokens=False, truncation=False)["input_ids"])
@@ -186,6 +196,19 @@ class TextEmbedder:
 
 
 _THREADS_LOCK = threading.Lock()
+
+
+def words_of_vocab(vocab) -> set[str]:
+    """Whole words (letters only, lower-cased, 2+ letters) of a tokenizer vocabulary: WordPiece
+    marks pieces "##x" (its other entries are words), SentencePiece and byte BPE mark word starts
+    ("\u2581x", "\u0120x"); any other scheme gives an empty set."""
+    keys = list(vocab)
+    if any(k.startswith("##") for k in keys):
+        words = (k for k in keys if not k.startswith("##"))
+    else:
+        mark = next((m for m in ("\u2581", "\u0120") if any(k.startswith(m) for k in keys)), None)
+        words = (k[1:] for k in keys if mark and k.startswith(mark))
+    return {w.lower() for w in words if len(w) >= 2 and w.isalpha()}
 
 
 class _torch_threads:  # noqa: N801 - used as a context manager

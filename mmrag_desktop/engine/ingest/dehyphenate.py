@@ -1,0 +1,99 @@
+"""Words hyphenated at a line end, joined again before chunking.
+
+Typeset manuals break words across lines: "the resistance to be calcu-" / "lated from geometric
+information", "the de-" / "fault value". Kept as printed, the chunk holds the pieces "calcu" and
+"lated": keyword search does not find "calculated" there, the embedder reads two non-words, and an
+answer quotes "calcu- lated". The tail of the word moves up to the line that holds its head (both
+lines keep their boxes, so a highlight still covers both).
+
+Whether the hyphen stays is decided by the document's own words (those seen so far) and a
+dictionary (the text embedder's whole-word vocabulary, when it has one): a known joined word
+("default") drops it; a compound the document writes with a hyphen ("byte-compiled") keeps it; a
+tail that is a suffix ("Benchmark-" / "ing") drops it; a head and tail that are both known words
+("network-" / "mounted") keep it; "pre-" / "or post-" stays as printed; anything else, mostly the
+pieces of one word ("calcu-" / "lated", "In-" / "voking"), drops it. The errors left are compounds
+of words neither source knows ("Debian-" / "based" read as "Debianbased").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable
+from dataclasses import replace
+
+from ..elements import Line
+
+# a line ending in a word's head and its hyphen (not an option "--", not a dash standing alone)
+_HEAD = re.compile(r"(?:^|(?<=[\s(\"'\u2018\u201c/]))([A-Za-z]*[a-z])-$")
+_TAIL = re.compile(r"^([a-z]+)")
+_WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
+SUFFIXES = frozenset(
+    "s es ed ing ings ly er ers est ion ions tion tions sion sions ation ations ment ments ness able ible ity "
+    "ities ous al ally ive ize ized izes ise ised ises ic ical ure ures ance ence ant ent ency ancy".split())
+SUSPENDED = frozenset({"or", "and", "nor", "to"})  # "pre- or post-processing": the hyphen hangs
+
+
+class Vocabulary:
+    """The words of a document seen so far (lower-cased), and its hyphenated compounds."""
+
+    def __init__(self, dictionary: Collection[str] = frozenset()) -> None:
+        """`dictionary`: lower-case words known beforehand (see the module docstring)."""
+        self.dictionary = dictionary
+        self.words: set[str] = set()
+        self.compounds: set[str] = set()
+
+    def known(self, word: str) -> bool:
+        """True for a word of the document or the dictionary."""
+        return word in self.words or word in self.dictionary
+
+    def add(self, texts: Iterable[str]) -> None:
+        """Learn the words of consecutive lines `texts`; the pieces of a word broken at a line end
+        ("calcu-" and the next line's "lated") are not words."""
+        broken = False
+        for text in texts:
+            words = _WORD.findall(text)
+            if broken and words and text.lstrip()[:1].islower():
+                words = words[1:]
+            broken = bool(_HEAD.search(text.rstrip()))
+            if broken and words:
+                words = words[:-1]
+            for w in words:
+                w = w.lower()
+                if "-" in w:
+                    self.compounds.add(w)
+                    self.words.update(w.split("-"))
+                else:
+                    self.words.add(w)
+
+    def keeps_hyphen(self, head: str, tail: str) -> bool:
+        """True when "head-" + "tail" is read as a hyphenated compound, False as one word broken."""
+        joined, compound = (head + tail).lower(), f"{head}-{tail}".lower()
+        if compound in self.compounds and joined not in self.words:
+            return True
+        if self.known(joined) or tail in SUFFIXES:
+            return False
+        return len(tail) >= 3 and self.known(tail.lower()) and self.known(head.lower())
+
+
+def join_hyphenated(lines: list[Line], vocab: Vocabulary) -> list[Line]:
+    """`lines` (consecutive lines of one paragraph) with each word broken at a line end joined on
+    the first line; a line left empty is dropped. Code (monospaced) lines are left as they are.
+    Returns new Line objects where text changed, the same objects elsewhere."""
+    out = list(lines)
+    i = 0
+    while i + 1 < len(out):
+        a, b = out[i], out[i + 1]
+        head = _HEAD.search(a.text.rstrip()) if not (a.mono or b.mono) else None
+        tail = _TAIL.match(b.text.lstrip()) if head else None
+        if head and tail and tail.group(1) not in SUSPENDED:
+            word_head, word_tail = head.group(1), tail.group(1)
+            joint = "-" if vocab.keeps_hyphen(word_head, word_tail) else ""
+            rest = b.text.lstrip()[tail.end():].lstrip()
+            out[i] = replace(a, text=a.text.rstrip()[:-1] + joint + word_tail)
+            if rest:
+                out[i + 1] = replace(b, text=rest)
+            else:
+                del out[i + 1]
+                continue
+        i += 1
+    return out

@@ -1,0 +1,93 @@
+"""Words hyphenated at a line end are joined before chunking (dehyphenate.py): the rules on their
+own, then a real PDF through the real ingest, where keyword search must find the joined word."""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+
+from mmrag_desktop.engine.elements import Line
+from mmrag_desktop.engine.ingest.dehyphenate import Vocabulary, join_hyphenated
+from mmrag_desktop.engine.models.text_embedder import words_of_vocab
+
+
+def lines(*texts: str, mono: bool = False) -> list[Line]:
+    return [Line(t, 1, (72.0, 100.0 + 12 * i, 500.0, 110.0 + 12 * i), mono=mono) for i, t in enumerate(texts)]
+
+
+def joined(vocab: Vocabulary, *texts: str) -> list[str]:
+    return [ln.text for ln in join_hyphenated(lines(*texts), vocab)]
+
+
+def test_a_word_broken_by_typesetting_is_joined_and_its_tail_moves_up():
+    v = Vocabulary()
+    assert joined(v, "the resistance to be calcu-", "lated from geometric data.") == [
+        "the resistance to be calculated", "from geometric data."]
+    assert joined(v, "Invoking R from the command line is In-", "voking by name.") == [
+        "Invoking R from the command line is Invoking", "by name."]  # "voking" is no word
+
+
+def test_the_document_and_the_dictionary_decide_where_a_hyphen_belongs():
+    v = Vocabulary({"network", "mounted", "default", "post", "processing"})
+    v.add(["The byte-compiled files are kept.", "Benchmarks follow."])
+    assert joined(v, "a network-", "mounted disk") == ["a network-mounted", "disk"]  # two known words
+    assert joined(v, "the de-", "fault value") == ["the default", "value"]  # a known word
+    assert joined(v, "all byte-", "compiled code") == ["all byte-compiled", "code"]  # the document's compound
+    assert joined(v, "Benchmark-", "ing shows") == ["Benchmarking", "shows"]  # a suffix
+    assert joined(v, "pre- or post-", "processing steps") == ["pre- or post-processing", "steps"]
+    assert joined(v, "either pre-", "or post-processing") == ["either pre-", "or post-processing"]  # hangs
+
+
+def test_what_is_not_a_broken_word_is_left_alone():
+    v = Vocabulary({"enable", "shared"})
+    assert joined(v, "configure with --enable-", "shared to build") == ["configure with --enable-", "shared to build"]
+    assert joined(v, "a value of -", "minus one") == ["a value of -", "minus one"]  # a dash, no word head
+    assert joined(v, "see section 4-", "page 7") == ["see section 4-", "page 7"]
+    assert joined(v, "the first one-", "Second line") == ["the first one-", "Second line"]  # capital: a new start
+    code = lines("x = calcu-", "lated + 1", mono=True)
+    assert join_hyphenated(code, v) == code
+
+
+def test_a_line_that_only_held_the_tail_is_dropped():
+    out = join_hyphenated(lines("the resistance is calcu-", "lated", "next line."), Vocabulary())
+    assert [ln.text for ln in out] == ["the resistance is calculated", "next line."]
+
+
+def test_the_pieces_of_a_broken_word_are_not_learned_as_words():
+    v = Vocabulary()
+    v.add(["the resistance to be calcu-", "lated from data"])
+    assert "calcu" not in v.words and "lated" not in v.words and {"resistance", "from"} <= v.words
+
+
+def test_whole_words_of_a_tokenizer_vocabulary():
+    assert words_of_vocab({"default": 1, "##lated": 2, "calcu": 3, "[CLS]": 4, "x": 5, "7up": 6}) == {"default", "calcu"}
+    assert words_of_vocab({"\u2581Default": 1, "lated": 2, "\u2581a": 3}) == {"default"}
+    assert words_of_vocab({"abc": 1}) == set()
+
+
+def test_the_real_embedder_knows_common_words(embedder):
+    words = embedder.known_words()
+    assert {"default", "network", "however"} <= words and "calcu" not in words
+
+
+@pytest.fixture()
+def hyphen_pdf(tmp_path):
+    path = tmp_path / "hyphen.pdf"
+    doc = pymupdf.open()
+    page = doc.new_page()
+    text = ["The nominal resistance of the wire is calcu-", "lated from its length and the sheet resis-",
+            "tance given in the model card. A network-", "mounted library works the same way."]
+    for i, t in enumerate(text):
+        page.insert_text((72, 100 + 14 * i), t, fontsize=11)
+    doc.save(path)
+    return path
+
+
+def test_ingest_joins_the_words_and_search_finds_them(hyphen_pdf, library):
+    for _ in library.add([hyphen_pdf]):
+        pass
+    (text,) = [r[0] for r in library.conn.execute("SELECT text FROM chunks")]
+    assert "calculated" in text and "resistance" in text and "network-mounted" in text
+    hits = library.search("calculated resistance", k=3)
+    assert hits and "calculated" in hits[0].text and hits[0].page == 1
+    assert library.conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'calculated'").fetchone()[0] == 1
