@@ -276,3 +276,38 @@ def test_caption_between_two_figures_goes_to_the_figure_above(tmp_path):
     assert len(caps) == 1 and len(figs) == 2, [(b.kind, b.bbox) for b in blocks]
     target = blocks[caps[0].caption_of]
     assert target.bbox[3] < 320, f"caption linked to the lower figure {target.bbox}"
+
+
+def _one_page_blocks(path):
+    from mmrag_desktop.engine.parse.pdf import open_pdf
+
+    pdf = open_pdf(path)
+    try:
+        return next(iter(pdf.pages())).blocks
+    finally:
+        pdf.close()
+
+
+@pytest.mark.parametrize("between", [False, True])
+def test_a_caption_far_below_its_diagram_is_linked_unless_text_lies_between(tmp_path, between):
+    """A diagram's labels can hang below its drawn region, putting its caption 40-70 pt below what
+    was boxed (yosys manual, Figures 8 and 11): linked when nothing else lies between them."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.draw_rect((150, 80, 450, 300), color=(0, 0, 0), fill=(0.2, 0.4, 0.8))
+    page.draw_line((160, 290), (440, 100), color=(1, 0, 0), width=2)
+    if between:
+        page.insert_text((160, 330), "The paragraph that follows the diagram explains its parts.", fontsize=10)
+    page.insert_text((160, 358), "Figure 3.1: General data flow of a synthesis tool.", fontsize=10)
+    path = tmp_path / "far.pdf"
+    doc.save(str(path))
+    doc.close()
+    blocks = _one_page_blocks(path)
+    (cap,) = [b for b in blocks if b.kind == "caption"]
+    assert 40 < cap.bbox[1] - 300 < 72
+    if between:
+        assert cap.caption_of is None
+    else:
+        assert cap.caption_of is not None and blocks[cap.caption_of].kind == "figure"
