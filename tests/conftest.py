@@ -12,23 +12,35 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
+@pytest.fixture(scope="session")
+def onnx_cache(tmp_path_factory):
+    """One folder for the text embedder's ONNX export (models/onnx_text.py) shared by every test's
+    own cache folder: the export is made once per session, not once per test."""
+    return tmp_path_factory.mktemp("onnx-cache")
+
+
 @pytest.fixture(autouse=True)
-def isolated_dirs(tmp_path_factory, monkeypatch):
+def isolated_dirs(tmp_path_factory, monkeypatch, onnx_cache):
     base = tmp_path_factory.mktemp("appdirs")
     for name in ("CONFIG", "DATA", "CACHE", "LOG"):
         d = base / name.lower()
         d.mkdir()
         monkeypatch.setenv(f"MMRAG_{name}_DIR", str(d))
+    (base / "cache" / "onnx").symlink_to(onnx_cache, target_is_directory=True)
     yield base
 
 
 @pytest.fixture(scope="session")
-def embedder():
+def embedder(onnx_cache):
     """The real all-MiniLM-L6-v2 from its package, loaded once per test session."""
     from mmrag_desktop.engine.models.text_embedder import TextEmbedder
 
-    emb = TextEmbedder(threads=2)
-    emb.encode(["warm up"])
+    with pytest.MonkeyPatch.context() as mp:  # session fixtures come before a test's own folders
+        mp.setenv("MMRAG_CACHE_DIR", str(onnx_cache.parent / "session-cache"))
+        (onnx_cache.parent / "session-cache").mkdir(exist_ok=True)
+        (onnx_cache.parent / "session-cache" / "onnx").symlink_to(onnx_cache, target_is_directory=True)
+        emb = TextEmbedder(threads=2)
+        emb.encode(["warm up"])
     return emb
 
 

@@ -1,0 +1,75 @@
+"""The text embedder on ONNX Runtime (models/onnx_text.py): the same vectors as PyTorch from the
+real all-MiniLM-L6-v2, an export made once and reused without loading torch weights, and the
+PyTorch path kept for layouts it cannot run."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from mmrag_desktop.engine.models.onnx_text import exported_path, onnx_layout
+from mmrag_desktop.engine.models.text_embedder import TextEmbedder
+from mmrag_desktop.engine.settings import cache_dir
+
+TEXTS = ["The programmer needs a supply voltage of 5 V (4.5 V to 5.5 V).",
+         "OD0 can drive up to 100 mA current. OD1 can only drive up to 5 mA.",
+         "x" * 3000]  # longer than the window: truncated alike
+
+
+def test_onnx_gives_the_vectors_pytorch_gives(embedder):
+    assert embedder.backend == "onnx"
+    torch_side = TextEmbedder(embedder.model_dir, threads=2, backend="torch")
+    assert torch_side.backend == "torch"
+    a, b = embedder.encode(TEXTS), torch_side.encode(TEXTS)
+    assert a.shape == b.shape == (3, 384) and np.allclose(np.linalg.norm(a, axis=1), 1, atol=1e-5)
+    assert float((a * b).sum(axis=1).min()) > 0.9999
+    spans = [[(0, 10), (11, 40)], [(0, 34), (35, 66)], [(0, 5)]]
+    ea, eb = embedder.encode_with_segments(TEXTS, spans), torch_side.encode_with_segments(TEXTS, spans)
+    assert float((ea.vectors * eb.vectors).sum(axis=1).min()) > 0.9999
+    for x, y in zip(ea.segments, eb.segments, strict=True):
+        assert x.shape == y.shape and float((x * y).sum(axis=1).min()) > 0.9999
+    assert embedder.max_tokens == torch_side.max_tokens == 256 and embedder.dim == torch_side.dim == 384
+
+
+def test_the_export_is_made_once_and_later_loads_skip_torch(embedder, tmp_path):
+    folder = tmp_path / "minilm"
+    shutil.copytree(embedder.model_dir, folder)
+    first = TextEmbedder(folder, threads=1)
+    first.encode(["warm up"])
+    path = exported_path(folder, cache_dir())
+    assert first.backend == "onnx" and path.exists()
+    second = TextEmbedder(folder, threads=1)
+    v = second.encode(["a supply voltage of 5 V"])
+    assert second._model is None  # the PyTorch weights were never loaded
+    assert float((v @ first.encode(["a supply voltage of 5 V"]).T)[0, 0]) > 0.9999
+    path.write_bytes(b"not an onnx file")  # damaged cache: exported again
+    third = TextEmbedder(folder, threads=1)
+    assert third.backend == "onnx" and path.stat().st_size > 1_000_000
+
+
+def test_a_layout_onnx_cannot_run_stays_on_pytorch(embedder, tmp_path, monkeypatch):
+    folder = tmp_path / "dense"
+    shutil.copytree(embedder.model_dir, folder)
+    assert onnx_layout(folder) is not None
+    modules = json.loads((folder / "modules.json").read_text())
+    modules.insert(2, {"idx": 2, "name": "2", "path": "2_Dense", "type": "sentence_transformers.models.Dense"})
+    (folder / "modules.json").write_text(json.dumps(modules))
+    assert onnx_layout(folder) is None
+    pooling = folder / "1_Pooling" / "config.json"
+    (folder / "modules.json").write_text(json.dumps([m for m in modules if "Dense" not in m["type"]]))
+    cfg = json.loads(pooling.read_text())
+    pooling.write_text(json.dumps({**cfg, "pooling_mode_max_tokens": True}))
+    assert onnx_layout(folder) is None  # two pooling modes
+    monkeypatch.setenv("MMRAG_TEXT_BACKEND", "torch")
+    assert TextEmbedder(embedder.model_dir).backend == "torch"
+
+
+@pytest.mark.parametrize("broken", ["modules.json", "sentence_bert_config.json"])
+def test_a_folder_without_its_configuration_is_not_run_on_onnx(embedder, tmp_path, broken):
+    folder = tmp_path / "m"
+    shutil.copytree(embedder.model_dir, folder)
+    (folder / broken).write_text("{not json")
+    assert onnx_layout(folder) is None
