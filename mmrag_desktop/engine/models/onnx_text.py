@@ -27,6 +27,10 @@ from ..errors import ModelError
 log = logging.getLogger(__name__)
 
 EXPORT_VERSION = 1  # bump when the export changes: old files are then ignored
+# texts per forward pass: ONNX Runtime keeps the largest activations of any pass in its memory arena;
+# 3,000 chunks with their segments at 32 per pass peaked at 977 MB, at 8 per pass 514 MB and ran as
+# fast (bench/README.md, "session 13")
+BATCH = 8
 _TRANSFORMER = "sentence_transformers.models.Transformer"
 _POOLING = "sentence_transformers.models.Pooling"
 _NORMALIZE = "sentence_transformers.models.Normalize"
@@ -117,6 +121,7 @@ class OnnxForward:
         so = ort.SessionOptions()
         so.intra_op_num_threads = max(1, int(threads or os.cpu_count() or 1))
         so.inter_op_num_threads = 1
+        so.enable_mem_pattern = False  # inputs change shape with every batch: no plan to reuse
         # idle threads sleep instead of spinning: on a busy 2-core machine spinning threads starve the rest
         so.add_session_config_entry("session.intra_op.allow_spinning", "0")
         so.log_severity_level = 3

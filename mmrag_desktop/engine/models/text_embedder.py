@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ModelError
-from .onnx_text import Layout, OnnxForward, export, exported_path, onnx_layout, pool
+from .onnx_text import BATCH, Layout, OnnxForward, export, exported_path, onnx_layout, pool
 
 log = logging.getLogger(__name__)
 
@@ -276,6 +276,7 @@ class TextEmbedder:
         """(row indices, tokenizer output, hidden states) per batch, texts sorted by length so that
         padding stays small."""
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        batch_size = min(batch_size, BATCH)
         for start in range(0, len(order), batch_size):
             idx = order[start : start + batch_size]
             with self._tok_lock:
