@@ -340,12 +340,13 @@ def raw_llama(runner, toks: list[int], gen_tokens: int) -> dict:
 
 def bench_speed(lib, questions: list[dict], threads: int, model: str | None, n: int, k: int,
                 style: str = "generative") -> dict:
-    from mmrag_desktop.engine.answer import POOL, answer_events, close_models
+    from mmrag_desktop.engine.answer import answer_events, close_models
     from mmrag_desktop.engine.answer import quote_first as qf
     from mmrag_desktop.engine.answer.encode_once import EncodeOnce
     from mmrag_desktop.engine.answer.evidence import pack_evidence
     from mmrag_desktop.engine.answer.extractive import rank_candidates
     from mmrag_desktop.engine.answer.prompt import SYSTEM_PROMPT, build_messages
+    from mmrag_desktop.engine.answer.runner import POOL
     from mmrag_desktop.engine.settings import Settings
 
     system = qf.SYSTEM_PROMPT if style == "quote" else SYSTEM_PROMPT
@@ -362,7 +363,7 @@ def bench_speed(lib, questions: list[dict], threads: int, model: str | None, n: 
     s.extra["answer_confidence_threshold"] = 0.0  # always generate: this part measures speed
     s.extra["uncited_fallback"] = False  # and keep the model's answer, backed or not
     close_models()
-    from mmrag_desktop.engine.answer import _load_runner
+    from mmrag_desktop.engine.answer.pipeline import _load_runner
 
     t_load = time.perf_counter()
     _load_runner(s)  # load once (as the app does); loading is not part of TTFT
