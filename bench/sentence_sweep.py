@@ -203,11 +203,15 @@ def _dup(a: str, b: str, rule: str) -> bool:
     from mmrag_desktop.engine.answer.key_terms import terms
 
     ta, tb = set(content_terms(a)), set(content_terms(b))
+    if rule == "new_terms_rows":
+        from mmrag_desktop.engine.answer.extractive import _row_keys
+        if _row_keys(a) and _row_keys(a) == _row_keys(b):
+            return True  # two rows of a table with the same columns: the best one is enough
     if rule == "jaccard":
         return len(ta & tb) / max(1, len(ta | tb)) > 0.6
     if len(ta & tb) / max(1, min(len(ta), len(tb))) <= 0.7:
         return False
-    if rule == "new_terms":  # a candidate with a number or name the other lacks says something else
+    if rule in ("new_terms", "new_terms_rows"):  # a candidate with a number or name the other lacks says something else
         kb = {(t.kind, t.norm or t.value) for t in terms(b)}
         return all((t.kind, t.norm or t.value) in kb for t in terms(a))
     return True
@@ -262,6 +266,7 @@ VARIANTS = {
     "ctx label": {"cos": "cos_ctx", "label": True},
     "ctx asked2": {"cos": "cos_ctx", "asked2": True},
     "ctx all3": {"cos": "cos_ctx", "dedup": "new_terms", "label": True, "asked2": True},
+    "all3 rows": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": True, "asked2": True},
     "ctx dedup label": {"cos": "cos_ctx", "dedup": "new_terms", "label": True},
     "dedup label asked2 (no ctx)": {"dedup": "new_terms", "label": True, "asked2": True},
     "all3 + idf": {"cos": "cos_ctx", "dedup": "new_terms", "label": True, "asked2": True, "idf_cover": True},

@@ -116,10 +116,25 @@ def _overlap(a: set[str], b: set[str]) -> float:
     return len(a & b) / max(1, min(len(a), len(b)))
 
 
+def _row_keys(text: str) -> tuple[str, ...]:
+    """The column names of a table row as search and answers read it ("Name: G | Default: 0.0" ->
+    ("name", "default")); () for anything else."""
+    cells = text.split(" | ")
+    if len(cells) < 2:
+        return ()
+    keys = tuple(c.split(":", 1)[0].strip().lower() for c in cells if ":" in c)
+    return keys if len(keys) == len(cells) else ()
+
+
 def near_duplicate(sentence: str, other: str) -> bool:
     """True when `sentence` says nothing `other` does not: most of the content words of the shorter
     are in the longer, and `sentence` carries no number or name that `other` lacks (a table row
-    "Threads: 8 | CPU time [s]: 32.4" is not a duplicate of a sentence about threads and CPU time)."""
+    "Threads: 8 | CPU time [s]: 32.4" is not a duplicate of a sentence about threads and CPU time).
+    Two rows with the same columns ("Name: R | ... | Default: 0.0", "Name: G | ...") are
+    duplicates: the best row answers, its siblings only differ in their values."""
+    keys = _row_keys(sentence)
+    if keys and keys == _row_keys(other):
+        return True
     if _overlap(set(content_terms(sentence)), set(content_terms(other))) <= 0.7:
         return False
     have = {(t.kind, t.norm, t.value, t.unit) for t in terms(other)}

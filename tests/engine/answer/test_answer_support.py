@@ -209,6 +209,9 @@ def test_a_row_that_repeats_a_sentence_s_words_with_another_value_is_kept(embedd
                             text=prose), table], 1000)
     chosen = select_sentences("CPU time of the OpenMP benchmark with 8 threads", bl, embedder, max_sentences=4)
     assert any("32.4" in c.text for c in chosen)
+    # rows of one table stay duplicates of each other: the best row is quoted, not its siblings
+    assert near_duplicate("Threads: 1 | CPU time [s]: 65.4 | CPU time [s]: 69.3", row)
+    assert sum(" | " in c.text for c in chosen) == 1
 
 
 def test_a_sentence_is_compared_with_the_question_under_its_section_title():
