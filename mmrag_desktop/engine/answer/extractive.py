@@ -1,6 +1,6 @@
 """Extractive answers: the evidence sentences that best match the question, each cited.
 
-Never quoted: table-of-contents and index lines ("4.25.1 DIP and QFP chips . . . 172",
+Never quoted: a table's header row ("Name | Parameter | Units | Default"), table-of-contents and index lines ("4.25.1 DIP and QFP chips . . . 172",
 "plot, 12, 45", runs of index entries "Flags, 41 Flat 24 (DS390), 59 Floating point"), running headers ("172 4.25.1 DIP and QFP chips customization"), runs of bare
 figure labels ("4 5 3 6 2 7 1 8 Dual-in-Line"), the "Labels:" list of a figure chunk. When the
 question asks for a value (how much, how many, default, maximum, ...) a sentence that carries a
@@ -78,6 +78,9 @@ def is_quotable(sentence: str) -> bool:
     if _INDEX.search(s) and not re.search(r"[.!?]", s[:-1]):
         return False
     if len(_INDEX_ENTRY.findall(s)) >= 3:  # index entries run together (a block cut mid-entry)
+        return False
+    cells = s.split(" | ")
+    if len(cells) >= 3 and not any(":" in c for c in cells):  # a table's header row: names, no values
         return False
     tokens = s.split()
     words = [t for t in tokens if sum(c.isalpha() for c in t) >= 3]

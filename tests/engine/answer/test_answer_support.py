@@ -156,6 +156,12 @@ def test_navigation_and_label_lines_are_never_quoted(line):
     assert not is_quotable(line)
 
 
+def test_a_table_header_row_is_not_quoted_but_its_rows_are():
+    assert not is_quotable("Name | Parameter | Units/Type | Default | Example")
+    assert is_quotable("Name: G | Parameter: conductance/length | Units/Type: mhos/unit | Default: 0.0")
+    assert is_quotable("Use the A | B notation for alternatives in the grammar.")  # one bar in prose
+
+
 def test_prose_with_numbers_after_commas_is_quotable():
     assert is_quotable("The sizes are char, 8 bits; int, 16 bits; long, 32 bits; long long, 64 bits.")
     assert is_quotable("Use pins 1, 2, 3 and 4 for the data bus, see Table 3, 4 and 5.")
