@@ -11,6 +11,7 @@ them in bench/data/manuals/; ngspice: raster figures and tables; R-intro: prose)
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tempfile
 import time
@@ -125,7 +126,10 @@ def main() -> int:
     w.settings.answer_mode = "generative"  # free text: the marks on sentences the manuals do not back
     ask(FREE_QUESTION, "answer")
     last = len(w.answer_pane.turns) - 1
-    if w.answer_pane.sources.items:
+    cited = re.search(r"\[(\d+)\]", w.answer_pane.turns[last].get("answer", ""))  # the answer's first chip
+    if cited:
+        w.answer_pane.activate_citation(last, int(cited.group(1)))
+    elif w.answer_pane.sources.items:
         w.answer_pane.activate_citation(last, w.answer_pane.sources.items[0].number)
     if w.answer_pane.turns[last].get("model_answer"):  # fell back: show the model's marked answer too
         w.answer_pane.toggle_model_answer(last)

@@ -21,14 +21,24 @@ def _tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
+def _cell_values(sentence: str) -> str:
+    """A table row as answers quote it ("Name: G | Default: 0.0") without its column names, which
+    are not written in the row's cells on the page ("G 0.0"); any other text as it is."""
+    cells = sentence.split(" | ")
+    if len(cells) < 2 or not all(":" in c for c in cells):
+        return sentence
+    return " ".join(c.split(":", 1)[1] for c in cells)
+
+
 def quote_boxes(lines: Sequence[dict], sentence: str) -> list[tuple[int, BBox]]:
     """(page, box) per page of the chunk lines that hold `sentence`, or [] when it is not found.
 
     `lines` are a chunk's stored lines ({"p": page, "b": box, "t": text}); `sentence` is text
     taken from that chunk (line wraps, spacing, punctuation and bracket rewriting may differ).
     The sentence's words are located as the in-order run from its first word that matches most
-    of them (the tightest such run); at least MIN_MATCH of them must be found."""
-    words = _tokens(sentence.removesuffix("..."))
+    of them (the tightest such run); at least MIN_MATCH of them must be found. A quoted table row
+    is located by its cell values (the column names are in the header, not in the row)."""
+    words = _tokens(_cell_values(sentence.removesuffix("...")))
     if not words:
         return []
     flat: list[tuple[str, int]] = []  # (token, line index)

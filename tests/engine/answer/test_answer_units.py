@@ -222,3 +222,22 @@ def test_a_question_naming_what_no_hit_mentions_is_not_covered(embedder):
     assert r.insufficient and r.absent == ["ESP32"] and r.features["absent_names"] == 1.0
     ok = assess("What supply voltage does the programmer need over USB?", POWER, embedder)
     assert ok.absent == [] and not ok.insufficient  # "USB" is in the evidence
+
+
+def test_a_quoted_table_row_is_located_by_its_cells(tmp_path, library):
+    """Answers quote a row as search reads it ("Pin: 3 | Signal: ... | Direction: ..."); its
+    column names are in the header, not the row, so the row's cells are what the citation shows."""
+    from pdf_factory import make_ruled_table_pdf
+
+    from mmrag_desktop.engine.answer.quote_boxes import quote_boxes
+
+    sample = make_ruled_table_pdf(tmp_path / "t.pdf")
+    list(library.add([sample.path]))
+    cid, text = library.conn.execute("SELECT id, text FROM chunks WHERE kind = 'table'").fetchone()
+    lines = library.chunk(cid)["lines"]
+    rows = [ln for ln in text.splitlines() if " | " in ln and ":" in ln]
+    assert len(rows) >= 2
+    for r, row in enumerate(rows[-2:], start=len(sample.info["cells"]) - 2):
+        (page, box), = quote_boxes(lines, row)
+        want = sample.info["cell_boxes"][r]
+        assert page == 1 and want[0][1] - 2 <= box[1] and box[3] <= want[0][3] + 2, (row, box, want[0])
