@@ -1,7 +1,7 @@
 """Sentence choice of the extractive answer, swept offline (issue 11: the fact is in the evidence
 far more often than the answer states it).
 
-    .venv/bin/python bench/sentence_sweep.py cache   # search + evidence + candidate features, once per set
+    .venv/bin/python bench/sentence_sweep.py cache   # search + evidence + candidates: dev, heldout, heldout2
     .venv/bin/python bench/sentence_sweep.py sweep   # every scoring variant on every set
 
 `cache` runs the answer's own steps up to the sentence ranking (search top 8, the confidence
@@ -29,12 +29,10 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 from bench_answer import states_fact  # noqa: E402
+from sweep import SETS as SEARCH_SETS  # noqa: E402
 
-SETS = {
-    "dev": ("bench/data/lib-answer", "bench/questions.jsonl"),
-    "ho": ("bench/data/lib-answer", "bench/heldout.jsonl"),
-    "ho2": ("bench/data/lib-heldout2", "bench/heldout2.jsonl"),
-}
+# the sets with facts written down (bench_answer.load_facts): questions file, library folder
+SETS = {name: SEARCH_SETS[name] for name in ("dev", "heldout", "heldout2")}
 
 
 PAGE_PASSAGES = 0  # experiment: > 0 needs the engine of commit c2f18b8 (search(page_passages=n))
@@ -57,9 +55,10 @@ def build_cache(name: str) -> None:
     from mmrag_desktop.engine.search.rerank import passage_of
     from mmrag_desktop.engine.sentence_split import split_sentences
 
-    lib_dir, qpath = SETS[name]
+    qfile, lib_name = SETS[name]
+    lib_dir, qpath = BENCH / "data" / lib_name, BENCH / qfile
     facts = load_facts()
-    lib = Library.open(Path(lib_dir), access="read")
+    lib = Library.open(lib_dir, access="read")
     embedder = EncodeOnce(lib.embedder)
     df: dict[str, int] = {}
     n_chunks = lib.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]

@@ -97,6 +97,9 @@ def _run(args, lib, bar, exit_failed: int, exit_interrupted: int) -> int:
             yield ev
 
     def reconcile() -> int:
+        # what the folders held before this look: a file landing during or just after it (even one
+        # copied with its old mtime) differs from this state, so the next poll sees it
+        seen["before"] = snapshot(folders())
         try:
             return report_events(tap(lib.reconcile(cancel)), bar)
         except Cancelled:
@@ -113,7 +116,7 @@ def _run(args, lib, bar, exit_failed: int, exit_interrupted: int) -> int:
         if not args.quiet:
             bar.line(f"watching {len(folders())} folder(s) for changes; Ctrl+C stops")
         while not cancel.cancelled:
-            last = {} if seen["settling"] else snapshot(folders())  # files still being written: look again
+            last = {} if seen["settling"] else seen["before"]  # files still being written: look again
             for _ in poll_changes(folders, cancel, interval=args.interval, last=last):
                 reconcile()
                 break

@@ -118,3 +118,34 @@ def test_foreground_watcher_picks_up_a_copy_and_stops_on_ctrl_c(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_file_landing_just_after_a_look_is_picked_up(tmp_path, capsys, shared_embedder, monkeypatch):
+    """A copy that keeps its old mtime and lands between the watcher's look and its next snapshot
+    was never seen (clean-clone CI hung on the subprocess test above): the next poll compares with
+    the state the look started from."""
+    import threading
+
+    from mmrag_desktop.engine.library import Library
+
+    shelf = tmp_path / "shelf"
+    shelf.mkdir()
+    source = _old_pdf(tmp_path / "incoming" / "pump.pdf", PAGES)
+    real, looks = Library.reconcile, []
+
+    def reconcile(self, *args, **kwargs):
+        yield from real(self, *args, **kwargs)
+        looks.append(1)
+        if len(looks) == 1:
+            shutil.copy2(source, shelf / "pump.pdf")  # right after the first look, with its old mtime
+        else:
+            os.kill(os.getpid(), signal.SIGINT)  # the second look happened: stop watching
+
+    monkeypatch.setattr(Library, "reconcile", reconcile)
+    stop = threading.Timer(60, lambda: os.kill(os.getpid(), signal.SIGINT))  # the bug: nothing ever changes
+    stop.start()
+    try:
+        code, _, err = run(capsys, "--library", str(tmp_path / "lib"), "watch", str(shelf), "--interval", "0.05")
+    finally:
+        stop.cancel()
+    assert len(looks) == 2 and "added   pump.pdf" in err and code == 0, err
