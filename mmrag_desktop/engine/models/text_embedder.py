@@ -45,7 +45,8 @@ def default_model_dir() -> Path:
 
 
 class TextEmbedder:
-    """A lazily loaded SentenceTransformer. Thread-safe for concurrent `encode` calls."""
+    """A lazily loaded sentence-transformers model, run on ONNX Runtime when it can be (see the
+    module docstring). Thread-safe for concurrent `encode` calls."""
 
     def __init__(self, model_dir: Path | str | None = None, *, threads: int | None = None,
                  backend: str | None = None):
@@ -100,6 +101,8 @@ class TextEmbedder:
                     self._onnx = self._load_onnx()
                 except ModelError as e:
                     log.info("text embedder %s runs on PyTorch: %s", self.model_id, e.reason)
+                except OSError as e:  # the cache folder cannot be written (read-only home, disk full)
+                    log.info("text embedder %s runs on PyTorch: %s", self.model_id, e)
                 finally:
                     self._onnx_tried = True
         return self._onnx

@@ -73,3 +73,12 @@ def test_a_folder_without_its_configuration_is_not_run_on_onnx(embedder, tmp_pat
     shutil.copytree(embedder.model_dir, folder)
     (folder / broken).write_text("{not json")
     assert onnx_layout(folder) is None
+
+
+def test_an_unwritable_cache_keeps_pytorch(embedder, tmp_path, monkeypatch):
+    blocked = tmp_path / "cache-is-a-file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("MMRAG_CACHE_DIR", str(blocked))
+    side = TextEmbedder(embedder.model_dir, threads=1)
+    v = side.encode(["a supply voltage of 5 V"])
+    assert side.backend == "torch" and v.shape == (1, 384)
