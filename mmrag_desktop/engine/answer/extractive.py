@@ -24,6 +24,7 @@ from ..sentence_split import split_sentences
 from .confidence import content_terms
 from .evidence import EvidenceBlock
 from .key_terms import terms
+from .quote_boxes import row_cells
 
 _TOC = re.compile(r"(?:(?:\.\s?){4,}|\u2026|\s{3,})\s*[0-9ivxlc]+\s*$|^\d+(?:\.\d+)+\s+\S.*\s\d+\s*$", re.I)
 _LEADER = re.compile(r"(?:\.\s?){5,}")  # dot leaders of a contents or index line, wherever the line was cut
@@ -120,13 +121,9 @@ def _overlap(a: set[str], b: set[str]) -> float:
 
 
 def _row_keys(text: str) -> tuple[str, ...]:
-    """The column names of a table row as search and answers read it ("Name: G | Default: 0.0" ->
-    ("name", "default")); () for anything else."""
-    cells = text.split(" | ")
-    if len(cells) < 2:
-        return ()
-    keys = tuple(c.split(":", 1)[0].strip().lower() for c in cells if ":" in c)
-    return keys if len(keys) == len(cells) else ()
+    """The column names of a table row ("Name: G | Default: 0.0" -> ("name", "default")); ()
+    for anything else."""
+    return tuple(k.strip().lower() for k, _ in row_cells(text))
 
 
 def near_duplicate(sentence: str, other: str) -> bool:

@@ -21,13 +21,13 @@ def _tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
-def _cell_values(sentence: str) -> str:
-    """A table row as answers quote it ("Name: G | Default: 0.0") without its column names, which
-    are not written in the row's cells on the page ("G 0.0"); any other text as it is."""
-    cells = sentence.split(" | ")
+def row_cells(text: str) -> list[tuple[str, str]]:
+    """A table row as search and answers read it ("Name: G | Default: 0.0") as its (column name,
+    value) cells, [("Name", " G"), ("Default", " 0.0")]; [] for any other text."""
+    cells = text.split(" | ")
     if len(cells) < 2 or not all(":" in c for c in cells):
-        return sentence
-    return " ".join(c.split(":", 1)[1] for c in cells)
+        return []
+    return [tuple(c.split(":", 1)) for c in cells]
 
 
 def quote_boxes(lines: Sequence[dict], sentence: str) -> list[tuple[int, BBox]]:
@@ -38,7 +38,9 @@ def quote_boxes(lines: Sequence[dict], sentence: str) -> list[tuple[int, BBox]]:
     The sentence's words are located as the in-order run from its first word that matches most
     of them (the tightest such run); at least MIN_MATCH of them must be found. A quoted table row
     is located by its cell values (the column names are in the header, not in the row)."""
-    words = _tokens(_cell_values(sentence.removesuffix("...")))
+    text = sentence.removesuffix("...")
+    cells = row_cells(text)  # a row's column names are in the header on the page, not in the row
+    words = _tokens(" ".join(v for _, v in cells) if cells else text)
     if not words:
         return []
     flat: list[tuple[str, int]] = []  # (token, line index)

@@ -33,11 +33,8 @@ def link_captions(blocks: list[Block]) -> None:
             rb = reg.bbox
             if rb is None:
                 continue
-            dist = max(cb[1] - rb[3], rb[1] - cb[3], 0.0)
-            if dist > CAPTION_DISTANCE:
-                continue
-            ov = min(cb[2], rb[2]) - max(cb[0], rb[0])
-            if ov < MIN_H_OVERLAP * min(cb[2] - cb[0], rb[2] - rb[0]):
+            dist = _gap(cb, rb)
+            if dist is None or dist > CAPTION_DISTANCE:
                 continue
             # convention: a figure's caption sits below it, a table's above it; a caption between
             # two regions goes to the conventional one unless the other is much closer
@@ -54,6 +51,15 @@ def link_captions(blocks: list[Block]) -> None:
     _link_far(blocks, used_c, used_r)
 
 
+def _gap(cb, rb) -> float | None:
+    """Vertical distance between a caption box and a region box (0 when they overlap), or None when
+    they overlap horizontally by less than MIN_H_OVERLAP of the narrower."""
+    ov = min(cb[2], rb[2]) - max(cb[0], rb[0])
+    if ov < MIN_H_OVERLAP * min(cb[2] - cb[0], rb[2] - rb[0]):
+        return None
+    return max(cb[1] - rb[3], rb[1] - cb[3], 0.0)
+
+
 def _link_far(blocks: list[Block], used_c: set[int], used_r: set[int]) -> None:
     """The second pass of `link_captions`: left-over captions and regions, within WIDE_DISTANCE,
     same kind, overlapping horizontally, and no other block between them."""
@@ -67,9 +73,8 @@ def _link_far(blocks: list[Block], used_c: set[int], used_r: set[int]) -> None:
             rb = reg.bbox
             if ri in used_r or reg.kind != want or rb is None:
                 continue
-            dist = max(cb[1] - rb[3], rb[1] - cb[3], 0.0)
-            ov = min(cb[2], rb[2]) - max(cb[0], rb[0])
-            if dist > WIDE_DISTANCE or ov < MIN_H_OVERLAP * min(cb[2] - cb[0], rb[2] - rb[0]):
+            dist = _gap(cb, rb)
+            if dist is None or dist > WIDE_DISTANCE:
                 continue
             top, bottom = (rb[3], cb[1]) if rb[3] <= cb[1] else (cb[3], rb[1])
             between = any(
