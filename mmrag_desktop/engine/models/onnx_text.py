@@ -110,6 +110,37 @@ def export(st_model, tokenizer, path: Path) -> None:
         raise ModelError("text_embedder", f"cannot export to ONNX ({type(e).__name__}: {e})") from e
 
 
+def quantized_path(path: Path) -> Path:
+    """Where the 8-bit copy of an export lives (next to it)."""
+    return path.with_name(f"{path.stem}-int8.onnx")
+
+
+def quantize(src: Path, dst: Path) -> None:
+    """Write an 8-bit copy of the export `src` at `dst` (atomically): the weights of every matrix
+    product as signed 8-bit integers with one scale per output column, activations quantized on the
+    fly (ONNX Runtime's dynamic quantization). Embeddings, layer norms and softmax stay float.
+    Raises ModelError when ONNX Runtime cannot quantize it."""
+    fd, tmp = tempfile.mkstemp(suffix=".onnx", dir=dst.parent)
+    os.close(fd)
+    try:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        root = logging.getLogger()
+        was = root.disabled
+        root.disabled = True  # the quantizer logs advice on pre-processing to the root logger
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                quantize_dynamic(str(src), tmp, op_types_to_quantize=["MatMul"], per_channel=True,
+                                 weight_type=QuantType.QInt8)
+        finally:
+            root.disabled = was
+        os.replace(tmp, dst)
+    except Exception as e:  # noqa: BLE001 - any quantizer failure means: stay on the float export
+        Path(tmp).unlink(missing_ok=True)
+        raise ModelError("text_embedder", f"cannot quantize the ONNX export ({type(e).__name__}: {e})") from e
+
+
 class OnnxForward:
     """An ONNX Runtime session over an exported transformer: token ids in, hidden states out."""
 

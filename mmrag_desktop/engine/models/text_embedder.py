@@ -19,9 +19,21 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ModelError
-from .onnx_text import BATCH, Layout, OnnxForward, export, exported_path, onnx_layout, pool
+from .onnx_text import (
+    BATCH,
+    Layout,
+    OnnxForward,
+    export,
+    exported_path,
+    onnx_layout,
+    pool,
+    quantize,
+    quantized_path,
+)
 
 log = logging.getLogger(__name__)
+# "auto" runs the 8-bit copy of the export (onnx_text.quantize); "onnx" the float export
+QUANTIZE = False
 
 
 @dataclass
@@ -108,7 +120,7 @@ class TextEmbedder:
         return self._onnx
 
     def _load_onnx(self) -> OnnxForward:
-        if self._backend != "auto":
+        if self._backend not in ("auto", "onnx", "int8"):
             raise ModelError("text_embedder", f"backend {self._backend!r} chosen")
         layout = onnx_layout(self.model_dir)
         if layout is None:
@@ -116,18 +128,36 @@ class TextEmbedder:
         from ..settings import cache_dir
 
         path = exported_path(self.model_dir, cache_dir())
+        eight_bit = self._backend == "int8" or (self._backend == "auto" and QUANTIZE)
+        forward = None
         if path.exists():
             try:
                 forward = OnnxForward(path, self._threads)
-                self._layout = layout
-                return forward
             except ModelError:
                 path.unlink(missing_ok=True)  # damaged: export again
-        export(self.model, self.tokenizer, path)
-        forward = OnnxForward(path, self._threads)
+        if forward is None:
+            export(self.model, self.tokenizer, path)
+            forward = OnnxForward(path, self._threads)
+            self._model = None  # the PyTorch weights are not needed any more
         self._layout = layout
-        self._model = None  # the PyTorch weights are not needed any more
-        return forward
+        return (self._quantized(path) if eight_bit else None) or forward
+
+    def _quantized(self, path: Path) -> OnnxForward | None:
+        """The 8-bit copy of the export at `path`, made once (again when damaged); None when it
+        cannot be made or loaded (logged; the float export is used)."""
+        q = quantized_path(path)
+        try:
+            if q.exists():
+                try:
+                    return OnnxForward(q, self._threads)
+                except ModelError:
+                    q.unlink(missing_ok=True)
+            quantize(path, q)
+            return OnnxForward(q, self._threads)
+        except ModelError as e:
+            q.unlink(missing_ok=True)
+            log.info("text embedder %s runs unquantized: %s", self.model_id, e.reason)
+            return None
 
     @property
     def dim(self) -> int:

@@ -10,7 +10,8 @@ import shutil
 import numpy as np
 import pytest
 
-from mmrag_desktop.engine.models.onnx_text import exported_path, onnx_layout
+from mmrag_desktop.engine.errors import ModelError
+from mmrag_desktop.engine.models.onnx_text import exported_path, onnx_layout, quantize, quantized_path
 from mmrag_desktop.engine.models.text_embedder import TextEmbedder
 from mmrag_desktop.engine.settings import cache_dir
 
@@ -20,6 +21,7 @@ TEXTS = ["The programmer needs a supply voltage of 5 V (4.5 V to 5.5 V).",
 
 
 def test_onnx_gives_the_vectors_pytorch_gives(embedder):
+    embedder = TextEmbedder(embedder.model_dir, threads=2, backend="onnx")  # the float export
     assert embedder.backend == "onnx"
     torch_side = TextEmbedder(embedder.model_dir, threads=2, backend="torch")
     assert torch_side.backend == "torch"
@@ -82,3 +84,28 @@ def test_an_unwritable_cache_keeps_pytorch(embedder, tmp_path, monkeypatch):
     side = TextEmbedder(embedder.model_dir, threads=1)
     v = side.encode(["a supply voltage of 5 V"])
     assert side.backend == "torch" and v.shape == (1, 384)
+
+
+def test_the_eight_bit_copy_is_made_once_and_keeps_the_ranking(embedder, tmp_path):
+    float_side = TextEmbedder(embedder.model_dir, threads=2, backend="onnx")
+    eight = TextEmbedder(embedder.model_dir, threads=2, backend="int8")
+    a, b = float_side.encode(TEXTS), eight.encode(TEXTS)
+    q = quantized_path(exported_path(embedder.model_dir, cache_dir()))
+    assert eight.backend == "onnx" and q.exists()
+    assert q.stat().st_size < exported_path(embedder.model_dir, cache_dir()).stat().st_size
+    cos = (a * b).sum(axis=1)
+    # close to, not the same as, the float vectors (the run of "x" drifts most: 0.97)
+    assert float(cos[:2].min()) > 0.99 and float(cos.min()) > 0.95 and float(cos.max()) < 0.99999
+    spans = [[(0, 10), (11, 40)], [(0, 34), (35, 66)], [(0, 5)]]
+    for x, y in zip(float_side.encode_with_segments(TEXTS, spans).segments,
+                    eight.encode_with_segments(TEXTS, spans).segments, strict=True):
+        assert x.shape == y.shape and float((x * y).sum(axis=1).min()) > 0.95
+    for query, best in (("How much current can OD0 drive?", 1), ("programmer supply voltage", 0)):
+        assert int(np.argmax(b @ eight.encode([query])[0])) == int(np.argmax(a @ float_side.encode([query])[0])) == best
+    q.write_bytes(b"not an onnx file")  # damaged: made again
+    again = TextEmbedder(embedder.model_dir, threads=1, backend="int8")
+    # (the same batch: activations are scaled per pass, so a text's vector depends a little on its batch)
+    assert float((again.encode(TEXTS) * b).sum(axis=1).min()) > 0.9999 and q.stat().st_size > 1_000_000
+    with pytest.raises(ModelError, match="cannot quantize"):
+        quantize(tmp_path / "missing.onnx", tmp_path / "out.onnx")
+    assert not (tmp_path / "out.onnx").exists()
