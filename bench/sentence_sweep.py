@@ -141,7 +141,13 @@ def _overlap(a, b) -> bool:
 # ---- scoring variants ------------------------------------------------------------------------
 def base_score(q: dict, c: dict, n: int, p: dict) -> float:
     from mmrag_desktop.engine.answer.confidence import content_terms
-    from mmrag_desktop.engine.answer.extractive import LEAD_IN_PENALTY, PAIR_WORDS, _asked_kind, _carries
+    from mmrag_desktop.engine.answer.extractive import (
+        LEAD_IN_PENALTY,
+        PAIR_WORDS,
+        _asked_kind,
+        _carries,
+        is_term_line,
+    )
 
     q_terms = set(content_terms(q["query"]))
     c_terms = set(content_terms(c["text"]))
@@ -158,7 +164,7 @@ def base_score(q: dict, c: dict, n: int, p: dict) -> float:
         s += p["novel_w"] * min(1.0, len(c_terms - q_terms) / 8)
     asked = _asked_kind(q["query"]) if p.get("asked2") else _asked_old(q["query"])
     text = c["text"]
-    if p.get("label") and _is_label(c["prev"]):
+    if p.get("label") and (is_term_line(c["prev"]) if p.get("label") == "engine" else _is_label(c["prev"])):
         text = f"{' '.join(c['prev'].split())} {text}"
         if asked and _carries(c["prev"], asked):
             s += p.get("value_bonus", 0.15)
@@ -266,6 +272,7 @@ VARIANTS = {
     "ctx asked2": {"cos": "cos_ctx", "asked2": True},
     "ctx all3": {"cos": "cos_ctx", "dedup": "new_terms", "label": True, "asked2": True},
     "all3 rows": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": True, "asked2": True},
+    "engine": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True},
     "ctx dedup label": {"cos": "cos_ctx", "dedup": "new_terms", "label": True},
     "dedup label asked2 (no ctx)": {"dedup": "new_terms", "label": True, "asked2": True},
     "all3 + idf": {"cos": "cos_ctx", "dedup": "new_terms", "label": True, "asked2": True, "idf_cover": True},

@@ -38,6 +38,7 @@ _LABELS = re.compile(r"^(?:labels|referenced as|section)\s*:", re.I)
 _FIGURE_PART = re.compile(r"\s(?=(?:Labels|Section|Referenced as):\s)")
 _VALUE_Q = re.compile(
     r"\b(?:how (?:much|many|long|large|big|small|fast|high|low|often|wide)|what (?:value|size|range|number)|"
+    r"smallest|largest|lowest|highest|fastest|slowest|"
     r"default|maximum|minimum|max|min|limit|tolerance|voltage|current|frequency|rate|size|width|length|"
     r"timeout|resolution|precision|accuracy|range|threshold|capacity|speed|delay|count)\b", re.I)
 # "which startup file", "what environment variable", "where does gnuplot write ...": a name is asked for
@@ -47,6 +48,8 @@ _NAME_Q = re.compile(
     r"location|directory|folder|program|tool|type|mode|style|format)s?\b|\bwhat is it called\b|^\s*where\b", re.I)
 # the term line of a definition list: a short line holding a file, path or identifier ("~/.octaverc", "FIT_LOG")
 _TERM_LINE = re.compile(r"[./_~]\w")
+# or a call's signature line above its description ("x = csvread (filename, dlm_opt1, ...)")
+_SIGNATURE = re.compile(r"^(?:[\w,\[\] ]+=\s*)?[A-Za-z_][\w.]*\s?\(.*\)$")
 VALUE_BONUS = 0.15
 PAIR_WORDS = 60  # a sentence and the next one it needs, quoted together, stay this short
 LEAD_IN_PENALTY = 0.2
@@ -91,8 +94,11 @@ def is_quotable(sentence: str) -> bool:
 
 def is_term_line(line: str) -> bool:
     """True for the term line of a definition list: at most three words, no closing punctuation, and
-    an identifier, file name or path in it ("~/.octaverc", "FIT_LOG", "--persist")."""
+    an identifier, file name or path in it ("~/.octaverc", "FIT_LOG", "--persist"); or a call's
+    signature of at most eight words ("x = csvread (filename, dlm_opt1, . . .)")."""
     words = line.split()
+    if len(words) <= 8 and _SIGNATURE.match(" ".join(words)):
+        return True
     if not 0 < len(words) <= 3 or line.rstrip()[-1:] in ".!?:;,":
         return False
     return bool(_TERM_LINE.search(line)) or any(t.kind == "name" for t in terms(line))

@@ -195,6 +195,27 @@ def test_a_definition_list_term_is_quoted_with_its_description(embedder):
     assert not is_term_line("Startup Files") and not is_term_line("See also x.y.") and not is_term_line("")
 
 
+def test_a_call_signature_is_quoted_with_its_description(embedder):
+    entry = ("x = csvread (filename, dlm_opt1, . . .)\n"
+             "Read the comma-separated-value (CSV) file filename into the matrix x.\n"
+             "Note: only CSV files containing numeric data can be read.")
+    bl = pack_evidence([Hit(chunk_id=5, doc_id=1, doc="octave.pdf", page=300, bbox=None, kind="text", score=0.03,
+                            text=entry, section="14 Input and Output > 14.1 Basic Input and Output")], 1000)
+    best = rank_candidates("read a CSV file of numbers into a matrix in octave", bl, embedder)[0]
+    assert best.text.startswith("x = csvread (filename, dlm_opt1, . . .) Read the comma-separated-value")
+    assert is_term_line("[a, b] = foo (x)") and is_term_line("attach(dummy)")
+    assert not is_term_line("Read the file (see below)") and not is_term_line("Use plot(x, y) to draw it.")
+
+
+def test_a_superlative_asks_for_a_value_and_pairs_the_setting_with_its_default(embedder):
+    assert _asked_kind("what is the smallest conductance the simulator allows") == "value"
+    opts = ("GMIN=x resets the value of GMIN, the minimum conductance allowed by the program. "
+            "The default value is 1.0e-12.")
+    bl = pack_evidence([hit(1, opts)], 1000)
+    best = rank_candidates("what is the smallest conductance the simulator allows and how to change it", bl, embedder)[0]
+    assert best.text.endswith("The default value is 1.0e-12.") and best.text.startswith("GMIN=x")
+
+
 def test_questions_that_ask_for_a_name_in_more_words():
     assert _asked_kind("which startup file holds my personal octave settings") == "name"
     assert _asked_kind("what environment variable sets the library path") == "name"
