@@ -88,14 +88,15 @@ def cites_gold_box(citations, gold: list[dict]) -> bool:
 
 # ---- confidence ----------------------------------------------------------------------------
 def bench_confidence(lib, questions: list[dict], k: int) -> dict:
-    from mmrag_desktop.engine.answer.confidence import DEFAULT_THRESHOLD, features, score_features
+    from mmrag_desktop.engine.answer.confidence import DEFAULT_THRESHOLD, assess
 
     rows = []
     for q in questions:
         hits = lib.search(q["query"], k=k)
-        f = features(q["query"], hits, lib.embedder)
-        rows.append({"id": q["id"], "none": q["kind"] == "none", "score": score_features(f) if hits else 0.0,
-                     "features": {k_: round(v, 4) for k_, v in f.items()}})
+        r = assess(q["query"], hits, lib.embedder, term_df=lib.term_df)
+        rows.append({"id": q["id"], "none": q["kind"] == "none", "score": r.score,
+                     "features": {k_: round(v, 4) for k_, v in r.features.items()},
+                     "absent": r.absent, "unknown": r.unknown})
 
     def rates(thr: float) -> dict:
         ans = [r for r in rows if not r["none"]]
@@ -116,7 +117,20 @@ def bench_confidence(lib, questions: list[dict], k: int) -> dict:
         n = [r["features"][name] for r in rows if r["none"]]
         sep[name] = {"answerable_median": round(statistics.median(a), 3) if a else None,
                      "none_median": round(statistics.median(n), 3) if n else None}
-    return {"shipped": rates(DEFAULT_THRESHOLD), "best": rates(best), "features": sep, "rows": rows}
+    def decision(margin: float) -> dict:
+        """The engine's whole decision: score below the threshold, a name in no hit, or a word
+        the library never uses with a score below the threshold + `margin`."""
+        unknown_thr = DEFAULT_THRESHOLD + margin
+        def flag(r):
+            return r["score"] < DEFAULT_THRESHOLD or bool(r["absent"]) or (bool(r["unknown"]) and r["score"] < unknown_thr)
+        ans = [r for r in rows if not r["none"]]
+        none = [r for r in rows if r["none"]]
+        return {"unknown_margin": margin, "recall": sum(map(flag, none)) / max(1, len(none)),
+                "fp_rate": sum(map(flag, ans)) / max(1, len(ans)),
+                "missed": [r["id"] for r in none if not flag(r)], "flagged": [r["id"] for r in ans if flag(r)]}
+
+    return {"shipped": rates(DEFAULT_THRESHOLD), "best": rates(best), "features": sep, "rows": rows,
+            "decision": [decision(t / 100) for t in range(0, 51, 5)]}
 
 
 # ---- answers -------------------------------------------------------------------------------
@@ -508,6 +522,10 @@ def main(argv: list[str] | None = None) -> int:
                   f"recall {_f(r['recall'])}")
         print("- feature medians (answerable / none): " + "; ".join(
             f"{k}: {_f(v['answerable_median'])} / {_f(v['none_median'])}" for k, v in c["features"].items()))
+        for d in c["decision"]:
+            print(f"- whole decision, unknown-word margin {d['unknown_margin']:.2f}: not-covered recall "
+                  f"{_f(d['recall'])} (missed {' '.join(d['missed']) or '-'}), answerable flagged {_f(d['fp_rate'])} "
+                  f"({' '.join(d['flagged']) or '-'})")
     for key in ("answers", "extractive"):
         if key in out:
             a = out[key]

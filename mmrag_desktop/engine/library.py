@@ -566,6 +566,10 @@ class Library:
         """Inverse document frequency of each term over the chunks: log((N + 1) / (df + 0.5))."""
         return self.store.chunks.term_idf(terms)
 
+    def term_df(self, terms: list[str]) -> dict[str, int]:
+        """How many chunks of the library contain each term (a word or a phrase)."""
+        return self.store.chunks.term_df(terms)
+
     def doc_kind(self, doc_id: int) -> str:
         """The document's kind (pdf | image | markdown | docling)."""
         return self.store.documents.kind(doc_id)

@@ -20,13 +20,14 @@ too few to fit four weights without overfitting.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..hits import Hit
 
 WEIGHTS = {"similarity": 0.5, "coverage": 0.35, "agreement": 0.1, "gap": 0.05}
 DEFAULT_THRESHOLD = 0.45
+UNKNOWN_MARGIN = 0.0  # experiment: > 0 makes unknown words count
 TOP_N = 3
 
 STOPWORDS = frozenset(
@@ -80,6 +81,7 @@ class ConfidenceReport:
     threshold: float
     features: dict[str, float] = field(default_factory=dict)
     absent: list[str] = field(default_factory=list)  # question names no hit mentions
+    unknown: list[str] = field(default_factory=list)  # question words the library never uses
 
 
 def _similarity(question: str, hits: Sequence[Hit], embedder) -> float | None:
@@ -129,20 +131,42 @@ def assess(
     hits: Sequence[Hit],
     embedder=None,
     threshold: float | None = None,
+    *,
+    term_df: Callable[[list[str]], dict[str, int]] | None = None,
+    unknown_margin: float | None = None,
 ) -> ConfidenceReport:
-    """Score the evidence for `question`; `insufficient` when below the threshold or no hits.
+    """Score the evidence for `question`; `insufficient` when below the threshold, when no hits,
+    when a name of the question is in no hit (`absent_names`), or when a word of the question occurs
+    nowhere in the library (`unknown_words`, needs `term_df`) and the score is below the threshold
+    plus `unknown_margin` (default UNKNOWN_MARGIN).
 
     `embedder` is the library's text embedder (anything with `encode(list[str])` returning
-    L2-normalised rows); without it similarity falls back to term coverage. Never raises for
-    empty hits (returns score 0, insufficient).
+    L2-normalised rows); without it similarity falls back to term coverage. `term_df` is the
+    library's `term_df`. Never raises for empty hits (returns score 0, insufficient).
     """
     thr = DEFAULT_THRESHOLD if threshold is None else float(threshold)
     f = features(question, hits, embedder)
     score = score_features(f) if hits else 0.0
     absent = absent_names(question, hits)
     f["absent_names"] = float(len(absent))
-    return ConfidenceReport(score=score, insufficient=(not hits) or score < thr or bool(absent), threshold=thr,
-                            features=f, absent=absent)
+    unknown = unknown_words(question, term_df) if term_df is not None else []
+    f["unknown_words"] = float(len(unknown))
+    u_thr = thr + (UNKNOWN_MARGIN if unknown_margin is None else float(unknown_margin))
+    return ConfidenceReport(score=score, insufficient=(not hits) or score < thr or bool(absent)
+                            or (bool(unknown) and score < u_thr), threshold=thr,
+                            features=f, absent=absent, unknown=unknown)
+
+
+def unknown_words(question: str, term_df: Callable[[list[str]], dict[str, int]]) -> list[str]:
+    """The question's words (three letters or more, not stopwords, not numbers) that occur in no
+    chunk of the library ("consumption", "link-time", "grafana"): with a middling score, the pages
+    found are about something near but not the thing asked. `term_df` is the library's."""
+    words = list(dict.fromkeys(t.lower() for t in _TERM.findall(question)
+                               if len(t) > 2 and t.lower() not in STOPWORDS and not t.isdigit()))
+    if not words:
+        return []
+    df = term_df(words)
+    return [w for w in words if df.get(w, 0) == 0]
 
 
 def absent_names(question: str, hits: Sequence[Hit]) -> list[str]:

@@ -199,13 +199,14 @@ def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: 
         except ModelError:
             embedder = None
         threshold = settings.extra.get("answer_confidence_threshold")
-        report = assess(search_q, hits, embedder, threshold)
+        report = assess(search_q, hits, embedder, threshold, term_df=getattr(library, "term_df", None),
+                        unknown_margin=settings.extra.get("answer_unknown_margin"))
         answer.confidence = report.score
         stats["confidence_features"] = {k_: round(v, 4) for k_, v in report.features.items()}
         stats["confidence_threshold"] = report.threshold
         answer.nearest = _nearest(hits)
         if report.insufficient:
-            yield from _finish_not_covered(answer, t0)
+            yield from _finish_not_covered(answer, t0, _not_covered_reason(report))
             return
 
         runner = None
@@ -239,6 +240,17 @@ def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: 
         yield DoneEvent(answer=answer)
     except EngineError as e:
         yield ErrorEvent(message=str(e), error=e)
+
+
+def _not_covered_reason(report) -> str:
+    """What the decision rests on when a word or name of the question is nowhere ("" otherwise)."""
+    parts = []
+    if report.absent:
+        parts.append("no page found mentions " + ", ".join(f"“{t}”" for t in report.absent))
+    if report.unknown:
+        parts.append("the indexed manuals never use " + ", ".join(f"“{t}”" for t in report.unknown))
+    text = "; ".join(parts)
+    return f"{text[:1].upper()}{text[1:]}." if parts else ""
 
 
 def _finish_not_covered(answer: Answer, t0: float, reason: str = "") -> Iterator[AnswerEvent]:

@@ -55,7 +55,7 @@ class Chunks:
     def __init__(self, db: Database):
         self.db = db
         self._count: int | None = None
-        self._idf: dict[tuple[str, int], float] = {}
+        self._df: dict[tuple[str, int], int] = {}
         db.on_rollback(self.invalidate)
 
     def invalidate(self) -> None:
@@ -117,25 +117,31 @@ class Chunks:
             f"SELECT id FROM chunks WHERE doc_id = ? AND kind {test} AND page <= ? AND page_end >= ? ORDER BY id",
             (doc_id, *values, page, page))]
 
-    def term_idf(self, terms: list[str]) -> dict[str, float]:
-        """Inverse document frequency of each term over the chunks (FTS5 counts, cached until the
-        chunk count changes): log((N + 1) / (df + 0.5)), at least 0.1."""
+    def term_df(self, terms: list[str]) -> dict[str, int]:
+        """How many chunks contain each term (a word or a phrase; FTS5 counts, cached until the
+        chunk count changes)."""
         with self.db.lock:
             n = self.count()
             out = {}
             for t in terms:
                 key = (t, n)
-                if key not in self._idf:
+                if key not in self._df:
                     try:
                         df = self.db.one("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
                                          ('"' + t.replace('"', '""') + '"',))[0]
                     except sqlite3.OperationalError:
                         df = 0
-                    if len(self._idf) > 20000:
-                        self._idf.clear()
-                    self._idf[key] = math.log((n + 1) / (df + 0.5))
-                out[t] = max(self._idf[key], 0.1)
+                    if len(self._df) > 20000:
+                        self._df.clear()
+                    self._df[key] = int(df)
+                out[t] = self._df[key]
             return out
+
+    def term_idf(self, terms: list[str]) -> dict[str, float]:
+        """Inverse document frequency of each term over the chunks (`term_df`):
+        log((N + 1) / (df + 0.5)), at least 0.1."""
+        n = self.count()
+        return {t: max(math.log((n + 1) / (df + 0.5)), 0.1) for t, df in self.term_df(terms).items()}
 
     def linked(self, chunk_id: int, *, referring: bool) -> list[int]:
         """The first chunk linked by 'refers_to': the paragraph referring to `chunk_id` when

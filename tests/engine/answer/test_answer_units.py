@@ -224,6 +224,23 @@ def test_a_question_naming_what_no_hit_mentions_is_not_covered(embedder):
     assert ok.absent == [] and not ok.insufficient  # "USB" is in the evidence
 
 
+def test_a_word_the_library_never_uses_lowers_the_bar_for_not_covered(embedder):
+    library_words = {"supply": 3, "voltage": 5, "programmer": 4, "need": 2, "usb": 1}
+
+    def term_df(words):
+        return {w: library_words.get(w, 0) for w in words}
+
+    q = "What supply voltage does the programmer need for its grafana dashboard?"
+    plain = assess(q, POWER, embedder)
+    assert not plain.insufficient and plain.unknown == []  # no library to ask: the score decides
+    r = assess(q, POWER, embedder, term_df=term_df, unknown_margin=0.6)
+    assert r.unknown == ["grafana", "dashboard"] and r.features["unknown_words"] == 2.0 and r.insufficient
+    assert not assess(q, POWER, embedder, term_df=term_df, unknown_margin=0.0).insufficient  # margin 0: no effect
+    known = assess("What supply voltage does the programmer need?", POWER, embedder, term_df=term_df,
+                   unknown_margin=0.6)
+    assert known.unknown == [] and not known.insufficient
+
+
 def test_a_quoted_table_row_is_located_by_its_cells(tmp_path, library):
     """Answers quote a row as search reads it ("Pin: 3 | Signal: ... | Direction: ..."); its
     column names are in the header, not the row, so the row's cells are what the citation shows."""

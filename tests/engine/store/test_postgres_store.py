@@ -268,6 +268,7 @@ def test_term_idf_counts_matching_chunks(store):
     assert idf["valve"] == pytest.approx(np.log((n + 1) / (2 + 0.5)))
     assert idf["absent"] == pytest.approx(np.log((n + 1) / 0.5))
     assert idf["register"] == pytest.approx(np.log((n + 1) / 1.5))
+    assert store.chunks.term_df(["pump", "absent", "pump seal"]) == {"pump": 3, "absent": 0, "pump seal": 1}
 
 
 def test_chunks_without_vectors(store):

@@ -110,6 +110,8 @@ def test_chunks_fts_filters_links_and_idf(store, tmp_path):
     assert store.chunks.on_page(b, ("text",), 4) == ids_b
     idf = store.chunks.term_idf(["supply", "pinout", "absent"])
     assert idf["absent"] > idf["supply"] > 0
+    assert store.chunks.term_df(["supply", "pinout", "absent", "supply voltage"]) == {
+        "supply": 2, "pinout": 2, "absent": 0, "supply voltage": 1}
     with store.db.transaction():
         store.chunks.delete_document(a)
         ids = store.chunks.insert([_row(a, 0, "Figure 2 pins", kind="figure", group_key="figure:2"),

@@ -72,12 +72,16 @@ class PgChunks(Chunks):
             *phrases, *args, max(bm25.CANDIDATES, 10 * limit), terms[1], terms[1], *terms, self._bm25.avgdl(n),
             limit])]
 
+    def term_df(self, terms: list[str]) -> dict[str, int]:
+        """How many chunks contain each term (a word or a phrase; GIN index counts, one statement
+        for the terms not cached, cached until the chunk count changes)."""
+        return self._bm25.dfs(list(terms), self.count())
+
     def term_idf(self, terms: list[str]) -> dict[str, float]:
-        """Inverse document frequency of each term over the chunks (GIN index counts, one
-        statement for the terms not cached, cached until the chunk count changes):
+        """Inverse document frequency of each term over the chunks (`term_df`):
         log((N + 1) / (df + 0.5)), at least 0.1."""
         n = self.count()
-        dfs = self._bm25.dfs(list(terms), n)
+        dfs = self.term_df(terms)
         return {t: max(math.log((n + 1) / (dfs[t] + 0.5)), 0.1) for t in terms}
 
     def insert(self, rows: list[dict]) -> list[int]:
