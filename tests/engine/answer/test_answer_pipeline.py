@@ -196,6 +196,10 @@ def test_unanswerable_question_says_not_covered_with_nearest_pages(library):
     assert ans.nearest and ans.nearest[0].doc == "programmer.pdf"
     assert "programmer.pdf, page" in ans.text
     assert ans.confidence < ans.stats["confidence_threshold"]
+    # what the decision rests on is said: "mercury" is in no chunk of the library
+    assert ans.stats["confidence_features"]["unknown_words"] >= 1
+    notices = [e.message for e in events if e.kind == "notice"]
+    assert any("never use" in m and "“mercury”" in m for m in notices) and notices == ans.notices[-len(notices):]
 
 
 def test_followup_is_rewritten_before_retrieval(library):
