@@ -177,6 +177,13 @@ def base_score(q: dict, c: dict, n: int, p: dict) -> float:
         s += p.get("value_bonus", 0.15) / 2
     if c["text"].rstrip()[-1:] not in ".!?)":
         s -= LEAD_IN_PENALTY
+    if p.get("fragment") and c["pos"] == 0 and c["text"][:1].islower() and c["text"].split()[0].isalpha():
+        s -= p["fragment"]  # a block that starts mid-sentence ("default value is 1.0e-12.")
+    if p.get("name_w"):
+        from mmrag_desktop.engine.answer.key_terms import terms
+        names = {t.norm or t.text.lower() for t in terms(q["query"]) if t.kind == "name"}
+        if names and names & {t.norm or t.text.lower() for t in terms(text) if t.kind == "name"}:
+            s += p["name_w"]
     return s, text
 
 
@@ -273,6 +280,11 @@ VARIANTS = {
     "ctx all3": {"cos": "cos_ctx", "dedup": "new_terms", "label": True, "asked2": True},
     "all3 rows": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": True, "asked2": True},
     "engine": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True},
+    "engine + fragment 0.2": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "fragment": 0.2},
+    "engine + fragment 0.5": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "fragment": 0.5},
+    "engine + name 0.1": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "name_w": 0.1},
+    "engine + name 0.2": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "name_w": 0.2},
+    "engine + both 0.2": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "name_w": 0.2, "fragment": 0.2},
     "ctx dedup label": {"cos": "cos_ctx", "dedup": "new_terms", "label": True},
     "dedup label asked2 (no ctx)": {"dedup": "new_terms", "label": True, "asked2": True},
     "all3 + idf": {"cos": "cos_ctx", "dedup": "new_terms", "label": True, "asked2": True, "idf_cover": True},

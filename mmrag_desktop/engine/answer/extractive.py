@@ -105,7 +105,10 @@ def is_term_line(line: str) -> bool:
 
 
 def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max_words: int = 60) -> list[Candidate]:
-    """Quotable sentences of every block (truncation ellipses dropped), long ones cut to `max_words`."""
+    """Quotable sentences of every block (truncation ellipses dropped), long ones cut to `max_words`
+    (" ..." after them). A block's first sentence that starts in lower case begins with "... ": the
+    chunk may start mid-sentence, and "default value is 1.0e-12." alone reads as if it answered
+    whatever was asked (it is GMIN's default, the option named before the chunk starts)."""
     out = []
     for b in blocks:
         text = b.text[:-4] if b.truncated and b.text.endswith(" ...") else b.text
@@ -115,6 +118,8 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             if len(words) < min_words or not is_quotable(s):
                 continue
             s = " ".join(words[:max_words]) + (" ..." if len(words) > max_words else "")
+            if pos == 0 and s[:1].islower():  # the chunk starts mid-sentence: "... default value is 1.0e-12."
+                s = f"... {s}"
             nxt = sentences[pos + 1] if pos + 1 < len(sentences) else ""
             prev = " ".join(sentences[pos - 1].split()) if pos > 0 else ""
             out.append(Candidate(b.id, pos, s, following=nxt if is_quotable(nxt) else "",

@@ -38,7 +38,7 @@ def quote_boxes(lines: Sequence[dict], sentence: str) -> list[tuple[int, BBox]]:
     The sentence's words are located as the in-order run from its first word that matches most
     of them (the tightest such run); at least MIN_MATCH of them must be found. A quoted table row
     is located by its cell values (the column names are in the header, not in the row)."""
-    text = sentence.removesuffix("...")
+    text = sentence.removeprefix("...").removesuffix("...")
     cells = row_cells(text)  # a row's column names are in the header on the page, not in the row
     words = _tokens(" ".join(v for _, v in cells) if cells else text)
     if not words:

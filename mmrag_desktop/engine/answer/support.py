@@ -161,7 +161,7 @@ class SupportChecker:
         return float(sims[j]), rows[j], False
 
     def _verbatim(self, body: str, ids: Iterable[int]) -> tuple[int, str] | None:
-        norm = " ".join(body.removesuffix("...").split()).rstrip(".").lower()
+        norm = " ".join(body.removeprefix("...").removesuffix("...").split()).rstrip(".").lower()
         if _words(norm) < _MIN_WORDS:  # "1." or "Yes" occur anywhere: not a quote
             return None
         for i in ids:

@@ -15,6 +15,7 @@ from mmrag_desktop.engine.answer.extractive import (
     is_quotable,
     is_term_line,
     near_duplicate,
+    quote_text,
     rank_candidates,
     select_sentences,
 )
@@ -214,6 +215,19 @@ def test_a_superlative_asks_for_a_value_and_pairs_the_setting_with_its_default(e
     bl = pack_evidence([hit(1, opts)], 1000)
     best = rank_candidates("what is the smallest conductance the simulator allows and how to change it", bl, embedder)[0]
     assert best.text.endswith("The default value is 1.0e-12.") and best.text.startswith("GMIN=x")
+
+
+def test_a_chunk_that_starts_mid_sentence_is_quoted_as_a_continuation(embedder):
+    """The GMIN chunk of the ngspice manual starts "default value is 1.0e-12."; quoted alone for an
+    ITL1 question it read as ITL1's default. It is shown as "... default value is 1.0e-12." and
+    still counts as a verbatim quote of its block."""
+    bl = pack_evidence([hit(1, "default value is 1.0e-12. GMINSTEPS=x sets the number of Gmin steps to be "
+                               "attempted. ITL1=x resets the dc iteration limit.")], 1000)
+    cands = candidate_sentences(bl)
+    assert cands[0].text == "... default value is 1.0e-12." and cands[1].text.startswith("GMINSTEPS=x")
+    checker = SupportChecker(bl, embedder)
+    r = checker.check(quote_text(cands[0].text, 1), quote=True)
+    assert r.supported and r.citations == [1]
 
 
 def test_questions_that_ask_for_a_name_in_more_words():
