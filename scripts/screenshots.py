@@ -22,6 +22,7 @@ CUTS = [(MANUALS / "ngspice-manual.pdf", 120, 175, "ngspice-devices.pdf"),
         (MANUALS / "R-intro.pdf", 0, 30, "R-intro-start.pdf")]
 QUESTION = "How do I model a lossy transmission line?"
 FREE_QUESTION = "What is the default value of the lossy line's conductance per unit length?"
+NOT_COVERED_QUESTION = "How do I set the Wi-Fi password of the simulator?"
 TABLE_QUERY = "table of model parameters default value units"
 FIGURE_QUERY = "figure schematic"
 
@@ -134,6 +135,9 @@ def main() -> int:
     if w.answer_pane.turns[last].get("model_answer"):  # fell back: show the model's marked answer too
         w.answer_pane.toggle_model_answer(last)
     shot("06-answer-checked.png")
+    w.settings.answer_mode = "auto"
+    ask(NOT_COVERED_QUESTION, "answer")  # not covered, and what that rests on
+    shot("13-not-covered.png")
     w.close()
     QTimer.singleShot(0, app.quit)
     return 0
