@@ -177,7 +177,8 @@ def answer_job(question: str, history: list[dict] | None = None, mode: str = "au
     The events are the engine's own (engine/answer/events.py: TokenEvent, CitationEvent,
     SentenceEvent, NoticeEvent, DoneEvent); each CitationEvent comes as a `SourceEvent` (a
     CitationEvent carrying the `ResultItem` its citation resolves to, resolved here on the engine
-    thread, which owns the library), and an ErrorEvent is raised as its engine error. `engine.answer.answer_events` answers (it falls back
+    thread, which owns the library), and an ErrorEvent is raised as its engine error. When the
+    manuals do not cover the question, the nearest pages come as SourceEvents before the DoneEvent. `engine.answer.answer_events` answers (it falls back
     to the best matching sentences itself when no answer model can be used); with `image` (a file
     path) the question is about that image ("what is this?": `image_answer_events`). The engine
     answers from the whole library (the query bar's document and kind filters are for searches).
@@ -205,6 +206,9 @@ def answer_job(question: str, history: list[dict] | None = None, mode: str = "au
                     yield SourceEvent(citation=ev.citation, item=_source_item(lib, ev.citation, doc_paths))
                 continue
             if isinstance(ev, DoneEvent) and ev.answer is not None:
+                if ev.answer.insufficient_evidence:  # not covered: the nearest pages, listed to open
+                    for c in ev.answer.nearest:
+                        yield SourceEvent(citation=c, item=_source_item(lib, c, doc_paths))
                 final = ev.answer.to_json()
             yield ev
         return final

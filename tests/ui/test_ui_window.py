@@ -183,6 +183,17 @@ def test_drop_ingest_search_answer_cite_highlight(qtbot, manuals, lib_dir, tmp_p
     assert r2.top() == pytest.approx(b0[1] * v.zoom, rel=1e-6)
     assert v.canvas.image.width() == pytest.approx(595 * v.zoom * v.canvas.image.devicePixelRatio(), abs=1)
 
+    # a question the manuals do not cover: says so and why, and lists the nearest pages to open
+    with qtbot.waitSignal(w.answerFinished, timeout=120000):
+        w.ask("How do I pair the gauge with a smartphone over Bluetooth?", "answer")
+    turn = w.answer_pane.turns[-1]
+    assert turn["insufficient_evidence"] and "do not cover" in turn["answer"]
+    assert any("never use" in n and "bluetooth" in n for n in turn["notices"]), turn["notices"]
+    near = w.answer_pane.sources.items
+    assert near and {i.doc for i in near} <= {"px200.pdf", "valve.pdf"} and all(i.boxes for i in near)
+    w.answer_pane.sources_view.setCurrentIndex(w.answer_pane.sources.index(0))
+    assert w.show_citation(near[0], near) and w.viewer.page == near[0].page
+
     # filters: restrict to valve.pdf
     w.query_bar.doc_filter.setCurrentIndex(w.query_bar.doc_filter.findText("valve.pdf"))
     with qtbot.waitSignal(w.answerFinished, timeout=60000):
