@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from ..elements import BBox, Block, Figure, Line, PageContent, union_bbox
 from ..sentence_split import sentence_spans
-from .dehyphenate import Vocabulary, join_across_blocks, join_hyphenated
+from .dehyphenate import Vocabulary, join_hyphenated
 
 CAPTION_RE = re.compile(r"^\s*(fig(?:ure)?\.?|table|tab\.)\s*([0-9]+(?:[.\-\u2013][0-9]+)*)", re.I)
 REFERENCE_RE = re.compile(r"\b(fig(?:ure)?s?\.?|tables?|tab\.)\s+([0-9]+(?:[.\-\u2013][0-9]+)*)", re.I)
@@ -115,7 +115,6 @@ class Chunker:
         self.vocabulary.add(ln.text for b in blocks if b.kind != "table" for ln in b.lines)
         blocks = [b if b.kind in ("table", "figure", "code", "formula") else replace(b, lines=join_hyphenated(b.lines, self.vocabulary))
                   for b in blocks]
-        blocks = join_across_blocks(blocks, self.vocabulary)
         captions = {b.caption_of: b for b in blocks if b.kind == "caption" and b.caption_of is not None}
         # one tokenizer call per page for every text line
         text_lines = [ln for b in blocks if b.kind not in ("table", "figure", "caption") for ln in b.lines]

@@ -25,7 +25,7 @@ from ..elements import Line
 
 # a line ending in a word's head and its hyphen (not an option "--", not a dash standing alone)
 _HEAD = re.compile(r"(?:^|(?<=[\s(\"'\u2018\u201c/]))([A-Za-z]*[a-z])-$")
-_TAIL = re.compile(r"^([a-z]+)([,.;:!?)\]]*)")  # the rest of the word and the punctuation after it
+_TAIL = re.compile(r"^([a-z]+)")
 _WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 SUFFIXES = frozenset(
     "s es ed ing ings ly er ers est ion ions tion tions sion sions ation ations ment ments ness able ible ity "
@@ -89,33 +89,11 @@ def join_hyphenated(lines: list[Line], vocab: Vocabulary) -> list[Line]:
             word_head, word_tail = head.group(1), tail.group(1)
             joint = "-" if vocab.keeps_hyphen(word_head, word_tail) else ""
             rest = b.text.lstrip()[tail.end():].lstrip()
-            out[i] = replace(a, text=a.text.rstrip()[:-1] + joint + word_tail + tail.group(2))
+            out[i] = replace(a, text=a.text.rstrip()[:-1] + joint + word_tail)
             if rest:
                 out[i + 1] = replace(b, text=rest)
             else:
                 del out[i + 1]
                 continue
         i += 1
-    return out
-
-
-def join_across_blocks(blocks: list, vocab: Vocabulary, kinds: Collection[str] = ("text", "list")) -> list:
-    """`blocks` (a page's, in reading order) with a word broken between two consecutive prose
-    blocks joined as `join_hyphenated` joins it inside one: PyMuPDF sometimes starts a new block
-    in mid-paragraph ("... When the -U option with flash memory is speci-" / "fied, avrdude will
-    ..."). Only blocks of `kinds` whose lines are already joined inside; others stay as they are,
-    and no block is emptied (figures' captions point at blocks by their place)."""
-    out = list(blocks)
-    for i in range(len(out) - 1):
-        a, b = out[i], out[i + 1]
-        if a.kind not in kinds or b.kind not in kinds or not a.lines or not b.lines:
-            continue
-        joined = join_hyphenated([a.lines[-1], b.lines[0]], vocab)
-        if joined[0] is a.lines[-1]:
-            continue
-        rest = b.lines[1:] if len(joined) == 1 else [joined[1], *b.lines[1:]]
-        if not rest:
-            continue
-        out[i] = replace(a, lines=[*a.lines[:-1], joined[0]])
-        out[i + 1] = replace(b, lines=rest)
     return out

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from mmrag_desktop.engine.elements import Block, Line
-from mmrag_desktop.engine.ingest.dehyphenate import Vocabulary, join_across_blocks, join_hyphenated
+from mmrag_desktop.engine.elements import Line
+from mmrag_desktop.engine.ingest.dehyphenate import Vocabulary, join_hyphenated
 from mmrag_desktop.engine.models.text_embedder import words_of_vocab
 
 
@@ -25,25 +25,6 @@ def test_a_word_broken_by_typesetting_is_joined_and_its_tail_moves_up():
         "the resistance to be calculated", "from geometric data."]
     assert joined(v, "Invoking R from the command line is In-", "voking by name.") == [
         "Invoking R from the command line is Invoking", "by name."]  # "voking" is no word
-    assert joined(v, "memory is speci-", "fied, avrdude will erase") == ["memory is specified,", "avrdude will erase"]
-
-
-def test_a_word_broken_between_two_blocks_of_a_paragraph_is_joined():
-    """avrdude's manual: PyMuPDF starts a new block after "... is speci-"; the answer quoted
-    "speci- fied". Blocks keep their places (captions point at blocks by index)."""
-    v = Vocabulary()
-    a = Block("text", lines("When the -U option with flash memory is speci-"))
-    b = Block("text", lines("fied, avrdude will perform a chip erase", "before programming."))
-    table = Block("table", lines("Option | Meaning"))
-    code = Block("code", lines("avrdude -p m328p -e -U flash:w:main.hex"))
-    out = join_across_blocks([a, b, table, code], v)
-    assert [ln.text for ln in out[0].lines] == ["When the -U option with flash memory is specified,"]
-    assert [ln.text for ln in out[1].lines] == ["avrdude will perform a chip erase", "before programming."]
-    assert out[2] is table and out[3] is code and len(out) == 4
-    alone = Block("text", lines("fied"))  # the tail is the whole next block: nothing is emptied
-    assert join_across_blocks([a, alone], v) == [a, alone]
-    head = Block("heading", lines("3.2 Options for the pro-"))
-    assert join_across_blocks([head, b], v) == [head, b]  # only prose blocks
 
 
 def test_the_document_and_the_dictionary_decide_where_a_hyphen_belongs():
