@@ -229,8 +229,13 @@ def _dup(a: str, b: str, rule: str) -> bool:
     return True
 
 
+_LIST_Q = re.compile(r"^\s*(?:list|what are the|which \w+s (?:are|does|do|can)|name the)\b", re.I)
+
+
 def choose(q: dict, p: dict) -> list[dict]:
     cands = q["cands"]
+    if p.get("list_rows") and _LIST_Q.search(q["query"]):
+        p = {**p, "dedup": "new_terms"}  # a list is asked for: rows of one table are its items
     if not cands:
         return []
     n = max(c["block"] for c in cands) if p.get("n_from_cands") else q["n_blocks"]
@@ -280,6 +285,7 @@ VARIANTS = {
     "ctx all3": {"cos": "cos_ctx", "dedup": "new_terms", "label": True, "asked2": True},
     "all3 rows": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": True, "asked2": True},
     "engine": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True},
+    "engine + list rows": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "list_rows": True},
     "engine + fragment 0.2": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "fragment": 0.2},
     "engine + fragment 0.5": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "fragment": 0.5},
     "engine + name 0.1": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "name_w": 0.1},
