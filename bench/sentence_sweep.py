@@ -174,7 +174,13 @@ def base_score(q: dict, c: dict, n: int, p: dict) -> float:
     elif asked and c["following"] and _carries(c["following"], asked) and len(text.split()) + len(
             c["following"].split()) <= PAIR_WORDS:
         text = f"{text} {c['following']}"
-        s += p.get("value_bonus", 0.15) / 2
+        pair_bonus = p.get("value_bonus", 0.15) / 2
+        if p.get("pair_named"):  # "ITL1=x resets ..." + "The default is 100." for "default value of ITL1"
+            from mmrag_desktop.engine.answer.key_terms import terms
+            names = {t.norm or t.text.lower() for t in terms(q["query"]) if t.kind == "name"}
+            if names & {t.norm or t.text.lower() for t in terms(c["text"]) if t.kind == "name"}:
+                pair_bonus += p["pair_named"]
+        s += pair_bonus
     if c["text"].rstrip()[-1:] not in ".!?)":
         s -= LEAD_IN_PENALTY
     if p.get("fragment") and c["pos"] == 0 and c["text"][:1].islower() and c["text"].split()[0].isalpha():
@@ -285,6 +291,8 @@ VARIANTS = {
     "ctx all3": {"cos": "cos_ctx", "dedup": "new_terms", "label": True, "asked2": True},
     "all3 rows": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": True, "asked2": True},
     "engine": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True},
+    "engine + pair named 0.075": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "pair_named": 0.075},
+    "engine + pair named 0.15": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "pair_named": 0.15},
     "engine + list rows": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "list_rows": True},
     "engine + fragment 0.2": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "fragment": 0.2},
     "engine + fragment 0.5": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "fragment": 0.5},
