@@ -178,10 +178,11 @@ def answer_job(question: str, history: list[dict] | None = None, mode: str = "au
     SentenceEvent, NoticeEvent, DoneEvent); each CitationEvent comes as a `SourceEvent` (a
     CitationEvent carrying the `ResultItem` its citation resolves to, resolved here on the engine
     thread, which owns the library), and an ErrorEvent is raised as its engine error. When the
-    manuals do not cover the question, the nearest pages come as SourceEvents before the DoneEvent. `engine.answer.answer_events` answers (it falls back
-    to the best matching sentences itself when no answer model can be used); with `image` (a file
-    path) the question is about that image ("what is this?": `image_answer_events`). The engine
-    answers from the whole library (the query bar's document and kind filters are for searches).
+    manuals do not cover the question, the nearest pages come as SourceEvents before the DoneEvent.
+    `engine.answer.answer_events` answers (it falls back to the best matching sentences itself
+    when no answer model can be used); with `image` (a file path) the question is about that image
+    ("what is this?": `image_answer_events`). The engine answers from the whole library (the query
+    bar's document and kind filters are for searches).
     """
 
     def run(lib, cancel: CancelToken):

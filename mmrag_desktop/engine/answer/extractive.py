@@ -1,8 +1,10 @@
 """Extractive answers: the evidence sentences that best match the question, each cited.
 
-Never quoted: a table's header row ("Name | Parameter | Units | Default"), table-of-contents and index lines ("4.25.1 DIP and QFP chips . . . 172",
-"plot, 12, 45", runs of index entries "Flags, 41 Flat 24 (DS390), 59 Floating point"), running headers ("172 4.25.1 DIP and QFP chips customization"), runs of bare
-figure labels ("4 5 3 6 2 7 1 8 Dual-in-Line"), the "Labels:" list of a figure chunk. When the
+Never quoted: a table's header row ("Name | Parameter | Units | Default"), table-of-contents and
+index lines ("4.25.1 DIP and QFP chips . . . 172", "plot, 12, 45"), runs of index entries ("Flags,
+41 Flat 24 (DS390), 59 Floating point"), running headers ("172 4.25.1 DIP and QFP chips
+customization"), runs of bare figure labels ("4 5 3 6 2 7 1 8 Dual-in-Line"), the "Labels:" list
+of a figure chunk. When the
 question asks for a value (how much, how many, default, maximum, ...) a sentence that carries a
 number is preferred; when it asks for a name (which command, option, function, ...), one that
 carries an identifier; a sentence that lacks it while the next sentence of its block carries it is

@@ -21,6 +21,12 @@ def _tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
+def quoted_words(sentence: str) -> str:
+    """A quote without the ellipses the answer adds around it ("... default value is 1.0e-12." for
+    a chunk that starts mid-sentence, "... " after a cut one): the words the evidence holds."""
+    return sentence.removeprefix("...").removesuffix("...")
+
+
 def row_cells(text: str) -> list[tuple[str, str]]:
     """A table row as search and answers read it ("Name: G | Default: 0.0") as its (column name,
     value) cells, [("Name", " G"), ("Default", " 0.0")]; [] for any other text."""
@@ -38,7 +44,7 @@ def quote_boxes(lines: Sequence[dict], sentence: str) -> list[tuple[int, BBox]]:
     The sentence's words are located as the in-order run from its first word that matches most
     of them (the tightest such run); at least MIN_MATCH of them must be found. A quoted table row
     is located by its cell values (the column names are in the header, not in the row)."""
-    text = sentence.removeprefix("...").removesuffix("...")
+    text = quoted_words(sentence)
     cells = row_cells(text)  # a row's column names are in the header on the page, not in the row
     words = _tokens(" ".join(v for _, v in cells) if cells else text)
     if not words:

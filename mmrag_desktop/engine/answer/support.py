@@ -30,6 +30,7 @@ from .citations import find_marks, format_mark, marked_sentence_spans
 from .confidence import content_terms
 from .evidence import EvidenceBlock
 from .key_terms import Term, TermIndex, missing_terms, strip_markers, terms
+from .quote_boxes import quoted_words
 
 SUPPORT_THRESHOLD = 0.6
 MIN_COVERAGE = 0.9
@@ -161,7 +162,7 @@ class SupportChecker:
         return float(sims[j]), rows[j], False
 
     def _verbatim(self, body: str, ids: Iterable[int]) -> tuple[int, str] | None:
-        norm = " ".join(body.removeprefix("...").removesuffix("...").split()).rstrip(".").lower()
+        norm = " ".join(quoted_words(body).split()).rstrip(".").lower()
         if _words(norm) < _MIN_WORDS:  # "1." or "Yes" occur anywhere: not a quote
             return None
         for i in ids:

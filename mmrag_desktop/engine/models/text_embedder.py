@@ -129,30 +129,24 @@ class TextEmbedder:
         from ..settings import cache_dir
 
         path = exported_path(self.model_dir, cache_dir())
-        eight_bit = self._backend == "int8"
-        forward = None
-        if path.exists():
-            try:
-                forward = OnnxForward(path, self._threads)
-            except ModelError:
-                path.unlink(missing_ok=True)  # damaged: export again
+        if self._backend == "int8":  # its 8-bit copy, made from the float export when missing
+            eight_bit = _opened(quantized_path(path), self._threads)
+            if eight_bit is not None:
+                self._layout = layout
+                return eight_bit
+        forward = _opened(path, self._threads)
         if forward is None:
             export(self.model, self.tokenizer, path)
             forward = OnnxForward(path, self._threads)
             self._model = None  # the PyTorch weights are not needed any more
         self._layout = layout
-        return (self._quantized(path) if eight_bit else None) or forward
+        return (self._quantized(path) if self._backend == "int8" else None) or forward
 
     def _quantized(self, path: Path) -> OnnxForward | None:
-        """The 8-bit copy of the export at `path`, made once (again when damaged); None when it
-        cannot be made or loaded (logged; the float export is used)."""
+        """A new 8-bit copy of the export at `path`; None when it cannot be made or loaded (logged;
+        the float export is used)."""
         q = quantized_path(path)
         try:
-            if q.exists():
-                try:
-                    return OnnxForward(q, self._threads)
-                except ModelError:
-                    q.unlink(missing_ok=True)
             quantize(path, q)
             return OnnxForward(q, self._threads)
         except ModelError as e:
@@ -321,6 +315,18 @@ class TextEmbedder:
 
 
 _THREADS_LOCK = threading.Lock()
+
+
+def _opened(path: Path, threads: int | None) -> OnnxForward | None:
+    """An ONNX Runtime session over the file at `path`; None when there is none, or when it is
+    damaged (then it is deleted, to be made again)."""
+    if not path.exists():
+        return None
+    try:
+        return OnnxForward(path, threads)
+    except ModelError:
+        path.unlink(missing_ok=True)
+        return None
 
 
 def words_of_vocab(vocab) -> set[str]:
