@@ -136,7 +136,9 @@ class TextEmbedder:
                 return eight_bit
         forward = _opened(path, self._threads)
         if forward is None:
-            export(self.model, self.tokenizer, path)
+            tokenizer = self.tokenizer
+            with self._tok_lock:  # the export tokenizes a sample
+                export(self.model, tokenizer, path)
             forward = OnnxForward(path, self._threads)
             self._model = None  # the PyTorch weights are not needed any more
         self._layout = layout
@@ -164,20 +166,33 @@ class TextEmbedder:
 
     @property
     def tokenizer(self):
-        """The model's fast tokenizer, loaded without torch when the model is not loaded yet."""
+        """The model's fast tokenizer, loaded without torch when the model is not loaded yet. Call
+        it under `_tok_lock` (`_tokenize`): each call sets the tokenizer's padding and truncation."""
         if self._tokenizer is None:
-            if self._model is not None:
-                self._tokenizer = self._model.tokenizer
-            else:
-                try:
-                    from transformers import AutoTokenizer
-                except ImportError as e:
-                    raise ModelError("text_embedder", "transformers is not installed") from e
-                try:
-                    self._tokenizer = AutoTokenizer.from_pretrained(str(self.model_dir))
-                except OSError as e:
-                    raise ModelError("text_embedder", f"cannot read tokenizer in {self.model_dir}: {e}") from e
+            with self._lock:  # two threads asking first: one loads, the other waits for it
+                if self._tokenizer is None:
+                    self._tokenizer = self._load_tokenizer()
         return self._tokenizer
+
+    def _load_tokenizer(self):
+        if self._model is not None:
+            return self._model.tokenizer
+        try:
+            from transformers import AutoTokenizer
+        except ImportError as e:
+            raise ModelError("text_embedder", "transformers is not installed") from e
+        try:
+            return AutoTokenizer.from_pretrained(str(self.model_dir))
+        except OSError as e:
+            raise ModelError("text_embedder", f"cannot read tokenizer in {self.model_dir}: {e}") from e
+
+    def _tokenize(self, texts, **kwargs):
+        """The tokenizer's output for `texts`, one call at a time: a fast tokenizer keeps its padding
+        and truncation settings between calls, so a call from another thread (counting tokens,
+        unpadded) in the middle of a padded batch left that batch's rows of unequal length."""
+        tokenizer = self.tokenizer
+        with self._tok_lock:
+            return tokenizer(texts, **kwargs)
 
     @property
     def model(self):
@@ -220,12 +235,12 @@ class TextEmbedder:
 
     def count_tokens(self, text: str) -> int:
         """Word pieces of `text` without special tokens."""
-        return len(self.tokenizer(text, add_special_tokens=False, truncation=False)["input_ids"])
+        return len(self._tokenize(text, add_special_tokens=False, truncation=False)["input_ids"])
 
     def count_tokens_batch(self, texts: list[str]) -> list[int]:
         if not texts:
             return []
-        enc = self.tokenizer(texts, add_special_tokens=False, truncation=False)
+        enc = self._tokenize(texts, add_special_tokens=False, truncation=False)
         return [len(ids) for ids in enc["input_ids"]]
 
     def encode(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
@@ -279,14 +294,11 @@ class TextEmbedder:
         model = self.model
         # sort by length so padding is small
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        tok = model.tokenizer
         for start in range(0, len(order), batch_size):
             idx = order[start : start + batch_size]
             batch = [texts[i] for i in idx]
-            enc = tok(
-                batch, padding=True, truncation=True, max_length=self.max_tokens,
-                return_offsets_mapping=True, return_tensors="pt",
-            )
+            enc = self._tokenize(batch, padding=True, truncation=True, max_length=self.max_tokens,
+                                 return_offsets_mapping=True, return_tensors="pt")
             offsets = enc.pop("offset_mapping").numpy()
             features = {k: v for k, v in enc.items()}
             with torch.inference_mode():
@@ -307,10 +319,9 @@ class TextEmbedder:
         batch_size = min(batch_size, BATCH)
         for start in range(0, len(order), batch_size):
             idx = order[start : start + batch_size]
-            with self._tok_lock:
-                enc = self.tokenizer([texts[i] for i in idx], padding=True, truncation=True,
-                                     max_length=self._layout.max_seq_length, return_offsets_mapping=offsets,
-                                     return_tensors="np")
+            enc = self._tokenize([texts[i] for i in idx], padding=True, truncation=True,
+                                 max_length=self._layout.max_seq_length, return_offsets_mapping=offsets,
+                                 return_tensors="np")
             yield idx, enc, forward.hidden(enc)
 
 

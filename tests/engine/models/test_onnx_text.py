@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -109,3 +111,31 @@ def test_the_eight_bit_copy_is_made_once_and_keeps_the_ranking(embedder, tmp_pat
     with pytest.raises(ModelError, match="cannot quantize"):
         quantize(tmp_path / "missing.onnx", tmp_path / "out.onnx")
     assert not (tmp_path / "out.onnx").exists()
+
+
+def test_counting_tokens_while_another_thread_encodes_is_safe(embedder):
+    """Two clients adding at once share one embedder: one thread counts a chunk's tokens (no
+    padding) while another encodes a padded batch. The fast tokenizer keeps its padding setting
+    between calls, so the batch came back with rows of unequal length ("setting an array element
+    with a sequence", seen in CI) and a first use from two threads could fail to load it."""
+    fresh = TextEmbedder(embedder.model_dir, threads=1, backend="onnx")
+    texts = ["short one", "a much longer text " * 20, "mid length text here " * 5] * 3
+    errors: list[str] = []
+    stop = time.monotonic() + 4
+
+    def run(work) -> None:
+        try:
+            while time.monotonic() < stop:
+                work()
+        except Exception as e:  # noqa: BLE001 - collected for the assertion below
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=run, args=(lambda: fresh.encode_with_segments(texts, [[(0, 5)]] * 9),)),
+               threading.Thread(target=run, args=(lambda: (fresh.count_tokens_batch(texts),
+                                                           fresh.count_tokens("hello world")),))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert fresh.count_tokens_batch(texts[:2]) == [2, 80]
