@@ -52,6 +52,10 @@ class VerbParser(argparse.ArgumentParser):
         add_common_options(self)
 
 
+WARM_UP_HELP = ("stop when search is at full quality: skip encoding every sentence ahead (results are the same; "
+                "a search then encodes the passages it ranks the first time, a fraction of a second)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every verb (each verb sets `func`)."""
     p = argparse.ArgumentParser(prog="mmrag", description="Search and ask your technical manuals, offline.")
@@ -63,12 +67,14 @@ def build_parser() -> argparse.ArgumentParser:
     a = sub.add_parser("add", help="add files or folders (PDF, images, Markdown, Docling JSON)")
     a.add_argument("paths", nargs="+", metavar="PATH")
     a.add_argument("--no-enrich", action="store_true",
-                   help="skip the background work that follows (sentence vectors for sharper highlights; "
-                        "OCR of raster figures, image vectors, captions); `enrich` runs it later")
+                   help="skip the background work that follows (table rows encoded row by row; OCR of raster "
+                        "figures, image vectors, captions; sentences encoded ahead); `enrich` runs it later")
+    a.add_argument("--no-warm-up", action="store_true", help=WARM_UP_HELP)
     a.set_defaults(func=cmd_add)
 
-    e = sub.add_parser("enrich", help="run pending background work (sentence vectors; OCR of raster figures, "
-                                      "image vectors, captions)")
+    e = sub.add_parser("enrich", help="run pending background work (table rows encoded row by row; OCR of raster "
+                                      "figures, image vectors, captions; sentences encoded ahead)")
+    e.add_argument("--no-warm-up", action="store_true", help=WARM_UP_HELP)
     e.set_defaults(func=cmd_enrich)
 
     s = sub.add_parser("search", help="ranked hits with page and highlight box")
@@ -249,14 +255,14 @@ def cmd_add(args) -> int:
     def job(lib, bar):
         failed = report_events(lib.add(args.paths), bar)
         if not args.no_enrich:
-            report_events(lib.enrich(), bar)
+            report_events(lib.enrich(warm_up=not args.no_warm_up), bar)
         return failed
 
     return _run_job(args, job, "documents finished so far are kept; run add again to resume")
 
 
 def cmd_enrich(args) -> int:
-    return _run_job(args, lambda lib, bar: report_events(lib.enrich(), bar),
+    return _run_job(args, lambda lib, bar: report_events(lib.enrich(warm_up=not args.no_warm_up), bar),
                     "finished work is kept; run enrich again to resume")
 
 

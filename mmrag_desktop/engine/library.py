@@ -31,11 +31,12 @@ from .errors import DocumentError, LibraryError, LibraryInUseError, ModelError, 
 from .figures.crops import remove_document_crops, remove_unused_crops
 from .hits import DocumentInfo, Hit
 from .ingest.pipeline import Ingester
-from .ingest.sentences import sentence_events
+from .ingest.sentences import TABLE_KINDS, sentence_events
 from .ingest.worker_process import WorkerProcess, prepare_child, serve
 from .jobs import CancelToken, Progress
 from .location import describe, is_database_uri, library_location, local_folder
 from .models.active import ActiveModels
+from .search.own_sentences import OwnSentences
 from .search.searcher import Searcher
 from .search.table_rows import TableRows
 from .settings import Settings
@@ -92,7 +93,8 @@ class Library:
         s = self.store
         self.models = ActiveModels(settings, s.vectors, s.figures, s.state, embedder)
         self.table_rows = TableRows(s.chunks, s.vectors, self.models)
-        self.searcher = Searcher(s.chunks, s.documents, s.vectors, s.figures, self.models, self.table_rows)
+        self.searcher = Searcher(s.chunks, s.documents, s.vectors, s.figures, self.models, self.table_rows,
+                                 OwnSentences(s.chunks, s.vectors, self.models))
         self.ingester = Ingester(s.documents, s.chunks, s.vectors, s.figures, self.models, self.folder, s.files)
         self.enricher = FigureEnricher(s.documents, s.chunks, s.vectors, s.figures, self.models, self.folder, s.files)
         self._settings = settings
@@ -262,18 +264,30 @@ class Library:
             self._local_paths.clear()
 
     def enrich(self, cancel: CancelToken | None = None, *, doc_ids: list[int] | None = None,
-               isolated: bool = False) -> Iterator[Progress]:
-        """Background work after ingest: each chunk's sentences encoded on their own
-        (ingest/sentences.py), then figure work (OCR of raster figures, image vectors, VLM
-        captions; background/enrich.py). Resumable and cancellable; search keeps working
-        meanwhile. `isolated` as in add."""
+               isolated: bool = False, warm_up: bool = True) -> Iterator[Progress]:
+        """Background work after ingest, in this order: table rows encoded on their own (the
+        table-row list ranks them all), figure work (OCR of raster figures, image vectors, VLM
+        captions; background/enrich.py) — after these search is at full quality — then, when
+        `warm_up`, every other chunk's sentences encoded ahead, which only saves each first search
+        the encoding of the passages it ranks (search/own_sentences.py). Resumable and cancellable;
+        search keeps working meanwhile. `isolated` as in add."""
         self._check_writable()
         if isolated:
-            yield from self._child().run(("enrich", doc_ids), cancel or CancelToken(), self.refresh)
+            yield from self._child().run(("enrich", doc_ids, warm_up), cancel or CancelToken(), self.refresh)
             return
+        embedder = self.models.embedder
         try:
-            yield from sentence_events(self.store.vectors, self.models.embedder, cancel, doc_ids=doc_ids)
-            yield from self.enricher.events(cancel, doc_ids=doc_ids)
+            yield from sentence_events(self.store.vectors, embedder, cancel, doc_ids=doc_ids, kinds=TABLE_KINDS)
+            finished = None
+            for ev in self.enricher.events(cancel, doc_ids=doc_ids):
+                if ev.stage == "finished":  # the job's last word, said when all of it is done
+                    finished = ev
+                else:
+                    yield ev
+            if warm_up:
+                yield from sentence_events(self.store.vectors, embedder, cancel, doc_ids=doc_ids)
+            if finished is not None:
+                yield finished
         finally:
             self.store.vectors.save_indices()
 

@@ -76,6 +76,14 @@ def expand_paths(paths: list[Path]) -> list[Path]:
     return out
 
 
+def sentence_status(ev) -> str:
+    """The status-bar line of the sentence pass: table rows (they make table search final), or
+    every other sentence encoded ahead (it only makes first searches faster)."""
+    if "table" in (ev.extra or {}).get("kinds", ()):
+        return f"Tables: {ev.done}/{ev.total} encoded row by row (search works meanwhile)"
+    return f"Sentences: {ev.done}/{ev.total} chunks encoded ahead for faster searches (results are final)"
+
+
 def window_settings() -> QSettings:
     """QSettings in the app's config dir (never the user's global Qt settings in tests)."""
     return QSettings(str(config_dir() / "window.ini"), QSettings.Format.IniFormat)
@@ -226,9 +234,9 @@ class MainWindow(QMainWindow):
         t.addAction(self.model_manager_action)
         self.pause_figures_action = QAction("&Pause background work", self, checkable=True,
                                             toggled=self.set_figures_paused)
-        self.pause_figures_action.setStatusTip("Stop sentence vectors and figure work (OCR, image vectors, "
-                                               "captions) for now; search keeps working; resume picks up "
-                                               "where it stopped")
+        self.pause_figures_action.setStatusTip("Stop table rows, figure work (OCR, image vectors, captions) "
+                                               "and sentence vectors for now; search keeps working; resume "
+                                               "picks up where it stopped")
         t.addAction(self.pause_figures_action)
         t.addAction(QAction("Clear &conversation", self, triggered=self.clear_conversation))
         t.addAction(QAction("Com&pact library", self, triggered=self.compact_library))
@@ -419,8 +427,8 @@ class MainWindow(QMainWindow):
             self.start_enrichment()
 
     def start_enrichment(self) -> EngineJob | None:
-        """Background work after ingest (sentence vectors, then OCR of raster figures, image vectors,
-        captions); documents are searchable meanwhile. Progress shows in the status bar. Returns None while the
+        """Background work after ingest (table rows encoded row by row, OCR of raster figures, image
+        vectors, captions, then every sentence encoded ahead); documents are searchable meanwhile. Progress shows in the status bar. Returns None while the
         user has paused it (see set_figures_paused)."""
         if self.figures_paused:
             return None
@@ -435,8 +443,7 @@ class MainWindow(QMainWindow):
             if self.figures_paused:
                 return
             if ev.stage == "sentences" and ev.total:
-                self.set_status(f"Sentences: {ev.done}/{ev.total} chunks encoded for sharper highlights "
-                                "(search works meanwhile)")
+                self.set_status(sentence_status(ev))
             elif ev.stage == "enrich" and ev.total:
                 self.set_status(f"Figures: {ev.done}/{ev.total} enriched (search works meanwhile)")
             elif ev.stage == "finished":  # after an image-model change: which model image search uses
@@ -447,7 +454,7 @@ class MainWindow(QMainWindow):
         def ended(*_args) -> None:
             if self.enrich_job is job:
                 self.enrich_job = None
-            if self.status_label.text().startswith(("Figures", "Sentences")):
+            if self.status_label.text().startswith(("Figures", "Sentences", "Tables")):
                 self.set_status("Ready")
 
         job.progress.connect(progress)

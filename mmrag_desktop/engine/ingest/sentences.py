@@ -1,4 +1,4 @@
-"""Sentence vectors: each segment of a chunk encoded on its own, in the background after ingest.
+"""Sentence vectors: each segment of a chunk encoded on its own.
 
 Ingest pools a segment's vector from the chunk's own token vectors (one forward pass, nothing
 extra to encode). Those pooled vectors have seen the whole chunk, so the sentence that restates a
@@ -6,71 +6,63 @@ question and the sentence after it (which often holds the answer) come out alike
 segment's lines alone tells them apart; search mixes the two (normalised sum,
 `store.vectors.match_vectors`) to choose a hit's highlighted sentence and the sentence score its rank uses.
 
-Encoding every segment costs about as much again as ingest's own embedding, so it is background
-work like figure enrichment (Library.enrich runs it first): documents are searchable at once with
-the pooled vectors, and each batch of chunks switches to the mixed vectors when it is committed.
+Encoding every segment costs about as much again as ingest's own embedding, and search needs
+only the segments of the passages it ranks. So search encodes those itself when they are not
+stored yet (search/own_sentences.py): results are final as soon as a document is searchable.
+Only table rows must be encoded ahead, since the table-row list ranks every row of the library
+(search/table_rows.py); background work does them first (`kinds=TABLE_KINDS`), then figure work,
+then (optionally) every other chunk, which only makes the first searches faster.
 Rows are keyed (chunk, model); a chunk whose text changes (figure enrichment) loses its row and
 is encoded again; a row whose segment count no longer matches is ignored.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ..jobs import CancelToken, Progress
 from ..memory import trim_heap
-from ..search.highlight import segment_texts
+from ..search.own_sentences import encode_segments
 
 if TYPE_CHECKING:
     from ..store import Vectors
 
 BATCH_CHUNKS = 32
+TABLE_KINDS = ("table",)  # chunks whose rows the table-row list ranks: encoded ahead
 
 
-def count_pending(vectors: Vectors, model: str, doc_ids: list[int] | None = None) -> int:
-    """Chunks of `model` whose segments are not encoded on their own yet."""
-    return vectors.count_sentence_pending(model, doc_ids)
+def count_pending(vectors: Vectors, model: str, doc_ids: list[int] | None = None,
+                  kinds: tuple[str, ...] | None = None) -> int:
+    """Chunks of `model` (of `kinds`, when given) whose segments are not encoded on their own yet."""
+    return vectors.count_sentence_pending(model, doc_ids, kinds)
 
 
 def sentence_events(vectors: Vectors, embedder, cancel: CancelToken | None = None, *,
-                    doc_ids: list[int] | None = None) -> Iterator[Progress]:
-    """Encode the segments of every pending chunk, BATCH_CHUNKS chunks per committed transaction;
-    yields Progress(stage="sentences", unit="chunks") per batch (nothing when nothing is pending).
-    Raises Cancelled (via the token) between batches; finished batches are kept."""
+                    doc_ids: list[int] | None = None, kinds: tuple[str, ...] | None = None) -> Iterator[Progress]:
+    """Encode the segments of every pending chunk (of `kinds`, when given), BATCH_CHUNKS chunks per
+    committed transaction; yields Progress(stage="sentences", unit="chunks") per batch (nothing
+    when nothing is pending; extra["kinds"] names the kinds). Raises Cancelled (via the token)
+    between batches; finished batches are kept."""
     cancel = cancel or CancelToken()
     model = embedder.model_id
-    total = count_pending(vectors, model, doc_ids)
+    total = count_pending(vectors, model, doc_ids, kinds)
     if not total:
         return
-    yield Progress("sentences", done=0, total=total, unit="chunks",
-                   message=f"{total} chunk(s) to encode sentence by sentence")
+    what = "table(s) to encode row by row" if kinds == TABLE_KINDS else "chunk(s) to encode sentence by sentence"
+    extra = {"kinds": list(kinds or ())}
+    yield Progress("sentences", done=0, total=total, unit="chunks", message=f"{total} {what}", extra=extra)
     t0, done, tried = time.monotonic(), 0, set()
     while True:
         cancel.check()
-        rows = vectors.sentence_pending(model, doc_ids, BATCH_CHUNKS)
+        rows = vectors.sentence_pending(model, doc_ids, BATCH_CHUNKS, kinds)
         if not rows or tried.issuperset(r[0] for r in rows):  # nothing, or only chunks that changed under us
             break
         tried.update(r[0] for r in rows)
-        texts = [segment_texts(json.loads(lines or "[]"), n) for _cid, n, _v, lines in rows]
-        flat = [t.strip() for ts in texts for t in ts]
-        # sentences sharing their lines have the same text: encode each text once
-        unique = list(dict.fromkeys(t for t in flat if t))
-        encoded = embedder.encode(unique) if unique else np.zeros((0, embedder.dim), np.float32)
-        where = {t: i for i, t in enumerate(unique)}
-        enc = np.zeros((len(flat), embedder.dim), np.float32)  # no text: the pooled vector alone decides
-        for i, t in enumerate(flat):
-            if t:
-                enc[i] = encoded[where[t]]
-        out, i = [], 0
-        for (cid, n, pooled_blob, _lines), ts in zip(rows, texts, strict=True):
-            own = enc[i : i + len(ts)]
-            i += len(ts)
-            out.append((cid, model, n, int(enc.shape[1]), own.astype(np.float16).tobytes(), pooled_blob))
+        own = encode_segments(embedder, [lines for *_x, lines in rows], [n for _c, n, *_x in rows])
+        out = [(cid, model, n, int(o.shape[1]), o.tobytes(), pooled_blob)
+               for (cid, n, pooled_blob, _lines), o in zip(rows, own, strict=True)]
         # kept only where the pooled vectors are still the ones these texts came from (a figure may
         # have been enriched, or the chunk re-embedded, meanwhile: it stays pending)
         vectors.put_sentences(out)
@@ -80,4 +72,4 @@ def sentence_events(vectors: Vectors, embedder, cancel: CancelToken | None = Non
         rate = done / elapsed if elapsed > 0 else None
         total = max(total, done)
         yield Progress("sentences", done=done, total=total, unit="chunks", rate=rate,
-                       eta=(total - done) / rate if rate else None)
+                       eta=(total - done) / rate if rate else None, extra=extra)

@@ -54,7 +54,7 @@ def prepare_child() -> None:
 def serve(lib, conn, cancel_event) -> None:
     """The child's loop over the library facade `lib` (opened by the child's entry point, which
     the composition root passes to WorkerProcess): ('settings', dict) / ('add', paths) /
-    ('enrich', doc_ids) / ('quit',). Closes `lib` when the parent quits or goes away."""
+    ('enrich', doc_ids, warm_up) / ('quit',). Closes `lib` when the parent quits or goes away."""
     try:
         while True:
             try:
@@ -71,7 +71,7 @@ def serve(lib, conn, cancel_event) -> None:
                 if msg[0] == "add":
                     events = lib.add(msg[1], cancel=token)
                 elif msg[0] == "enrich":
-                    events = lib.enrich(token, doc_ids=msg[1])
+                    events = lib.enrich(token, doc_ids=msg[1], warm_up=msg[2] if len(msg) > 2 else True)
                 else:
                     raise EngineError(f"unknown worker command {msg[0]!r}")
                 for ev in events:

@@ -26,6 +26,7 @@ from .rerank import RERANK_TOP, rerank_sentences, rerank_top
 if TYPE_CHECKING:
     from ..models.active import ActiveModels
     from ..store import Chunks, Documents, Figures, Vectors
+    from .own_sentences import OwnSentences
     from .table_rows import TableRows
 
 KIND_BOOST = {
@@ -84,7 +85,8 @@ def _same_region(row_a, hl_a: Highlight, row_b, hl_b: Highlight) -> bool:
 @dataclass
 class Searcher:
     """Text search over one library: the chunk, document and vector repositories it reads, the
-    active models (query encoder, image model, reranker) and the in-memory table rows."""
+    active models (query encoder, image model, reranker), the in-memory table rows and the
+    sentence vectors it matches (own_sentences.py)."""
 
     chunks: Chunks
     documents: Documents
@@ -92,6 +94,7 @@ class Searcher:
     figures: Figures
     models: ActiveModels
     table_rows: TableRows
+    sentences: OwnSentences
 
     def image_list(self, query, n: int, filters: Filters) -> list[int]:
         """Figure chunk ids ranked by image-model similarity to `query` (text, or a PIL image), []
@@ -99,7 +102,7 @@ class Searcher:
         return self.models.image.ranked(query, n, self.chunks.allowed_ids(filters) if filters.active else None)
 
     def _match_vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
-        return self.vectors.match_vectors(ids, self.models.embedder.model_id)
+        return self.sentences.match_vectors(ids)
 
     def search(self, query: str, k: int = 10, filters: Filters | None = None) -> list[Hit]:
         """Ranked hits for `query` (see module doc). Raises QueryError for unusable queries, ModelError

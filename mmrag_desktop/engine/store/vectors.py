@@ -176,24 +176,28 @@ class Vectors:
         return self.db.all("SELECT c.id, s.n FROM chunks c JOIN segment_vectors s ON s.chunk_id = c.id AND s.model = ? "
                            "WHERE c.kind = 'table' ORDER BY c.id", (model,))
 
-    def _pending_sql(self, doc_ids: list[int] | None) -> tuple[str, list]:
+    def _pending_sql(self, doc_ids: list[int] | None, kinds: tuple[str, ...] | None = None) -> tuple[str, list]:
         sql = ("FROM segment_vectors s JOIN chunks c ON c.id = s.chunk_id WHERE s.model = ? AND NOT EXISTS "
                "(SELECT 1 FROM sentence_vectors t WHERE t.chunk_id = s.chunk_id AND t.model = s.model)")
         args: list = []
-        if doc_ids:
-            test, values = self.db.in_list(doc_ids)
-            sql += f" AND c.doc_id {test}"
-            args.extend(values)
+        for column, values in (("c.doc_id", doc_ids), ("c.kind", kinds)):
+            if values:
+                test, params = self.db.in_list(list(values))
+                sql += f" AND {column} {test}"
+                args.extend(params)
         return sql, args
 
-    def count_sentence_pending(self, model: str, doc_ids: list[int] | None = None) -> int:
-        """Chunks of `model` whose segments are not encoded on their own yet."""
-        sql, args = self._pending_sql(doc_ids)
+    def count_sentence_pending(self, model: str, doc_ids: list[int] | None = None,
+                               kinds: tuple[str, ...] | None = None) -> int:
+        """Chunks of `model` (of `kinds`, when given) whose segments are not encoded on their own yet."""
+        sql, args = self._pending_sql(doc_ids, kinds)
         return self.db.one(f"SELECT COUNT(*) {sql}", [model, *args])[0]
 
-    def sentence_pending(self, model: str, doc_ids: list[int] | None, limit: int) -> list[tuple]:
-        """(chunk id, segments, pooled blob, lines JSON) of up to `limit` pending chunks, by id."""
-        sql, args = self._pending_sql(doc_ids)
+    def sentence_pending(self, model: str, doc_ids: list[int] | None, limit: int,
+                         kinds: tuple[str, ...] | None = None) -> list[tuple]:
+        """(chunk id, segments, pooled blob, lines JSON) of up to `limit` pending chunks (of `kinds`,
+        when given), by id."""
+        sql, args = self._pending_sql(doc_ids, kinds)
         return [(cid, n, bytes(blob), lines) for cid, n, blob, lines in self.db.all(
             f"SELECT s.chunk_id, s.n, s.vecs, c.lines {sql} ORDER BY s.chunk_id LIMIT ?", [model, *args, limit])]
 

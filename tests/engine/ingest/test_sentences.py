@@ -1,5 +1,6 @@
-"""Sentence vectors: the background pass that encodes each chunk segment on its own, and search's
-use of them (real MiniLM, real SQLite, real PyMuPDF)."""
+"""Sentence vectors: the background pass that encodes each chunk segment on its own, search's use
+of them, and search encoding them itself where the pass has not (real MiniLM, real SQLite, real
+PyMuPDF)."""
 
 from __future__ import annotations
 
@@ -60,7 +61,8 @@ def test_pass_encodes_every_segment_on_its_own_and_resumes_after_cancel(library,
             seen.append(ev)
             if ev.stage == "sentences" and ev.done == 2:
                 token.cancel()
-    assert seen[0].stage == "sentences" and seen[0].total == n_chunks and seen[0].unit == "chunks"
+    first = next(e for e in seen if e.stage == "sentences")
+    assert first.total == n_chunks and first.unit == "chunks" and first.extra["kinds"] == []
     assert sentences.count_pending(lib.store.vectors, lib.embedder.model_id) == n_chunks - 2, "the finished batch is kept"
 
     events = list(lib.enrich())
@@ -143,3 +145,78 @@ def test_every_hit_highlights_lines_of_its_own_chunk(library, manual):
             row = lib.store.chunks.rows([hit.chunk_id])[hit.chunk_id]
             mine = [ln["b"] for ln in json.loads(row["lines"]) if ln.get("b") and ln["p"] == hit.page]
             assert any(_inside(b, hit.bbox) for b in mine), (query, hit.chunk_id, hit.bbox)
+
+
+def _shown(hits):
+    return [(h.chunk_id, h.page, h.bbox, h.boxes, round(h.score, 5)) for h in hits]
+
+
+QUERIES = ("what is the default switching delay of the heater relay", "which transistor drives the heater relay",
+           "current drawn by the relay coil", "what protects the transistor from the coil")
+
+
+def test_search_before_the_pass_shows_what_it_shows_after(library, manual):
+    """Search encodes the sentences of the passages it ranks when the pass has not stored them:
+    the same hits, scores and highlights as after the pass, and nothing written to the library."""
+    lib = _added(library, manual)
+    model = lib.embedder.model_id
+    n_chunks = sentences.count_pending(lib.store.vectors, model)
+    version = lib.store.db.version()
+    own = lib.searcher.sentences
+    early = {q: _shown(lib.search(q, k=5)) for q in QUERIES}
+    assert own.encoded > 0, "the passages were encoded for the search"
+    assert sentences.count_pending(lib.store.vectors, model) == n_chunks, "search wrote nothing"
+    assert lib.store.db.version() == version
+    encoded = own.encoded
+    assert _shown(lib.search(QUERIES[0], k=5)) == early[QUERIES[0]]
+    assert own.encoded == encoded, "a passage is encoded once"
+
+    list(lib.enrich())
+    assert sentences.count_pending(lib.store.vectors, model) == 0
+    for q in QUERIES:
+        late = _shown(lib.search(q, k=5))
+        assert [h[:2] for h in late] == [h[:2] for h in early[q]], q
+        for a, b in zip(late, early[q], strict=True):
+            np.testing.assert_allclose(a[2], b[2], atol=0.01)
+            assert a[4] == pytest.approx(b[4], abs=2e-3)
+    assert own.encoded == encoded, "stored vectors are read, not encoded again"
+
+
+def test_a_passage_encoded_for_search_is_encoded_again_when_its_chunk_changes(library, manual):
+    lib = _added(library, manual)
+    model = lib.embedder.model_id
+    hit = lib.search(QUERIES[0], k=1)[0]
+    own = lib.searcher.sentences
+    before = own.match_vectors([hit.chunk_id])[hit.chunk_id]
+    encoded = own.encoded
+    # what figure work does to a chunk: new text, new pooled vectors (here: the lines of another chunk)
+    other = lib.conn.execute("SELECT id FROM chunks WHERE id != ? AND kind = 'text' LIMIT 1", (hit.chunk_id,)).fetchone()[0]
+    rows = lib.store.chunks.rows([other])
+    pooled = lib.store.vectors.segment_vectors([other], model)[other].astype(np.float32)
+    with lib.conn:
+        lib.conn.execute("UPDATE chunks SET lines = ? WHERE id = ?", (rows[other]["lines"], hit.chunk_id))
+    lib.store.vectors.replace_chunk_text(hit.chunk_id, model, lib.embedder.encode(["changed"])[0], pooled)
+    after = own.match_vectors([hit.chunk_id])[hit.chunk_id]
+    assert own.encoded == encoded + 1
+    assert after.shape == (pooled.shape[0], lib.embedder.dim)
+    assert not np.allclose(after[: len(before)], before[: len(after)], atol=1e-3)
+
+
+def test_background_work_without_warm_up_encodes_table_rows_only(library, tmp_path, manual):
+    from pdf_factory import make_ruled_table_pdf
+
+    lib = _added(library, manual)
+    _added(lib, make_ruled_table_pdf(tmp_path / "t.pdf").path)
+    model = lib.embedder.model_id
+    tables = sentences.count_pending(lib.store.vectors, model, kinds=sentences.TABLE_KINDS)
+    others = sentences.count_pending(lib.store.vectors, model) - tables
+    assert tables >= 1 and others >= 4
+    events = list(lib.enrich(warm_up=False))
+    kinds = [e.extra["kinds"] for e in events if e.stage == "sentences"]
+    assert kinds and all(k == ["table"] for k in kinds)
+    assert sentences.count_pending(lib.store.vectors, model, kinds=sentences.TABLE_KINDS) == 0
+    assert sentences.count_pending(lib.store.vectors, model) == others, "the rest is left to search"
+    assert events[-1].stage == "finished"
+    events = list(lib.enrich())
+    assert [e.stage for e in events if e.stage == "sentences"] and events[-1].stage == "finished"
+    assert sentences.count_pending(lib.store.vectors, model) == 0

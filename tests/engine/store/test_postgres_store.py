@@ -523,13 +523,14 @@ def _services(store, folder: Path, embedder):
     """Ingest, the sentence pass and search wired over `store`'s repositories as Library does."""
     from mmrag_desktop.engine.ingest.pipeline import Ingester
     from mmrag_desktop.engine.models.active import ActiveModels
+    from mmrag_desktop.engine.search.own_sentences import OwnSentences
     from mmrag_desktop.engine.search.searcher import Searcher
     from mmrag_desktop.engine.search.table_rows import TableRows
     from mmrag_desktop.engine.settings import Settings
 
     models = ActiveModels(Settings(), store.vectors, store.figures, store.state, embedder)
     searcher = Searcher(store.chunks, store.documents, store.vectors, store.figures, models,
-                        TableRows(store.chunks, store.vectors, models))
+                        TableRows(store.chunks, store.vectors, models), OwnSentences(store.chunks, store.vectors, models))
     return Ingester(store.documents, store.chunks, store.vectors, store.figures, models, folder), searcher, models
 
 
