@@ -7,9 +7,11 @@ customization"), runs of bare figure labels ("4 5 3 6 2 7 1 8 Dual-in-Line"), th
 of a figure chunk. When the
 question asks for a value (how much, how many, default, maximum, ...) a sentence that carries a
 number is preferred; when it asks for a name (which command, option, function, ...), one that
-carries an identifier; a sentence that lacks it while the next sentence of its block carries it is
+carries an identifier (a command-line option when an option, flag or switch is asked for); a
+sentence that lacks it while the next sentence of its block carries it is
 quoted together with that sentence ("XMU=x sets the damping factor." + "The default value is
-XMU=0.5."), as search highlights a sentence with the next one. The term line of a definition list
+XMU=0.5."), as search highlights a sentence with the next one. When the question names a
+command-line option ("what does -F do"), the entry that starts with it is preferred. The term line of a definition list
 ("~/.octaverc" above "This file is used to make personal changes ...") is quoted with its
 description. A sentence is compared with the question together with its section's title, and one
 that repeats the words of a sentence already chosen is still quoted when it carries a number or name
@@ -22,6 +24,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..search.query import options_in
 from ..sentence_split import split_sentences
 from .confidence import content_terms
 from .evidence import EvidenceBlock
@@ -48,11 +51,17 @@ _NAME_Q = re.compile(
     r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:command|option|function|flag|setting|variable|parameter|"
     r"keyword|name|register|pin|signal|macro|argument|switch|directive|statement|package|library|file|"
     r"location|directory|folder|program|tool|type|mode|style|format)s?\b|\bwhat is it called\b|^\s*where\b", re.I)
+# an option, flag or switch is asked for: "which avrdude option sets ...", "sdcc option that dumps ..."
+_OPTION_Q = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:option|flag|switch)s?\b|"
+                       r"\b(?:option|flag|switch)\s+(?:that|to|which)\b", re.I)
+# the next entry of an option list ("-D Disable auto erase ..."), never the continuation of a sentence
+_OPTION_ENTRY = re.compile(r"--?[A-Za-z][\w-]*(?:\s|$)")
 # the term line of a definition list: a short line holding a file, path or identifier ("~/.octaverc", "FIT_LOG")
 _TERM_LINE = re.compile(r"[./_~]\w")
 # or a call's signature line above its description ("x = csvread (filename, dlm_opt1, ...)")
 _SIGNATURE = re.compile(r"^(?:[\w,\[\] ]+=\s*)?[A-Za-z_][\w.]*\s?\(.*\)$")
 VALUE_BONUS = 0.15
+OPTION_BONUS = 1.0  # the entry of an option the question names answers it: a look-up (no question set asks so)
 PAIR_WORDS = 60  # a sentence and the next one it needs, quoted together, stay this short
 LEAD_IN_PENALTY = 0.2
 # the extractive answer's own choices (bench/README.md, "sessions 10-11: the extractive answer"): four
@@ -155,7 +164,10 @@ def near_duplicate(sentence: str, other: str) -> bool:
 
 
 def _asked_kind(question: str) -> str:
-    """"name" when the question asks for a name, "value" when it asks for a value, else ""."""
+    """"option" when the question asks for a command-line option, flag or switch, "name" for
+    another name, "value" when it asks for a value, else ""."""
+    if _OPTION_Q.search(question):
+        return "option"
     if _NAME_Q.search(question):
         return "name"
     return "value" if _VALUE_Q.search(question) else ""
@@ -179,22 +191,33 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         vecs = embedder.encode([question] + [in_section(c.text, section[c.block_id]) for c in cands])
         cos = vecs[1:] @ vecs[0]
     asked = _asked_kind(question)
+    if asked == "option" and not any(_carries(f"{c.label} {c.text}", asked) for c in cands):
+        asked = "name"  # "which ngbehavior flag ...": the flags are words here ("kicad"), not "-x"
+    options = options_in(question)
     n = max(b.id for b in blocks)
     for i, c in enumerate(cands):
         cover = len(q_terms & set(content_terms(c.text))) / len(q_terms) if q_terms else 0.0
         c.score = (float(cos[i]) if cos is not None else 0.0) + 0.5 * cover + rank_weight * (n - c.block_id) / n
         if c.label:  # "~/.octaverc" + "This file is used to make personal changes ...": quote both
             c.text = f"{c.label} {c.text}"
+        if options and any(_entry_of(c.text, o) for o in options):
+            # "What does the -F option do?": the option list's entry for -F ("-F Normally, AVRDUDE ...")
+            c.score += OPTION_BONUS
         if asked and _carries(c.text, asked):
             c.score += value_bonus
-        elif asked and c.following and _carries(c.following, asked) and len(c.text.split()) + len(
-                c.following.split()) <= PAIR_WORDS:
+        elif (asked and c.following and _carries(c.following, asked) and not _OPTION_ENTRY.match(c.following)
+              and len(c.text.split()) + len(c.following.split()) <= PAIR_WORDS):
             # "XMU=x sets the damping factor." + "The default value is XMU=0.5.": quote both
             c.text = f"{c.text} {c.following}"
             c.score += value_bonus / 2
         if c.text.rstrip()[-1:] not in ".!?)":  # a lead-in to a list or a fragment, not an answer
             c.score -= LEAD_IN_PENALTY
     return sorted(cands, key=lambda c: -c.score)
+
+
+def _entry_of(text: str, option: str) -> bool:
+    """True when `text` starts with the command-line option `option` (case-sensitive)."""
+    return re.match(re.escape(option) + r"(?![\w-])", text.lstrip(". ")) is not None
 
 
 def in_section(sentence: str, section: str) -> str:
@@ -205,6 +228,10 @@ def in_section(sentence: str, section: str) -> str:
 
 
 def _carries(text: str, asked: str) -> bool:
+    """True when `text` holds the kind of term asked for: a number ("value"), an identifier
+    ("name"), a command-line option ("option": "-F", "--without-fftw")."""
+    if asked == "option":
+        return any(t.kind == "name" and t.norm.startswith("-") for t in terms(text))
     return any(t.kind == ("number" if asked == "value" else "name") for t in terms(text))
 
 

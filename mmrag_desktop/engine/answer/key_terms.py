@@ -10,7 +10,7 @@ and tells whether a text contains them:
   evidence gives one there ("5 V" is not backed by "5 mA", but is by a bare "5");
 - identifiers: letters mixed with digits ("ATmega328P", "OD0", "74HC595"), ALL-CAPS names of two
   or more letters ("PORTB", "RELTOL"), snake_case, camelCase, dotted names ("only.values"),
-  command-line options ("--without-fftw", "-DFOO"), names written as calls ("eig()"), and anything
+  command-line options ("--without-fftw", "-DFOO", "-F"), names written as calls ("eig()"), and anything
   in backticks or quotes that is one token; compared case-insensitively as whole tokens.
 """
 
@@ -73,8 +73,8 @@ def _is_name(tok: str) -> bool:
     core = tok.rstrip("()")
     if core.lower() in UNITS:  # "mA", "kHz": a unit, checked with its number
         return False
-    if core.startswith("-"):
-        return len(core.lstrip("-")) >= 2
+    if core.startswith("-"):  # "--prefix", "-DFOO", and one-letter options ("-F", "-c")
+        return len(core.lstrip("-")) >= 1
     letters = sum(c.isalpha() for c in core)
     digits = sum(c.isdigit() for c in core)
     if letters and digits:

@@ -33,6 +33,8 @@ TABLE_WORDS = frozenset(
 # letters and digits of every script, as FTS5's unicode61 tokenizer reads them ("Überlastschutz",
 # "压力传感器"); runs joined by . - / stay one word (part numbers, paths)
 _WORD_RE = re.compile(r"\w+(?:[.\-/]\w+)*")
+# a command-line option as a query writes it ("avrdude -F", "--prefix"): FTS5 drops the dash
+_OPTION_RE = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
 _FIG_REF_RE = re.compile(r"\b(fig(?:ure)?s?\.?|tables?|tab\.)\s*([0-9]+(?:[.\-\u2013][0-9]+)*)", re.I)
 
 
@@ -47,6 +49,7 @@ class QueryPlan:
     exact_fts: str = ""  # phrase query for identifiers / "Figure N" references
     intent: str = "text"  # text | visual | table
     ref_keys: list[str] = field(default_factory=list)  # 'figure:3' style keys named by the query
+    options: list[str] = field(default_factory=list)  # command-line options named, as written ("-F")
 
 
 def plan_query(query: str) -> QueryPlan:
@@ -76,8 +79,33 @@ def plan_query(query: str) -> QueryPlan:
     vis = sum(1 for w, s in zip(lowered, singular, strict=True) if w in VISUAL_WORDS or s in VISUAL_WORDS)
     tab = sum(1 for w, s in zip(lowered, singular, strict=True) if w in TABLE_WORDS or s in TABLE_WORDS)
     intent = "visual" if vis > tab and vis > 0 else "table" if tab > 0 else "text"
+    options = options_in(text)
     return QueryPlan(text=text, terms=terms, fts=fts, identifiers=identifiers, exact_fts=exact,
-                     intent=intent, ref_keys=ref_keys)
+                     intent=intent, ref_keys=ref_keys, options=options)
+
+
+def options_in(text: str) -> list[str]:
+    """The command-line options `text` names, as written, in order ("-F", "--prefix")."""
+    return list(dict.fromkeys(_OPTION_RE.findall(text)))
+
+
+def option_fts(plan: QueryPlan, option: str) -> str:
+    """The keyword expression for chunks that may print `option`: its word with any other query
+    term ('"f" AND "avrdude" OR "f" AND "option"'; AND binds first in FTS5 and tsquery alike), or
+    its word alone when the query has no other term."""
+    word = option.lstrip("-").lower()
+    others = [t for t in dict.fromkeys(plan.terms) if t != word]
+    if not others:
+        return quote_term(word)
+    return " OR ".join(f"{quote_term(word)} AND {quote_term(t)}" for t in others)
+
+
+def prints_option(text: str, option: str) -> int:
+    """2 when `text` has a line that starts with `option` (an entry of an option list), 1 when it
+    names it elsewhere, 0 when not; options are case-sensitive ("-F" is not "-f")."""
+    if re.search(r"(?m)^\s*" + re.escape(option) + r"(?![\w-])", text):
+        return 2
+    return 1 if re.search(r"(?<![\w-])" + re.escape(option) + r"(?![\w-])", text) else 0
 
 
 def quote_term(term: str) -> str:

@@ -19,8 +19,8 @@ import numpy as np
 from ..hits import Hit
 from ..store.chunks import Filters
 from .fusion import mmr, weighted_rrf
-from .highlight import Highlight, choose_highlight
-from .query import QueryPlan, plan_query, quote_term
+from .highlight import Highlight, choose_highlight, segment_highlight
+from .query import QueryPlan, option_fts, plan_query, prints_option, quote_term
 from .rerank import RERANK_TOP, rerank_sentences, rerank_top
 
 if TYPE_CHECKING:
@@ -36,13 +36,15 @@ KIND_BOOST = {
 }
 # "rows": table chunks by their best row (table_rows.py); 0.45 chosen on the development set by
 # MRR@10 among 0.2-1.0 (0.3-0.6 all lift R@5 from 0.89 to 0.92)
-LIST_WEIGHTS = {"dense": 1.0, "keyword": 0.9, "exact": 1.2, "image": 0.6, "rows": 0.45}
+LIST_WEIGHTS = {"dense": 1.0, "keyword": 0.9, "exact": 1.2, "image": 0.6, "rows": 0.45, "options": 2.0}
 MMR_LAMBDA = 0.7
 NAV_PENALTY = 0.6
 PAGE_HIGHLIGHT_RATIO = 0.7
 SEGMENT_WEIGHT = 0.5  # weight of the best sentence's match in the final score
 COMMON_DF = 0.05  # a keyword in more than this share of chunks is left out of a large library's query
 PRUNE_MIN_CHUNKS = 50_000
+OPTION_CANDIDATES = 300  # keyword candidates read for a command-line option the query names
+OPTION_QUERY_TERMS = 3  # a query about an option has at most this many other words ("avrdude", "option")
 
 
 def _keyword_query(plan: QueryPlan, idf: dict[str, float], n_chunks: int) -> str:
@@ -123,6 +125,12 @@ class Searcher:
         if plan.ref_keys:
             named = self.chunks.by_group_keys(plan.ref_keys, filters)
             exact = named + [c for c in exact if c not in set(named)]
+        if plan.options and len(plan.terms) <= OPTION_QUERY_TERMS:
+            # the query is about the option ("what does the avrdude -F option do"), not a query
+            # that names one on the way ("part id to pass to avrdude -p for an ATmega88PB")
+            printed = self._option_ids(plan, filters)
+            if printed:
+                lists["options"] = printed
         if exact:
             lists["exact"] = exact
         if not filters.kinds or "table" in filters.kinds:
@@ -154,6 +162,8 @@ class Searcher:
         for cid in order:
             best = candidate_hl[cid].score
             scored[cid] = scored[cid] / top + SEGMENT_WEIGHT * (best if np.isfinite(best) else 0.0)
+        if "options" in lists:
+            self._option_entry_first(plan, lists["options"], rows, candidate_hl, scored)
         order.sort(key=scored.get, reverse=True)
         highlights: dict[int, Highlight] = {}
         kept: list[int] = []
@@ -197,6 +207,45 @@ class Searcher:
         return hits
 
 
+
+    def _option_ids(self, plan: QueryPlan, filters: Filters, n: int = 20) -> list[int]:
+        """Chunks that print a command-line option the query names ("-F"). FTS5 drops the dash, so
+        keyword candidates with the option's word (with another query term, then alone) are read
+        and kept when the option itself is in their text: an option list's entry (the option
+        starting a line) before a mention, a chunk with another query term before one without,
+        then by keyword rank."""
+        found: dict[int, tuple] = {}
+        for option in plan.options:
+            context = self.chunks.keyword_ids(option_fts(plan, option), OPTION_CANDIDATES, filters)
+            alone = self.chunks.keyword_ids(quote_term(option.lstrip("-").lower()), OPTION_CANDIDATES, filters)
+            ids = list(dict.fromkeys(context + alone))
+            rows = self.chunks.rows(ids)
+            near = set(context)
+            for rank, cid in enumerate(ids):
+                how = prints_option(rows[cid]["text"], option) if cid in rows else 0
+                if how:
+                    found[cid] = min(found.get(cid, (0, 0, 0)), (-how, cid not in near, rank))
+        return sorted(found, key=found.get)[:n]
+
+    @staticmethod
+    def _option_entry_first(plan: QueryPlan, printed: list[int], rows: dict, candidate_hl: dict,
+                            scored: dict) -> None:
+        """A query about an option ("what does -e do in avrdude") is a look-up: the best chunk of
+        `printed` holding the option's entry becomes the first hit, highlighting the entry. The
+        embedder cannot see a one-letter option, so the sentence score alone would not find it."""
+        for cid in printed:
+            if cid not in scored:
+                continue
+            lines = json.loads(rows[cid]["lines"] or "[]")
+            for option in plan.options:
+                line = next((ln for ln in lines if ln.get("b") and prints_option(ln["t"], option) == 2), None)
+                if line is None or not line.get("s"):
+                    continue
+                hl = segment_highlight(lines, line["s"][0], 1.0, line["p"])
+                if hl is not None:
+                    candidate_hl[cid] = hl
+                    scored[cid] = max(scored.values()) + 1e-6
+                    return
 
     def _prefer_page_regions(self, plan: QueryPlan, qvec: np.ndarray, idf: dict[str, float],
                              kept: list[int], rows: dict, highlights: dict, scored: dict, filters: Filters) -> None:
