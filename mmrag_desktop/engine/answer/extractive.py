@@ -4,7 +4,8 @@ Never quoted: a table's header row ("Name | Parameter | Units | Default"), table
 index lines ("4.25.1 DIP and QFP chips . . . 172", "plot, 12, 45"), runs of index entries ("Flags,
 41 Flat 24 (DS390), 59 Floating point"), running headers ("172 4.25.1 DIP and QFP chips
 customization"), runs of bare figure labels ("4 5 3 6 2 7 1 8 Dual-in-Line"), the "Labels:" list
-of a figure chunk. When the
+of a figure chunk, console output run together ("avrdude: ... avrdude: ... avrdude> ?", progress
+bars). When the
 question asks for a value (how much, how many, default, maximum, ...) a sentence that carries a
 number is preferred; when it asks for a name (which command, option, function, ...), one that
 carries an identifier (a command-line option when an option, flag or switch is asked for); a
@@ -21,6 +22,7 @@ that one lacks (the rows of a table: "Threads: 8 | CPU time [s]: 32.4").
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -38,6 +40,7 @@ _INDEX = re.compile(r",\s*\d+(?:\s*[-,]\s*\d+)*\s*$")
 # (the page number follows a word and comes before the next capitalised entry, a comma or the end)
 _INDEX_ENTRY = re.compile(r"[A-Za-z)\]],\s*\d+(?:\s*[-\u2013]\s*\d+)?(?=\s*(?:,|$|[A-Z_]))")
 _HEADER = re.compile(r"^(?:\d+\s+\d+(?:\.\d+)+\s|\d+(?:\.\d+)+\s.{0,80}\s\d+$|(?:chapter|section|page)\s+\d+\b)", re.I)
+_BAR = re.compile(r"([#=*])\1{9,}")  # a progress bar or a rule of a console transcript
 _LABELS = re.compile(r"^(?:labels|referenced as|section)\s*:", re.I)
 # A figure chunk's parts ("Figure 2: ... Labels: ... Section: ... Referenced as: ...") are separate.
 _FIGURE_PART = re.compile(r"\s(?=(?:Labels|Section|Referenced as):\s)")
@@ -94,6 +97,8 @@ def is_quotable(sentence: str) -> bool:
         return False
     if len(_INDEX_ENTRY.findall(s)) >= 3:  # index entries run together (a block cut mid-entry)
         return False
+    if _is_transcript(s):
+        return False
     cells = s.split(" | ")
     if len(cells) >= 3 and not any(":" in c for c in cells):  # a table's header row: names, no values
         return False
@@ -101,6 +106,18 @@ def is_quotable(sentence: str) -> bool:
     words = [t for t in tokens if sum(c.isalpha() for c in t) >= 3]
     bare = [t for t in tokens if len(t.strip(".,;:()")) <= 1 or t.strip(".,;:()").replace(".", "").isdigit()]
     return not (len(tokens) >= 5 and len(bare) >= 0.5 * len(tokens) and len(words) < 3)
+
+
+def _is_transcript(s: str) -> bool:
+    """A program's console output run together: a progress bar ("#####...") or one prompt or log
+    prefix three times or more ("avrdude: ... avrdude: ... avrdude> ?"), table rows aside."""
+    if _BAR.search(s):
+        return True
+    cells = s.split(" | ")
+    if len(cells) > 1 and sum(": " in c for c in cells) * 2 >= len(cells):
+        return False  # table rows repeat their column names ("Code: ... | Sym: ... | Code: ...")
+    prefixes = Counter(t[:-1] for t in s.split() if len(t) > 2 and t[-1] in ":>" and t[:-1].isalnum())
+    return bool(prefixes) and prefixes.most_common(1)[0][1] >= 3
 
 
 def is_term_line(line: str) -> bool:

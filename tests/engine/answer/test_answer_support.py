@@ -337,3 +337,14 @@ def test_the_entry_of_an_option_the_question_names_comes_first(embedder):
     assert best.text.startswith("-F Normally, AVRDUDE tries to verify")
     best = rank_candidates("what does -D mean for avrdude", _options_block(), embedder)[0]
     assert best.text == "-D Disable auto erase for flash memory."
+
+
+def test_console_output_run_together_is_never_quoted():
+    """Seen answering "what does -e do in avrdude": a terminal session joined into one sentence."""
+    assert not is_quotable("# avrdude -p 2313 -t avrdude: AVR device initialized and ready to accept instructions "
+                           "avrdude: Device signature = 0x1e9101 avrdude> The '?' command displays a list: avrdude> ?")
+    assert not is_quotable("Reading | ################################################## | 100% 0.03s")
+    assert not is_quotable("avrdude: Device signature = 0x1e9702 avrdude> d efuse >>> d efuse 0000 fd |. | "
+                           "avrdude> d hfuse >>> d hfuse 0000 99 |. | avrdude> w efuse 0 0xff")
+    assert is_quotable("Code: \\alpha | Sym: a | Code: \\beta | Sym: b | Code: \\gamma | Sym: c")  # a table's rows
+    assert is_quotable("Note: the default is 5 V. Warning: do not exceed it.")
