@@ -293,6 +293,17 @@ def test_figure_work_can_be_paused_and_resumed(qtbot, lib_dir, tmp_path):
     w2.close()
 
 
+def test_status_bar_says_what_the_sentence_pass_is_for():
+    """Table rows make table search final; the other sentences only make first searches faster."""
+    from mmrag_desktop.engine.jobs import Progress
+    from mmrag_desktop.ui.main_window import sentence_status
+
+    tables = sentence_status(Progress("sentences", done=3, total=9, unit="chunks", extra={"kinds": ["table"]}))
+    rest = sentence_status(Progress("sentences", done=40, total=900, unit="chunks", extra={"kinds": []}))
+    assert tables.startswith("Tables: 3/9 encoded row by row")
+    assert rest.startswith("Sentences: 40/900 chunks encoded ahead") and "results are final" in rest
+
+
 def test_state_persists_across_a_restart(qtbot, manuals, lib_dir):
     w = open_window(qtbot, lib_dir)
     drop_files(w, [manuals / "px200.pdf"])
