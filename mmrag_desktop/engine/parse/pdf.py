@@ -233,7 +233,8 @@ class PdfDocument:
             lines = [ln for ln in lines if id(ln) not in ids]
             regions.append(Block("table", table_lines(t, pno, inside), table=t))
 
-        figures = self._figure_boxes(page, ext, clusters, words, lines, [t.bbox for t in tables], has_images)
+        figures = self._figure_boxes(page, ext, clusters, words, lines, [t.bbox for t in tables], has_images,
+                                     drawings)
         for box, source in figures:
             labels = [ln for ln in lines_inside(box, lines) if not caption_kind(ln.text)]
             ids = {id(ln) for ln in labels}
@@ -263,6 +264,7 @@ class PdfDocument:
         lines: list[Line],
         tables: list[BBox],
         has_images: bool,
+        drawings: list[dict[str, Any]] = (),
     ) -> list[tuple[BBox, str]]:
         width, height = float(page.rect.width), float(page.rect.height)
         raster: list[BBox] = []
@@ -280,6 +282,7 @@ class PdfDocument:
                 words = ext.textpage.extractWORDS()
             vector = [
                 pad_with_labels(b, lines) for b in vector_regions(clusters, words, tables, width, height)
+                if not _code_frame(b, drawings, lines)
             ]
         if not raster and not vector:
             return []
@@ -370,6 +373,29 @@ def _only_code_frames(drawings: list[dict[str, Any]], lines: list[Line]) -> bool
     frames = [r for r in merge_close(rects, 8.0) if r[2] - r[0] > 20 and r[3] - r[1] > 10]
     inside = [ln for c in frames for ln in lines_inside(c, lines)]
     return bool(inside) and sum(1 for ln in inside if ln.mono) >= 0.9 * len(inside)
+
+
+CODE_INDENT = 40.0  # pt: lines of a listing start at its margin or a few indents from it
+
+
+def _code_frame(box: BBox, drawings: list[dict[str, Any]], lines: list[Line]) -> bool:
+    """True when a vector region is a frame or shaded box around monospaced text (a code listing,
+    a command's synopsis, a shell command) rather than a figure: nine in ten of the lines inside
+    monospaced, a third of them starting at one margin (indented at most CODE_INDENT), and its
+    drawings only straight lines or rectangles (a figure's shapes have curves;
+    the Yosys manual's whole command reference is such frames and was indexed as 350 figures)."""
+    inside = lines_inside(box, lines)
+    if not inside or sum(1 for ln in inside if ln.mono) < 0.9 * len(inside):
+        return False
+    left = min(ln.bbox[0] for ln in inside)
+    if sum(1 for ln in inside if ln.bbox[0] - left < CODE_INDENT) < 0.3 * len(inside):
+        return False  # labels scattered over a drawing, not lines of code starting at one margin
+    for d in drawings:
+        r = d["rect"]
+        if _overlap(box, (float(r.x0), float(r.y0), float(r.x1), float(r.y1))) > 0 and any(
+                item[0] not in ("l", "re") for item in d["items"]):
+            return False
+    return True
 
 
 def _first_lines(lines: list[Line], heading_level: dict[int, int]) -> list[int]:

@@ -25,7 +25,7 @@ LIGATURES = {
 }
 _LIGATURE_TABLE = str.maketrans(LIGATURES)
 _MONO_FONT = re.compile(
-    r"mono|courier|consol|cmtt|sfmt|typewriter|menlo|inconsolata|lucidaconsole|\btt", re.I
+    r"mono|nimbusmon|courier|consol|cmtt|sfmt|typewriter|menlo|inconsolata|lucidaconsole|\btt", re.I
 )
 _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|cmbx|\bbx", re.I)
 

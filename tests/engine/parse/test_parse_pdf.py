@@ -311,3 +311,48 @@ def test_a_caption_far_below_its_diagram_is_linked_unless_text_lies_between(tmp_
         assert cap.caption_of is None
     else:
         assert cap.caption_of is not None and blocks[cap.caption_of].kind == "figure"
+
+
+def _framed_page(path, *, mono: bool, curves: bool):
+    """A paragraph, then a ruled frame (four lines, as LaTeX draws a listing's box) around lines of
+    text in Courier (`mono`) or Helvetica; `curves` adds a circle inside, as a diagram has."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 80), "The flatten command is described below in its synopsis box.", fontsize=10)
+    x0, y0, x1, y1 = 72.0, 110.0, 520.0, 230.0
+    for a, b in (((x0, y0), (x1, y0)), ((x1, y0), (x1, y1)), ((x1, y1), (x0, y1)), ((x0, y1), (x0, y0))):
+        page.draw_line(a, b, width=0.6)
+    code = ["1 flatten [options] [selection]", "2", "3 This pass flattens the design by replacing cells",
+            "4 by their implementation.", "5", "6     -wb", "7         Ignore the whitebox attribute."]
+    for i, line in enumerate(code):
+        page.insert_text((80, 128 + 14 * i), line, fontsize=9, fontname="cour" if mono else "helv")
+    if curves:
+        page.draw_circle((470, 170), 20)
+    doc.save(path)
+    doc.close()
+    return path
+
+
+@pytest.mark.parametrize("mono,curves,figure", [(True, False, False), (False, False, True), (True, True, True)])
+def test_a_frame_around_code_is_text_not_a_figure(tmp_path, mono, curves, figure):
+    """The Yosys manual's command reference (synopsis boxes of monospaced text in a ruled frame)
+    was indexed as 350 figures: their text was embedded as figure labels and search could not find
+    the commands. A frame around monospaced lines starting at one margin, drawn with straight
+    lines only, is text; the same frame around prose, or holding a drawn shape, stays a figure."""
+    (page,) = parse(_framed_page(tmp_path / "f.pdf", mono=mono, curves=curves))
+    figures = [b for b in page.blocks if b.kind == "figure"]
+    text = " ".join(b.text for b in page.blocks if b.kind in ("text", "code"))
+    assert bool(figures) == figure
+    assert ("This pass flattens the design" in text) == (not figure)
+
+
+def test_font_names_tell_monospaced_type():
+    """Nimbus Mono L (the Courier clone of TeX and AsciiDoc manuals: NUT, SDCC, avr-libc) carries
+    no monospace flag; its name says it."""
+    from mmrag_desktop.engine.parse.pdf_lines import _font_style
+
+    assert _font_style("TKYBBY+NimbusMonL-Regu") == (False, True)
+    assert _font_style("NFMLHH+NimbusMonL-Bold") == (True, True)
+    assert _font_style("CMTT10")[1] and not _font_style("NimbusSanL-Regu")[1] and not _font_style("Times-Roman")[1]
