@@ -268,7 +268,14 @@ def select_sentences(
     chosen: list[Candidate] = []
     words = 0
     for c in ranked if ranked is not None else rank_candidates(question, blocks, embedder):
-        if any(near_duplicate(c.text, o.text) for o in chosen):
+        if any(near_duplicate(c.text, o.text) or _inside(c, o) for o in chosen):
+            continue
+        held = next((o for o in chosen if _inside(o, c)), None)
+        if held is not None:
+            # "In a Unibus system ..." was chosen, then "The RL11 supports the BOOT command. In a
+            # Unibus system ...": the longer quote takes its place rather than repeating it
+            words += len(c.text.split()) - len(held.text.split())
+            chosen[chosen.index(held)] = c
             continue
         w = len(c.text.split())
         if chosen and words + w > max_words:
@@ -281,6 +288,12 @@ def select_sentences(
     for n, c in enumerate(chosen):
         first.setdefault(c.block_id, n)
     return sorted(chosen, key=lambda c: (first[c.block_id], c.position))
+
+
+def _inside(a: Candidate, b: Candidate) -> bool:
+    """True when quote `a` is part of quote `b` of the same block (a sentence and the pair or
+    term-line quote that holds it)."""
+    return a.block_id == b.block_id and a is not b and " ".join(a.text.split()) in " ".join(b.text.split())
 
 
 def quote_text(sentence: str, block_id: int) -> str:

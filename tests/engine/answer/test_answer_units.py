@@ -13,7 +13,7 @@ from mmrag_desktop.engine.answer.citations import check_citations, find_marks
 from mmrag_desktop.engine.answer.confidence import DEFAULT_THRESHOLD, assess, content_terms, stem
 from mmrag_desktop.engine.answer.events import Answer, Citation
 from mmrag_desktop.engine.answer.evidence import default_token_counter, pack_evidence, render_evidence
-from mmrag_desktop.engine.answer.extractive import extractive_text, select_sentences
+from mmrag_desktop.engine.answer.extractive import extractive_text, rank_candidates, select_sentences
 from mmrag_desktop.engine.answer.prompt import SYSTEM_PROMPT, build_messages, is_insufficient_reply
 from mmrag_desktop.engine.answer.rewrite import is_followup, rewrite_followup
 from mmrag_desktop.engine.errors import QueryError
@@ -258,3 +258,19 @@ def test_a_quoted_table_row_is_located_by_its_cells(tmp_path, library):
         (page, box), = quote_boxes(lines, row)
         want = sample.info["cell_boxes"][r]
         assert page == 1 and want[0][1] - 2 <= box[1] and box[3] <= want[0][3] + 2, (row, box, want[0])
+
+
+def test_a_sentence_is_not_quoted_again_inside_a_longer_quote(embedder):
+    """Seen on the simh manual: "In a Unibus system ..." was quoted alone and again inside "The
+    RL11 supports the BOOT command. In a Unibus system ..." (a sentence with the next one that
+    carries the name asked for). The longer quote takes the shorter one's place."""
+    blocks = pack_evidence([hit(1, "The RL11 supports the BOOT command. In a Unibus system, the RL behaves like an "
+                                   "RL11 with 18 address bits. Units can be set ENABLED or DISABLED.")], 1000)
+    question = "how many address bits does the RL11 use in a Unibus system"
+    ranked = [c.text for c in rank_candidates(question, blocks, embedder)]
+    assert ranked.index("In a Unibus system, the RL behaves like an RL11 with 18 address bits.") < ranked.index(
+        "The RL11 supports the BOOT command. In a Unibus system, the RL behaves like an RL11 with 18 address bits.")
+    texts = [c.text for c in select_sentences(question, blocks, embedder, max_sentences=4)]
+    for a in texts:
+        assert not any(a != b and a in b for b in texts), texts
+    assert any("BOOT" in t for t in texts)
