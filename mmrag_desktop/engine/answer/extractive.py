@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..search.query import options_in
+from ..search.query import OPTION, options_in, starts_with_option
 from ..sentence_split import split_sentences
 from .confidence import content_terms
 from .evidence import EvidenceBlock
@@ -58,7 +58,7 @@ _NAME_Q = re.compile(
 _OPTION_Q = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:option|flag|switch)s?\b|"
                        r"\b(?:option|flag|switch)\s+(?:that|to|which)\b", re.I)
 # the next entry of an option list ("-D Disable auto erase ..."), never the continuation of a sentence
-_OPTION_ENTRY = re.compile(r"--?[A-Za-z][\w-]*(?:\s|$)")
+_OPTION_ENTRY = re.compile(OPTION + r"(?:\s|$)")
 # the term line of a definition list: a short line holding a file, path or identifier ("~/.octaverc", "FIT_LOG")
 _TERM_LINE = re.compile(r"[./_~]\w")
 # or a call's signature line above its description ("x = csvread (filename, dlm_opt1, ...)")
@@ -217,7 +217,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         c.score = (float(cos[i]) if cos is not None else 0.0) + 0.5 * cover + rank_weight * (n - c.block_id) / n
         if c.label:  # "~/.octaverc" + "This file is used to make personal changes ...": quote both
             c.text = f"{c.label} {c.text}"
-        if options and any(_entry_of(c.text, o) for o in options):
+        if any(starts_with_option(c.text.lstrip(". "), o) for o in options):
             # "What does the -F option do?": the option list's entry for -F ("-F Normally, AVRDUDE ...")
             c.score += OPTION_BONUS
         if asked and _carries(c.text, asked):
@@ -230,11 +230,6 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         if c.text.rstrip()[-1:] not in ".!?)":  # a lead-in to a list or a fragment, not an answer
             c.score -= LEAD_IN_PENALTY
     return sorted(cands, key=lambda c: -c.score)
-
-
-def _entry_of(text: str, option: str) -> bool:
-    """True when `text` starts with the command-line option `option` (case-sensitive)."""
-    return re.match(re.escape(option) + r"(?![\w-])", text.lstrip(". ")) is not None
 
 
 def in_section(sentence: str, section: str) -> str:

@@ -264,7 +264,7 @@ class PdfDocument:
         lines: list[Line],
         tables: list[BBox],
         has_images: bool,
-        drawings: list[dict[str, Any]] = (),
+        drawings: list[dict[str, Any]],
     ) -> list[tuple[BBox, str]]:
         width, height = float(page.rect.width), float(page.rect.height)
         raster: list[BBox] = []
@@ -371,8 +371,12 @@ def _only_code_frames(drawings: list[dict[str, Any]], lines: list[Line]) -> bool
         (float(d["rect"].x0), float(d["rect"].y0), float(d["rect"].x1), float(d["rect"].y1)) for d in drawings
     ]
     frames = [r for r in merge_close(rects, 8.0) if r[2] - r[0] > 20 and r[3] - r[1] > 10]
-    inside = [ln for c in frames for ln in lines_inside(c, lines)]
-    return bool(inside) and sum(1 for ln in inside if ln.mono) >= 0.9 * len(inside)
+    return _mostly_mono([ln for c in frames for ln in lines_inside(c, lines)])
+
+
+def _mostly_mono(lines: list[Line]) -> bool:
+    """True when there are lines and nine in ten of them are monospaced (code, not prose)."""
+    return bool(lines) and sum(1 for ln in lines if ln.mono) >= 0.9 * len(lines)
 
 
 CODE_INDENT = 40.0  # pt: lines of a listing start at its margin or a few indents from it
@@ -385,7 +389,7 @@ def _code_frame(box: BBox, drawings: list[dict[str, Any]], lines: list[Line]) ->
     drawings only straight lines or rectangles (a figure's shapes have curves;
     the Yosys manual's whole command reference is such frames and was indexed as 350 figures)."""
     inside = lines_inside(box, lines)
-    if not inside or sum(1 for ln in inside if ln.mono) < 0.9 * len(inside):
+    if not _mostly_mono(inside):
         return False
     left = min(ln.bbox[0] for ln in inside)
     if sum(1 for ln in inside if ln.bbox[0] - left < CODE_INDENT) < 0.3 * len(inside):

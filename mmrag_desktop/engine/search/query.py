@@ -33,8 +33,9 @@ TABLE_WORDS = frozenset(
 # letters and digits of every script, as FTS5's unicode61 tokenizer reads them ("Überlastschutz",
 # "压力传感器"); runs joined by . - / stay one word (part numbers, paths)
 _WORD_RE = re.compile(r"\w+(?:[.\-/]\w+)*")
-# a command-line option as a query writes it ("avrdude -F", "--prefix"): FTS5 drops the dash
-_OPTION_RE = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+# a command-line option as a query or a manual writes it ("avrdude -F", "--prefix"): FTS5 drops the dash
+OPTION = r"--?[A-Za-z][\w-]*"
+_OPTION_RE = re.compile(r"(?<![\w-])" + OPTION)
 _FIG_REF_RE = re.compile(r"\b(fig(?:ure)?s?\.?|tables?|tab\.)\s*([0-9]+(?:[.\-\u2013][0-9]+)*)", re.I)
 
 
@@ -93,17 +94,28 @@ def option_fts(plan: QueryPlan, option: str) -> str:
     """The keyword expression for chunks that may print `option`: its word with any other query
     term ('"f" AND "avrdude" OR "f" AND "option"'; AND binds first in FTS5 and tsquery alike), or
     its word alone when the query has no other term."""
-    word = option.lstrip("-").lower()
+    word = option_word(option)
     others = [t for t in dict.fromkeys(plan.terms) if t != word]
     if not others:
         return quote_term(word)
     return " OR ".join(f"{quote_term(word)} AND {quote_term(t)}" for t in others)
 
 
+def option_word(option: str) -> str:
+    """The word FTS5 indexes for `option` ("-F" -> "f", "--prefix" -> "prefix")."""
+    return option.lstrip("-").lower()
+
+
+def starts_with_option(line: str, option: str) -> bool:
+    """True when `line` starts with `option` (an entry of an option list: "-F Normally, ...");
+    options are case-sensitive ("-F" is not "-f")."""
+    return re.match(r"\s*" + re.escape(option) + r"(?![\w-])", line) is not None
+
+
 def prints_option(text: str, option: str) -> int:
     """2 when `text` has a line that starts with `option` (an entry of an option list), 1 when it
     names it elsewhere, 0 when not; options are case-sensitive ("-F" is not "-f")."""
-    if re.search(r"(?m)^\s*" + re.escape(option) + r"(?![\w-])", text):
+    if any(starts_with_option(line, option) for line in text.split("\n")):
         return 2
     return 1 if re.search(r"(?<![\w-])" + re.escape(option) + r"(?![\w-])", text) else 0
 

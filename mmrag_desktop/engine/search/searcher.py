@@ -20,7 +20,15 @@ from ..hits import Hit
 from ..store.chunks import Filters
 from .fusion import mmr, weighted_rrf
 from .highlight import Highlight, choose_highlight, segment_highlight
-from .query import QueryPlan, option_fts, plan_query, prints_option, quote_term
+from .query import (
+    QueryPlan,
+    option_fts,
+    option_word,
+    plan_query,
+    prints_option,
+    quote_term,
+    starts_with_option,
+)
 from .rerank import RERANK_TOP, rerank_sentences, rerank_top
 
 if TYPE_CHECKING:
@@ -217,7 +225,7 @@ class Searcher:
         found: dict[int, tuple] = {}
         for option in plan.options:
             context = self.chunks.keyword_ids(option_fts(plan, option), OPTION_CANDIDATES, filters)
-            alone = self.chunks.keyword_ids(quote_term(option.lstrip("-").lower()), OPTION_CANDIDATES, filters)
+            alone = self.chunks.keyword_ids(quote_term(option_word(option)), OPTION_CANDIDATES, filters)
             ids = list(dict.fromkeys(context + alone))
             rows = self.chunks.rows(ids)
             near = set(context)
@@ -238,7 +246,7 @@ class Searcher:
                 continue
             lines = json.loads(rows[cid]["lines"] or "[]")
             for option in plan.options:
-                line = next((ln for ln in lines if ln.get("b") and prints_option(ln["t"], option) == 2), None)
+                line = next((ln for ln in lines if ln.get("b") and starts_with_option(ln["t"], option)), None)
                 if line is None or not line.get("s"):
                     continue
                 hl = segment_highlight(lines, line["s"][0], 1.0, line["p"])
