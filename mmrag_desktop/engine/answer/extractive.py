@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..search.query import OPTION, options_in, starts_with_option
+from ..search.query import OPTION, heads_section, options_in, prints_option, starts_with_option
 from ..sentence_split import split_sentences
 from .confidence import content_terms
 from .evidence import EvidenceBlock
@@ -63,6 +63,7 @@ _OPTION_ENTRY = re.compile(OPTION + r"(?:\s|$)")
 _TERM_LINE = re.compile(r"[./_~]\w")
 # or a call's signature line above its description ("x = csvread (filename, dlm_opt1, ...)")
 _SIGNATURE = re.compile(r"^(?:[\w,\[\] ]+=\s*)?[A-Za-z_][\w.]*\s?\(.*\)$")
+_PROSE_WORD = re.compile(r"(?<![\w.@#(\[])[a-z]{3,}(?![\w(\[])")
 VALUE_BONUS = 0.15
 OPTION_BONUS = 1.0  # the entry of an option the question names answers it: a look-up (no question set asks so)
 PAIR_WORDS = 60  # a sentence and the next one it needs, quoted together, stay this short
@@ -97,7 +98,7 @@ def is_quotable(sentence: str) -> bool:
         return False
     if len(_INDEX_ENTRY.findall(s)) >= 3:  # index entries run together (a block cut mid-entry)
         return False
-    if _is_transcript(s):
+    if _is_transcript(s) or _is_command_line(s):
         return False
     cells = s.split(" | ")
     if len(cells) >= 3 and not any(":" in c for c in cells):  # a table's header row: names, no values
@@ -151,8 +152,15 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             nxt = sentences[pos + 1] if pos + 1 < len(sentences) else ""
             prev = " ".join(sentences[pos - 1].split()) if pos > 0 else ""
             out.append(Candidate(b.id, pos, s, following=nxt if is_quotable(nxt) else "",
-                                 label=prev if is_term_line(prev) else ""))
+                                 label=prev if is_term_line(prev) and not _example_of(prev, s) else ""))
     return out
+
+
+def _example_of(line: str, sentence: str) -> bool:
+    """True when `line` is an example of a dot-command that `sentence` names itself (".save all
+    @m2[vdsat]" above "The vectors listed on the .SAVE line are ..."): not a term the sentence needs."""
+    command = options_in(line.split(maxsplit=1)[0]) if line.strip() else []
+    return bool(command) and command[0].startswith(".") and prints_option(sentence, command[0]) > 0
 
 
 def _overlap(a: set[str], b: set[str]) -> float:
@@ -211,14 +219,14 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     if asked == "option" and not any(_carries(f"{c.label} {c.text}", asked) for c in cands):
         asked = "name"  # "which ngbehavior flag ...": the flags are words here ("kicad"), not "-x"
     options = options_in(question)
+    heads = {b.id: any(heads_section(b.hit.section, o) for o in options) for b in blocks}
     n = max(b.id for b in blocks)
     for i, c in enumerate(cands):
         cover = len(q_terms & set(content_terms(c.text))) / len(q_terms) if q_terms else 0.0
         c.score = (float(cos[i]) if cos is not None else 0.0) + 0.5 * cover + rank_weight * (n - c.block_id) / n
         if c.label:  # "~/.octaverc" + "This file is used to make personal changes ...": quote both
             c.text = f"{c.label} {c.text}"
-        if any(starts_with_option(c.text.lstrip(". "), o) for o in options):
-            # "What does the -F option do?": the option list's entry for -F ("-F Normally, AVRDUDE ...")
+        if any(_describes(c.text, o, heads[c.block_id]) for o in options):
             c.score += OPTION_BONUS
         if asked and _carries(c.text, asked):
             c.score += value_bonus
@@ -230,6 +238,34 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         if c.text.rstrip()[-1:] not in ".!?)":  # a lead-in to a list or a fragment, not an answer
             c.score -= LEAD_IN_PENALTY
     return sorted(cands, key=lambda c: -c.score)
+
+
+def _is_command_line(s: str) -> bool:
+    """A dot-command's synopsis or example (".save i(vin) node1 v(node2)", ".save vector vector
+    ..."): it starts with the command and is no sentence about it (".TRAN start a transient
+    simulation (15.3.10)." is one)."""
+    first = options_in(s.split(maxsplit=1)[0]) if s else []
+    return bool(first) and first[0].startswith(".") and s.startswith(first[0]) and not _reads_as_prose(s)
+
+
+def _reads_as_prose(s: str) -> bool:
+    """Sentence-final punctuation (not an ellipsis) and at least three plain words."""
+    s = s.rstrip()
+    return (s[-1:] in ".!?)" and not s.endswith(("...", "\u2026"))
+            and len(_PROSE_WORD.findall(s)) >= 3)
+
+
+def _describes(sentence: str, option: str, in_entry: bool) -> bool:
+    """True when `sentence` is the entry of the option or dot-command the question names: an option
+    list's entry ("-F Normally, AVRDUDE ..."), or, for a dot-command, prose that names it where it
+    starts a line or in the section it heads (".TRAN start a transient simulation (15.3.10).", "The
+    vectors listed on the .SAVE line are recorded ..."), never a bare example or synopsis (".save
+    i(vin) node1", ".tran tstep tstop <tstart> Examples:")."""
+    if not option.startswith("."):
+        return starts_with_option(sentence.lstrip(". "), option)
+    if not (starts_with_option(sentence, option) or (in_entry and prints_option(sentence, option))):
+        return False
+    return _reads_as_prose(sentence)
 
 
 def in_section(sentence: str, section: str) -> str:

@@ -35,7 +35,12 @@ TABLE_WORDS = frozenset(
 _WORD_RE = re.compile(r"\w+(?:[.\-/]\w+)*")
 # a command-line option as a query or a manual writes it ("avrdude -F", "--prefix"): FTS5 drops the dash
 OPTION = r"--?[A-Za-z][\w-]*"
-_OPTION_RE = re.compile(r"(?<![\w-])" + OPTION)
+# a dot-command of an input language (SPICE ".save", ".tran"; roff ".TH"): case-insensitive, as those
+# languages read it; "file.pdf", "e.g." and "..." are not one
+DIRECTIVE = r"\.[A-Za-z][A-Za-z0-9_]+"
+_OPTION_RE = re.compile(r"(?<![\w-])" + OPTION + r"|(?<![\w.])" + DIRECTIVE + r"(?!\w|\.\w)")
+# a heading's number ("15.6.1 ", "C.12 ", "2.3.4. ")
+_HEADING_NUMBER = re.compile(r"^\s*(?:[A-Z]\.)?\d+(?:\.\d+)*\.?\s+")
 _FIG_REF_RE = re.compile(r"\b(fig(?:ure)?s?\.?|tables?|tab\.)\s*([0-9]+(?:[.\-\u2013][0-9]+)*)", re.I)
 
 
@@ -86,7 +91,8 @@ def plan_query(query: str) -> QueryPlan:
 
 
 def options_in(text: str) -> list[str]:
-    """The command-line options `text` names, as written, in order ("-F", "--prefix")."""
+    """The command-line options and dot-commands `text` names, as written, in order ("-F",
+    "--prefix", ".save")."""
     return list(dict.fromkeys(_OPTION_RE.findall(text)))
 
 
@@ -102,22 +108,37 @@ def option_fts(plan: QueryPlan, option: str) -> str:
 
 
 def option_word(option: str) -> str:
-    """The word FTS5 indexes for `option` ("-F" -> "f", "--prefix" -> "prefix")."""
-    return option.lstrip("-").lower()
+    """The word FTS5 indexes for `option` ("-F" -> "f", "--prefix" -> "prefix", ".save" -> "save")."""
+    return option.lstrip("-.").lower()
+
+
+def _option_flags(option: str) -> int:
+    # options are case-sensitive ("-F" is not "-f"); dot-commands are not (".SAVE" is ".save")
+    return re.I if option.startswith(".") else 0
 
 
 def starts_with_option(line: str, option: str) -> bool:
-    """True when `line` starts with `option` (an entry of an option list: "-F Normally, ...");
-    options are case-sensitive ("-F" is not "-f")."""
-    return re.match(r"\s*" + re.escape(option) + r"(?![\w-])", line) is not None
+    """True when `line` starts with `option` (an entry of an option list: "-F Normally, ...", a
+    dot-command's synopsis: ".save vector vector ...")."""
+    return re.match(r"\s*" + re.escape(option) + r"(?![\w-])", line, _option_flags(option)) is not None
 
 
-def prints_option(text: str, option: str) -> int:
-    """2 when `text` has a line that starts with `option` (an entry of an option list), 1 when it
-    names it elsewhere, 0 when not; options are case-sensitive ("-F" is not "-f")."""
+def heads_section(section: str, option: str) -> bool:
+    """True when the innermost heading of `section` (a ' > ' path) is the entry of `option`, its
+    number aside ("15.6.1 .SAVE: Name vector(s) to be saved in raw file" for ".save")."""
+    last = section.rsplit(" > ", 1)[-1]
+    return starts_with_option(_HEADING_NUMBER.sub("", last), option)
+
+
+def prints_option(text: str, option: str, section: str = "") -> int:
+    """3 when the innermost heading of `section` is `option`'s entry, 2 when `text` has a line that
+    starts with `option` (an entry of an option list), 1 when it names it elsewhere, 0 when not."""
+    if section and heads_section(section, option):
+        return 3
     if any(starts_with_option(line, option) for line in text.split("\n")):
         return 2
-    return 1 if re.search(r"(?<![\w-])" + re.escape(option) + r"(?![\w-])", text) else 0
+    named = r"(?<![\w-])" + re.escape(option) + r"(?![\w-])"
+    return 1 if re.search(named, text, _option_flags(option)) else 0
 
 
 def quote_term(term: str) -> str:

@@ -22,6 +22,7 @@ from .fusion import mmr, weighted_rrf
 from .highlight import Highlight, choose_highlight, segment_highlight
 from .query import (
     QueryPlan,
+    heads_section,
     option_fts,
     option_word,
     plan_query,
@@ -217,11 +218,11 @@ class Searcher:
 
 
     def _option_ids(self, plan: QueryPlan, filters: Filters, n: int = 20) -> list[int]:
-        """Chunks that print a command-line option the query names ("-F"). FTS5 drops the dash, so
-        keyword candidates with the option's word (with another query term, then alone) are read
-        and kept when the option itself is in their text: an option list's entry (the option
-        starting a line) before a mention, a chunk with another query term before one without,
-        then by keyword rank."""
+        """Chunks that print a command-line option or dot-command the query names ("-F", ".save").
+        FTS5 drops the dash and the dot, so keyword candidates with the option's word (with another
+        query term, then alone) are read and kept when the option itself is in their text: its
+        entry (a section headed by it, then a line starting with it) before a mention, a chunk with
+        another query term before one without, then by keyword rank."""
         found: dict[int, tuple] = {}
         for option in plan.options:
             context = self.chunks.keyword_ids(option_fts(plan, option), OPTION_CANDIDATES, filters)
@@ -230,7 +231,7 @@ class Searcher:
             rows = self.chunks.rows(ids)
             near = set(context)
             for rank, cid in enumerate(ids):
-                how = prints_option(rows[cid]["text"], option) if cid in rows else 0
+                how = prints_option(rows[cid]["text"], option, rows[cid]["section"]) if cid in rows else 0
                 if how:
                     found[cid] = min(found.get(cid, (0, 0, 0)), (-how, cid not in near, rank))
         return sorted(found, key=found.get)[:n]
@@ -239,11 +240,15 @@ class Searcher:
     def _option_entry_first(plan: QueryPlan, printed: list[int], rows: dict, candidate_hl: dict,
                             scored: dict) -> None:
         """A query about an option ("what does -e do in avrdude") is a look-up: the best chunk of
-        `printed` holding the option's entry becomes the first hit, highlighting the entry. The
-        embedder cannot see a one-letter option, so the sentence score alone would not find it."""
+        `printed` holding the option's entry becomes the first hit, highlighting the entry (a chunk
+        of a section headed by the option keeps its best-matching lines). The embedder cannot see
+        a one-letter option, so the sentence score alone would not find it."""
         for cid in printed:
             if cid not in scored:
                 continue
+            if any(heads_section(rows[cid]["section"], option) for option in plan.options):
+                scored[cid] = max(scored.values()) + 1e-6
+                return
             lines = json.loads(rows[cid]["lines"] or "[]")
             for option in plan.options:
                 line = next((ln for ln in lines if ln.get("b") and starts_with_option(ln["t"], option)), None)

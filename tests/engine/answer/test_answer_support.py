@@ -348,3 +348,17 @@ def test_console_output_run_together_is_never_quoted():
                            "avrdude> d hfuse >>> d hfuse 0000 99 |. | avrdude> w efuse 0 0xff")
     assert is_quotable("Code: \\alpha | Sym: a | Code: \\beta | Sym: b | Code: \\gamma | Sym: c")  # a table's rows
     assert is_quotable("Note: the default is 5 V. Warning: do not exceed it.")
+
+
+def test_a_dot_command_is_answered_by_its_description_not_its_examples(embedder):
+    """Seen on the real ngspice manual: "what does the ngspice .save command do" quoted examples
+    (".save i(vin) node1 v(node2)"), and an example line was glued to the description as its term."""
+    assert not is_quotable(".save i(vin) node1 v(node2) v(3)") and not is_quotable(".save vector vector vector ...")
+    assert is_quotable(".TRAN start a transient simulation (15.3.10).")
+    text = ("General form:\n.save vector vector vector ...\nExamples:\n.save i(vin) node1 v(node2)\n"
+            ".save all @m2[vdsat]\nThe vectors listed on the .SAVE line are recorded in the rawfile for use "
+            "later with ngspice.\nThe standard vector names are accepted.")
+    block = pack_evidence([Hit(chunk_id=9, doc_id=3, doc="ngspice.pdf", page=326, bbox=None, kind="text", score=0.03,
+                               text=text, section="15.6 Batch Output > 15.6.1 .SAVE: Name vector(s) to be saved")], 1000)
+    best = rank_candidates("what does the ngspice .save command do", block, embedder)[0]
+    assert best.text == "The vectors listed on the .SAVE line are recorded in the rawfile for use later with ngspice."

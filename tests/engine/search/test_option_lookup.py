@@ -8,7 +8,7 @@ import json
 
 from conftest import write_pdf
 
-from mmrag_desktop.engine.search.query import option_fts, options_in, plan_query, prints_option
+from mmrag_desktop.engine.search.query import heads_section, option_fts, options_in, plan_query, prints_option
 
 ENTRIES = [
     ("-c programmer-id", "Specify the programmer to be used. The programmer must be listed in the configuration."),
@@ -62,3 +62,65 @@ def test_a_question_about_an_option_shows_its_entry_first(library, tmp_path):
     # benchmark's avrdude manual, "part id to pass to avrdude -p for an ATmega88PB" wants a table)
     hits = library.search("the chip erase that the flasher runs with -e before writing a locked device", k=5)
     assert hits and not any("options" in h.sources for h in hits)
+
+
+DOT_COMMANDS = [
+    (".SAVE: Name vector(s) to be saved in raw file", ".save vector vector vector ...", ".save i(vin) node1 v(node2)",
+     "The vectors listed on the .SAVE line are recorded in the rawfile for use later with the simulator."),
+    (".PRINT Lines", ".print prtype ov1 <ov2 ... ov8>", ".print tran v(4) i(vin)",
+     "The .print line defines the contents of a tabular listing of one to eight output variables."),
+    (".PLOT Lines", ".plot pltype ov1 <(plo1, phi1)> <ov2 ...>", ".plot dc v(4) v(5) v(1)",
+     "The .plot line defines the contents of one plot of from one to eight output variables."),
+]
+
+
+def _simulator_manual(path):
+    """A simulator manual whose dot-commands each head a numbered section (in the outline too), with
+    prose elsewhere that names .save on the way."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    y = 80
+    for sentence in ("In batch mode the analyses are run at once and the results written to a rawfile.",
+                     "Use save or .save to choose what is kept, and .print or .plot for listings.",
+                     "The rawfile may later be read in interactive mode with the load command.",
+                     "Batch output commands are described in section 15.6 of this manual."):
+        page.insert_text((72, y), sentence, fontsize=11)
+        y += 16
+    toc = [[1, "15 Batch Output", 1]]
+    for n, (title, form, example, text) in enumerate(DOT_COMMANDS, start=1):
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((72, 80), f"15.6.{n} {title}", fontsize=14)
+        for i, line in enumerate(("General form:", form, "Examples:", example, text)):
+            page.insert_text((72, 110 + 16 * i), line, fontsize=11)
+        toc.append([2, f"15.6.{n} {title}", n + 1])
+    doc.set_toc(toc)
+    doc.save(str(path))
+    doc.close()
+    return path
+
+
+def test_plan_names_dot_commands_and_their_section_is_the_entry():
+    assert options_in("what does the ngspice .save command do?") == [".save"]
+    assert options_in("see file.pdf, e.g. this... or .5 V") == []
+    assert options_in("is .tran. or .OPTIONS needed") == [".tran", ".OPTIONS"]
+    assert heads_section("15 Batch Output > 15.6.1 .SAVE: Name vector(s)", ".save")
+    assert not heads_section("15.6.1 .SAVE: Name vector(s) > 15.6.2 .PRINT Lines", ".save")
+    assert prints_option("text", ".save", "A > 15.6.1 .SAVE: Name") == 3
+    assert prints_option("x\n.SAVE all", ".save") == 2 and prints_option("or .Save it", ".save") == 1
+    assert prints_option("the saved file", ".save") == 0
+
+
+def test_a_question_about_a_dot_command_shows_the_section_it_heads_first(library, tmp_path):
+    _simulator_manual(tmp_path / "sim.pdf")
+    assert [e.stage for e in library.add([tmp_path / "sim.pdf"]) if e.stage in ("done", "failed")] == ["done"]
+    for command, page in ((".save", 2), (".print", 3), (".plot", 4)):
+        hit = library.search(f"what does the {command} command do", k=3)[0]
+        assert hit.page == page and heads_section(hit.section, command), (command, hit.page, hit.section)
+        assert "options" in hit.sources
+    events = list(library.ask("what does the .save command do", mode="extractive"))
+    assert events[-1].kind == "done", events[-1]
+    first = events[-1].answer.to_json()["sentences"][0]["text"]
+    # the description is quoted first, not an example that starts with the command
+    assert "recorded in the rawfile" in first and not first.startswith(".save i(vin)"), first
