@@ -141,7 +141,10 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
     out = []
     for b in blocks:
         text = b.text[:-4] if b.truncated and b.text.endswith(" ...") else b.text
-        sentences = [p for s in split_sentences(text, newlines=True) for p in _FIGURE_PART.split(s)]
+        if b.hit.kind == "table":  # a row is one unit: "Description: Always defined. SDCC major ..." is not split
+            sentences = [line.strip() for line in text.split("\n") if line.strip()]
+        else:
+            sentences = [p for s in split_sentences(text, newlines=True) for p in _FIGURE_PART.split(s)]
         for pos, s in enumerate(sentences):
             words = s.split()
             if len(words) < min_words or not is_quotable(s):
@@ -329,9 +332,10 @@ def _inside(a: Candidate, b: Candidate) -> bool:
 
 def quote_text(sentence: str, block_id: int) -> str:
     """One quoted sentence with its citation; a piece that does not end a sentence (a line of a
-    list, a fragment) ends with " ..." rather than a full stop the manual did not print."""
+    list, a fragment) ends with " ..." rather than a full stop the manual did not print; a table
+    row ("Name: G | Default: 0.0") is whole as it is."""
     s = sentence.rstrip()
-    if s and s[-1] not in ".!?:)" and not s.endswith("..."):
+    if s and s[-1] not in ".!?:)" and not s.endswith("...") and " | " not in s:
         s += " ..."
     return f"{s} [{block_id}]"
 

@@ -284,6 +284,21 @@ def test_a_table_is_quoted_by_its_row(embedder):
     assert best.text.startswith("Name: G |") and "\n" not in best.text
 
 
+def test_a_table_row_is_one_quote_whatever_its_cells_say():
+    """Seen on the real SDCC manual: "SDCC major version number." was quoted alone, a sentence of the
+    description cell of "#define: __SDCC_VERSION_MAJOR | Description: Always defined. SDCC major
+    version number. ..."; rows starting in lower case ("mcs51: ...") ran into the row above."""
+    rows = ("#define | Description\n"
+            "#define: __SDCC_MODEL_LARGE | Description: when --model-large is used\n"
+            "#define: __SDCC_VERSION_MAJOR | Description: Always defined. SDCC major version number. E.g. 3\n"
+            "mcs51: code size small / large | printf: 1.4k / 2.0k\n"
+            "mcs51: float format | printf: - | printf_fast_f: %f8")
+    table = Hit(chunk_id=9, doc_id=1, doc="sdcc.pdf", page=65, bbox=None, kind="table", score=0.03, text=rows)
+    texts = [c.text for c in candidate_sentences(pack_evidence([table], 1000))]
+    assert texts == rows.split("\n")[1:]
+    assert quote_text(texts[0], 1) == f"{texts[0]} [1]"  # a whole row gets no " ..."
+
+
 def test_a_table_cut_to_the_budget_keeps_its_rows():
     rows = "\n".join(f"Name: R{i} | Parameter: resistor {i} | Default: {i}.0" for i in range(40))
     table = Hit(chunk_id=9, doc_id=1, doc="t.pdf", page=1, bbox=None, kind="table", score=0.03, text=rows)
