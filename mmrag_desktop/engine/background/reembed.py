@@ -54,7 +54,7 @@ def reembed_events(chunks: Chunks, vectors: Vectors, models: ActiveModels, cance
             full, offset = embed_text_of(draft)
             texts.append(full)
             spans.append([(a + offset, b + offset) for a, b in draft.segments])
-        enc = target.encode_with_segments(texts, spans)
+        enc = target.encode_with_segments(texts, spans, bulk=True)
         vectors.put_text([r[0] for r in rows], model, enc.vectors, enc.segments)
         done += len(rows)
         chunks.invalidate()  # another process may add documents meanwhile

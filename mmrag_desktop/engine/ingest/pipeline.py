@@ -479,7 +479,7 @@ def _embed_pending(embedder, job: _DocJob) -> None:
         text, offset = embed_text_of(d)
         texts.append(text)
         spans.append([(a + offset, b + offset) for a, b in d.segments])
-    enc = embedder.encode_with_segments(texts, spans)
+    enc = embedder.encode_with_segments(texts, spans, bulk=True)
     job.vectors.extend(enc.vectors)
     job.segments.extend(enc.segments)
     job.embedded = len(job.drafts)

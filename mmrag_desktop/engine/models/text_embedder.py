@@ -5,9 +5,14 @@ One forward pass per chunk gives both the chunk vector and the vectors of its se
 segment vectors to pick the lines to highlight without embedding anything extra at query time.
 
 The forward pass runs on ONNX Runtime when the model's layout allows it (onnx_text.py: the same
-vectors), else on PyTorch; `MMRAG_TEXT_BACKEND=torch` forces PyTorch, `MMRAG_TEXT_BACKEND=int8` runs
-an 8-bit copy of the export (a third less time to full quality, vectors within cosine 0.99 of the
-float ones, held-out answers cite the gold page less often: bench/README.md, session 14).
+vectors), else on PyTorch. A bulk pass (`bulk=True`: ingest, the sentence pass, re-embedding) runs
+on PyTorch in bfloat16 where the processor has bfloat16 matrix units (cpu_features.py: about 2.7
+times as fast here, vectors within cosine 0.9999); a query, the passages a search encodes itself and
+an answer's sentences stay on ONNX Runtime, so the window never waits for torch to import.
+`MMRAG_TEXT_BACKEND=onnx` keeps everything on ONNX Runtime, `=torch` on PyTorch in float32, `=bf16`
+forces the bfloat16 bulk pass, `=int8` runs an 8-bit copy of the export (a third less time to full
+quality, vectors within cosine 0.99 of the float ones, held-out answers cite the gold page less
+often: bench/README.md, session 14).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ModelError
+from .cpu_features import native_bf16
 from .onnx_text import (
     BATCH,
     Layout,
@@ -62,9 +68,11 @@ class TextEmbedder:
 
     def __init__(self, model_dir: Path | str | None = None, *, threads: int | None = None,
                  backend: str | None = None):
-        """`backend`: "auto" or "onnx" (ONNX Runtime when the model allows it, see onnx_text.py),
-        "int8" (its 8-bit copy: faster, slightly different vectors, see docs/models.md) or "torch";
-        default: the MMRAG_TEXT_BACKEND environment variable, else "auto"."""
+        """`backend`: "auto" (ONNX Runtime when the model allows it, see onnx_text.py; bulk passes
+        in bfloat16 on a processor with bfloat16 units), "onnx" (ONNX Runtime only), "bf16" (bulk
+        passes in bfloat16 on any processor), "int8" (the export's 8-bit copy: faster, slightly
+        different vectors, see docs/models.md) or "torch"; default: the MMRAG_TEXT_BACKEND
+        environment variable, else "auto"."""
         self._model_dir = Path(model_dir) if model_dir else None
         self._threads = threads
         self._backend = backend or os.environ.get("MMRAG_TEXT_BACKEND", "auto")
@@ -74,6 +82,8 @@ class TextEmbedder:
         self._onnx: OnnxForward | None = None
         self._onnx_tried = False
         self._layout: Layout | None = None
+        self._bf16_failed = False
+        self._layout_read = False
         self._lock = threading.RLock()
         self._tok_lock = threading.Lock()  # a fast tokenizer must not be used by two threads at once
 
@@ -94,14 +104,47 @@ class TextEmbedder:
     @property
     def max_tokens(self) -> int:
         """Word pieces the model reads, including [CLS] and [SEP]."""
-        if self._onnx_forward() is not None:
-            return self._layout.max_seq_length
+        layout = self._folder_layout()
+        if layout is not None:
+            return layout.max_seq_length
         return int(getattr(self.model, "max_seq_length", 256) or 256)
+
+    def _folder_layout(self) -> Layout | None:
+        """The model folder's layout as its files state it (no model loaded), None for one that
+        ONNX Runtime cannot run (its properties then come from the loaded PyTorch model)."""
+        if self._layout is None and self._backend != "torch" and not self._layout_read:
+            self._layout = onnx_layout(self.model_dir)
+            self._layout_read = True
+        return self._layout
 
     @property
     def backend(self) -> str:
-        """"onnx" or "torch": what runs the forward pass (loads the model)."""
+        """"onnx" or "torch": what runs the forward pass of a query (loads the model)."""
         return "onnx" if self._onnx_forward() is not None else "torch"
+
+    @property
+    def bulk_backend(self) -> str:
+        """What runs a bulk pass (ingest, the sentence pass): "bf16" (PyTorch in bfloat16), else
+        as `backend`."""
+        return "bf16" if self._bulk_bf16(True) else self.backend
+
+    def _bulk_bf16(self, bulk: bool) -> bool:
+        """True when a call (a bulk pass or not) runs on PyTorch in bfloat16 (module docstring)."""
+        if not bulk or self._bf16_failed:
+            return False
+        if self._backend == "bf16":
+            return True
+        return self._backend == "auto" and native_bf16() and self._folder_layout() is not None
+
+    def _bf16_model(self):
+        """The PyTorch model for a bfloat16 pass; None when it cannot load (logged once: ONNX
+        Runtime takes the pass)."""
+        try:
+            return self.model
+        except ModelError as e:
+            self._bf16_failed = True
+            log.info("text embedder %s: no bfloat16 pass (%s)", self.model_id, e.reason)
+            return None
 
     def _onnx_forward(self) -> OnnxForward | None:
         """The ONNX Runtime session, exported first when needed; None when the backend is torch,
@@ -121,7 +164,7 @@ class TextEmbedder:
         return self._onnx
 
     def _load_onnx(self) -> OnnxForward:
-        if self._backend not in ("auto", "onnx", "int8"):
+        if self._backend not in ("auto", "onnx", "bf16", "int8"):
             raise ModelError("text_embedder", f"backend {self._backend!r} chosen")
         layout = onnx_layout(self.model_dir)
         if layout is None:
@@ -158,8 +201,9 @@ class TextEmbedder:
 
     @property
     def dim(self) -> int:
-        if self._onnx_forward() is not None:
-            return self._layout.dim
+        layout = self._folder_layout()
+        if layout is not None:
+            return layout.dim
         model = self.model
         get = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(get())
@@ -243,8 +287,9 @@ class TextEmbedder:
         enc = self._tokenize(texts, add_special_tokens=False, truncation=False)
         return [len(ids) for ids in enc["input_ids"]]
 
-    def encode(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
-        """L2-normalised float32 vectors, shape [len(texts), dim].
+    def encode(self, texts: list[str], batch_size: int = 32, *, bulk: bool = False) -> np.ndarray:
+        """L2-normalised float32 vectors, shape [len(texts), dim]; `bulk`: a pass over many texts
+        that may run in bfloat16 (module docstring).
 
         One or two short texts (a query) run on one torch thread: splitting a 10-token forward
         pass over two cores costs more in synchronisation than it saves, and on a busy 2-core
@@ -252,6 +297,13 @@ class TextEmbedder:
         """
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if self._bulk_bf16(bulk) and (model := self._bf16_model()) is not None:
+            import torch
+
+            with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16):
+                vecs = model.encode(texts, batch_size=batch_size, convert_to_numpy=False, show_progress_bar=False)
+            vecs = torch.stack(vecs).float().numpy() if isinstance(vecs, list) else vecs.float().numpy()
+            return _normalised(vecs)
         forward = self._onnx_forward()
         if forward is not None:
             out = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -269,9 +321,10 @@ class TextEmbedder:
         return np.asarray(vecs, dtype=np.float32)
 
     def encode_with_segments(
-        self, texts: list[str], segments: list[list[tuple[int, int]]], batch_size: int = 32
+        self, texts: list[str], segments: list[list[tuple[int, int]]], batch_size: int = 32, *, bulk: bool = False
     ) -> Encoded:
-        """Encode texts; also pool a vector for each (char_start, char_end) segment of each text.
+        """Encode texts; also pool a vector for each (char_start, char_end) segment of each text;
+        `bulk` as for `encode`.
 
         A segment that falls beyond the model's window (truncated text) gets the vector of the
         whole text, so every segment has a usable vector.
@@ -279,7 +332,8 @@ class TextEmbedder:
         dim = self.dim
         out_vecs = np.zeros((len(texts), dim), dtype=np.float32)
         out_segs: list[np.ndarray] = [np.zeros((0, dim), dtype=np.float32)] * len(texts)
-        forward = self._onnx_forward()
+        bf16 = self._bulk_bf16(bulk) and self._bf16_model() is not None
+        forward = None if bf16 else self._onnx_forward()
         if forward is not None:
             for idx, enc, hidden in self._onnx_batches(forward, texts, batch_size, offsets=True):
                 sent = pool(hidden, enc["attention_mask"], self._layout.pooling)
@@ -301,7 +355,7 @@ class TextEmbedder:
                                  return_offsets_mapping=True, return_tensors="pt")
             offsets = enc.pop("offset_mapping").numpy()
             features = {k: v for k, v in enc.items()}
-            with torch.inference_mode():
+            with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
                 result = model(features)
             tokens = result["token_embeddings"].float().numpy()
             sent = result["sentence_embedding"].float().numpy()
@@ -326,6 +380,12 @@ class TextEmbedder:
 
 
 _THREADS_LOCK = threading.Lock()
+
+
+def _normalised(vecs: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (float32; a zero row stays zero)."""
+    n = np.linalg.norm(vecs, axis=1, keepdims=True)
+    return (vecs / np.where(n == 0, 1.0, n)).astype(np.float32)
 
 
 def _opened(path: Path, threads: int | None) -> OnnxForward | None:
