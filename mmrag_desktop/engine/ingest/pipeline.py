@@ -28,6 +28,7 @@ import numpy as np
 
 from ..errors import Cancelled, CorruptDocumentError, DocumentError, EngineError
 from ..jobs import CancelToken, Progress
+from ..memory import trim_heap
 from ..parse import is_supported, open_document
 from ..store.files import LocalFiles
 from .chunking import ChunkDraft, Chunker
@@ -201,6 +202,9 @@ class Ingester:
             except Cancelled:
                 yield Progress("cancelled", doc=path.name, docs_done=n, docs_total=total, message="cancelled by user")
                 return
+        release = getattr(self.models.embedder, "release_bulk", None)
+        if release is not None:  # the bfloat16 pass's weights: what follows runs on ONNX Runtime
+            release()
         yield Progress("finished", docs_done=total, docs_total=total, unit="documents",
                        rate=None, message=f"{total} file(s) processed in {time.monotonic() - started:.1f} s")
 
@@ -483,6 +487,7 @@ def _embed_pending(embedder, job: _DocJob) -> None:
     job.vectors.extend(enc.vectors)
     job.segments.extend(enc.segments)
     job.embedded = len(job.drafts)
+    trim_heap()  # the batch's tensors are freed: give the pages back (engine/memory.py)
 
 
 def chunk_rows(doc_id: int, drafts: list[ChunkDraft], first_ord: int = 0) -> list[dict]:

@@ -40,6 +40,12 @@ EVIDENCE = [
 ]
 
 
+def one_block(text: str, section: str = "", doc: str = "manual.pdf", page: int = 1):
+    """The evidence of one text hit."""
+    return pack_evidence([Hit(chunk_id=5, doc_id=1, doc=doc, page=page, bbox=None, kind="text", score=0.03,
+                              text=text, section=section)], 1000)
+
+
 @pytest.fixture(scope="module")
 def blocks():
     return pack_evidence(EVIDENCE, 1000)
@@ -189,8 +195,7 @@ def test_a_definition_list_term_is_quoted_with_its_description(embedder):
                "This file is used to make personal changes to the default Octave environment.\n"
                ".octaverc\n"
                "This file can be used to make changes to the default Octave environment for a particular project.")
-    bl = pack_evidence([Hit(chunk_id=4, doc_id=1, doc="octave.pdf", page=40, bbox=None, kind="text", score=0.03,
-                            text=startup, section="2 Getting Started > 2.1 Invoking Octave > 2.1.2 Startup Files")], 1000)
+    bl = one_block(startup, "2 Getting Started > 2.1 Invoking Octave > 2.1.2 Startup Files", "octave.pdf", 40)
     best = rank_candidates("which startup file holds my personal octave settings", bl, embedder)[0]
     assert best.text == "~/.octaverc This file is used to make personal changes to the default Octave environment."
     assert is_term_line("FIT_LOG") and is_term_line("--persist") and is_term_line("~/.octaverc")
@@ -201,8 +206,7 @@ def test_a_call_signature_is_quoted_with_its_description(embedder):
     entry = ("x = csvread (filename, dlm_opt1, . . .)\n"
              "Read the comma-separated-value (CSV) file filename into the matrix x.\n"
              "Note: only CSV files containing numeric data can be read.")
-    bl = pack_evidence([Hit(chunk_id=5, doc_id=1, doc="octave.pdf", page=300, bbox=None, kind="text", score=0.03,
-                            text=entry, section="14 Input and Output > 14.1 Basic Input and Output")], 1000)
+    bl = one_block(entry, "14 Input and Output > 14.1 Basic Input and Output", "octave.pdf", 300)
     best = rank_candidates("read a CSV file of numbers into a matrix in octave", bl, embedder)[0]
     assert best.text.startswith("x = csvread (filename, dlm_opt1, . . .) Read the comma-separated-value")
     assert is_term_line("[a, b] = foo (x)") and is_term_line("attach(dummy)")
@@ -318,8 +322,7 @@ OPTIONS = ("AVRDUDE is a command line tool, used as follows: avrdude -p partno o
 
 
 def _options_block():
-    return pack_evidence([Hit(chunk_id=7, doc_id=2, doc="avrdude.pdf", page=16, bbox=None, kind="text", score=0.03,
-                              text=OPTIONS, section="2 Command Line Options > 2.1 Option Descriptions")], 1000)
+    return one_block(OPTIONS, "2 Command Line Options > 2.1 Option Descriptions", "avrdude.pdf", 16)
 
 
 def test_an_option_asked_for_is_quoted_with_its_entry(embedder):
@@ -373,7 +376,6 @@ def test_a_dot_command_is_answered_by_its_description_not_its_examples(embedder)
     text = ("General form:\n.save vector vector vector ...\nExamples:\n.save i(vin) node1 v(node2)\n"
             ".save all @m2[vdsat]\nThe vectors listed on the .SAVE line are recorded in the rawfile for use "
             "later with ngspice.\nThe standard vector names are accepted.")
-    block = pack_evidence([Hit(chunk_id=9, doc_id=3, doc="ngspice.pdf", page=326, bbox=None, kind="text", score=0.03,
-                               text=text, section="15.6 Batch Output > 15.6.1 .SAVE: Name vector(s) to be saved")], 1000)
+    block = one_block(text, "15.6 Batch Output > 15.6.1 .SAVE: Name vector(s) to be saved", "ngspice.pdf", 326)
     best = rank_candidates("what does the ngspice .save command do", block, embedder)[0]
     assert best.text == "The vectors listed on the .SAVE line are recorded in the rawfile for use later with ngspice."

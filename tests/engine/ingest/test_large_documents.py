@@ -81,7 +81,11 @@ def test_a_document_written_in_batches_equals_one_commit(tmp_path, embedder, mon
         assert any(rel == "refers_to" for _, _, rel in batched[1]), "mentions link to the figure across batches"
         one = dict(lib.conn.execute("SELECT c.ord, v.vec FROM vectors v JOIN chunks c ON c.id = v.chunk_id"))
     for ord_, blob in vec:
-        assert np.allclose(np.frombuffer(blob, np.float32), np.frombuffer(one[ord_], np.float32), atol=1e-5)
+        a, b = np.frombuffer(blob, np.float32), np.frombuffer(one[ord_], np.float32)
+        if embedder.bulk_backend == "bf16":  # bfloat16 products depend a little on the batch (cpu_features.py)
+            assert float(a @ b) > 0.9999
+        else:
+            assert np.allclose(a, b, atol=1e-5)
 
 
 def test_a_half_written_document_is_invisible_and_a_failed_save_keeps_the_old_version(tmp_path, embedder,

@@ -67,3 +67,18 @@ def test_a_model_that_cannot_load_on_pytorch_leaves_the_pass_to_onnx(embedder, m
     monkeypatch.setattr(emb, "_load", broken)
     vecs = emb.encode(TEXTS[:3], bulk=True)
     assert vecs.shape == (3, 384) and emb.bulk_backend == "onnx"
+
+
+def test_the_bulk_weights_are_released_when_ingest_ends(embedder):
+    emb = TextEmbedder(embedder.model_dir, threads=2, backend="bf16")
+    first = emb.encode(TEXTS, bulk=True)
+    assert emb._model is not None
+    emb.release_bulk()
+    assert emb._model is None  # ONNX Runtime serves what follows
+    assert emb.encode(["a query"]).shape == (1, 384)
+    again = emb.encode(TEXTS, bulk=True)  # a later bulk pass loads them again
+    assert emb._model is not None and float((first * again).sum(axis=1).min()) > 0.9999
+    onnx = TextEmbedder(embedder.model_dir, backend="onnx")
+    onnx.encode(["x"])
+    onnx.release_bulk()  # nothing to release
+    assert onnx.backend == "onnx"
