@@ -87,6 +87,7 @@ class Candidate:
     score: float = 0.0
     following: str = ""
     label: str = ""
+    entry: bool = False  # the entry of an option, dot-command or setting the question names
 
 
 def is_quotable(sentence: str) -> bool:
@@ -223,14 +224,17 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         asked = "name"  # "which ngbehavior flag ...": the flags are words here ("kicad"), not "-x"
     options = options_in(question)
     heads = {b.id: any(heads_section(b.hit.section, o) for o in options) for b in blocks}
+    settings = _settings_named(question)
     n = max(b.id for b in blocks)
     for i, c in enumerate(cands):
         cover = len(q_terms & set(content_terms(c.text))) / len(q_terms) if q_terms else 0.0
         c.score = (float(cos[i]) if cos is not None else 0.0) + 0.5 * cover + rank_weight * (n - c.block_id) / n
         if c.label:  # "~/.octaverc" + "This file is used to make personal changes ...": quote both
             c.text = f"{c.label} {c.text}"
-        if any(_describes(c.text, o, heads[c.block_id]) for o in options):
+        if any(_describes(c.text, o, heads[c.block_id]) for o in options) or (settings and settings.match(c.text)):
+            # the entry of the option or setting the question names ("ITL1=x resets the dc iteration limit.")
             c.score += OPTION_BONUS
+            c.entry = True
         if asked and _carries(c.text, asked):
             c.score += value_bonus
         elif (asked and c.following and _carries(c.following, asked) and not _OPTION_ENTRY.match(c.following)
@@ -256,6 +260,16 @@ def _reads_as_prose(s: str) -> bool:
     s = s.rstrip()
     return (s[-1:] in ".!?)" and not s.endswith(("...", "\u2026"))
             and len(_PROSE_WORD.findall(s)) >= 3)
+
+
+def _settings_named(question: str) -> re.Pattern | None:
+    """A pattern for the entry of a setting the question names: the name, "=" and its value
+    ("ITL1=x resets the dc iteration limit.", "GMIN = x ..."), as option lists of simulators and
+    configuration files print them; None when the question names no identifier."""
+    names = [t.norm for t in terms(question) if t.kind == "name" and not t.norm.startswith(("-", "."))]
+    if not names:
+        return None
+    return re.compile(r"(?:" + "|".join(re.escape(n) for n in names) + r")\s*=", re.I)
 
 
 def _describes(sentence: str, option: str, in_entry: bool) -> bool:
@@ -296,8 +310,9 @@ def select_sentences(
     ranked: Sequence[Candidate] | None = None,
 ) -> list[Candidate]:
     """The best sentences for `question` (see `rank_candidates`), grouped by block: the block of the
-    best sentence first, then the others by their best sentence; within a block in reading order
-    (a sentence and the next read as on the page). Near-duplicates (`near_duplicate`) are skipped. Returns [] when
+    best sentence first, then the others by their best sentence; within a block the entry of what
+    the question names first ("ITL1=x resets ...", not the default of the setting above it), then
+    reading order (a sentence and the next read as on the page). Near-duplicates (`near_duplicate`) are skipped. Returns [] when
     the blocks hold no usable sentence."""
     chosen: list[Candidate] = []
     words = 0
@@ -321,7 +336,7 @@ def select_sentences(
     first = {}  # block id -> the place of its best sentence among those chosen
     for n, c in enumerate(chosen):
         first.setdefault(c.block_id, n)
-    return sorted(chosen, key=lambda c: (first[c.block_id], c.position))
+    return sorted(chosen, key=lambda c: (first[c.block_id], not c.entry, c.position))
 
 
 def _inside(a: Candidate, b: Candidate) -> bool:

@@ -379,3 +379,23 @@ def test_a_dot_command_is_answered_by_its_description_not_its_examples(embedder)
     block = one_block(text, "15.6 Batch Output > 15.6.1 .SAVE: Name vector(s) to be saved", "ngspice.pdf", 326)
     best = rank_candidates("what does the ngspice .save command do", block, embedder)[0]
     assert best.text == "The vectors listed on the .SAVE line are recorded in the rawfile for use later with ngspice."
+
+
+def test_the_entry_of_a_setting_the_question_names_is_quoted_first(embedder):
+    """Seen on the real ngspice manual: "what is the default value of ITL1 in ngspice" quoted
+    "... default value is 1.0e-12." (GMIN's, the entry above) and environment variables; the
+    entry "ITL1=x ..." was fifth."""
+    text = ("default value is 1.0e-12.\n"
+            "GMINSTEPS=x [*] sets the number of Gmin steps to be attempted. If the value is set to zero, "
+            "the standard gmin stepping algorithm is skipped.\n"
+            "ITL1=x resets the dc iteration limit. The default is 100.\n"
+            "ITL2=x resets the dc transfer curve iteration limit. The default is 50.")
+    env = one_block("SPICE_PATH default: $SPICE_EXEC_DIR/ngspice Used in the aspice command.\n"
+                    "NGSPICE_MEAS_PRECISION default: 5 Sets the number of digits of meas(ure) output.",
+                    "16 Starting ngspice > 16.7 Environmental variables", "ngspice.pdf", 344)
+    blocks = pack_evidence([one_block(text, "15.1 Simulator Variables > 15.1.2 DC Solution Options",
+                                      "ngspice.pdf", 297)[0].hit, env[0].hit], 1000)
+    chosen = select_sentences("what is the default value of ITL1 in ngspice", blocks, embedder, max_sentences=4)
+    assert chosen[0].text == "ITL1=x resets the dc iteration limit. The default is 100." and chosen[0].entry
+    plain = select_sentences("what is the default dc iteration limit", blocks, embedder, max_sentences=4)
+    assert not any(c.entry for c in plain)  # no setting named: nothing is an entry
