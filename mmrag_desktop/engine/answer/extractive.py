@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..search.query import OPTION, heads_section, options_in, prints_option, starts_with_option
+from ..search.query import OPTION, heads_section, options_in, plan_query, prints_option, starts_with_option
 from ..sentence_split import split_sentences
 from .confidence import content_terms
 from .evidence import EvidenceBlock
@@ -222,8 +222,15 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     asked = _asked_kind(question)
     if asked == "option" and not any(_carries(f"{c.label} {c.text}", asked) for c in cands):
         asked = "name"  # "which ngbehavior flag ...": the flags are words here ("kicad"), not "-x"
-    options = options_in(question)
+    # options and dot-commands, and command names written in snake_case ("opt_clean"; product names
+    # such as "KiCad" or "OpenBSD" head sections that do not define them)
+    options = options_in(question) + [w for w in plan_query(question).identifiers if "_" in w.strip("_")]
     heads = {b.id: any(heads_section(b.hit.section, o) for o in options) for b in blocks}
+    # in a section headed by the name, its first sentence of prose defines it ("This pass identifies ...")
+    defining = {}
+    for c in cands:
+        if heads[c.block_id] and c.block_id not in defining and _reads_as_prose(c.text) and not c.text.startswith("..."):
+            defining[c.block_id] = c.position
     settings = _settings_named(question)
     n = max(b.id for b in blocks)
     for i, c in enumerate(cands):
@@ -231,7 +238,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         c.score = (float(cos[i]) if cos is not None else 0.0) + 0.5 * cover + rank_weight * (n - c.block_id) / n
         if c.label:  # "~/.octaverc" + "This file is used to make personal changes ...": quote both
             c.text = f"{c.label} {c.text}"
-        if any(_describes(c.text, o, heads[c.block_id]) for o in options) or (settings and settings.match(c.text)):
+        if (defining.get(c.block_id) == c.position or any(_describes(c.text, o, heads[c.block_id]) for o in options)
+                or (settings and settings.match(c.text))):
             # the entry of the option or setting the question names ("ITL1=x resets the dc iteration limit.")
             c.score += OPTION_BONUS
             c.entry = True
@@ -273,12 +281,13 @@ def _settings_named(question: str) -> re.Pattern | None:
 
 
 def _describes(sentence: str, option: str, in_entry: bool) -> bool:
-    """True when `sentence` is the entry of the option or dot-command the question names: an option
-    list's entry ("-F Normally, AVRDUDE ..."), or, for a dot-command, prose that names it where it
-    starts a line or in the section it heads (".TRAN start a transient simulation (15.3.10).", "The
-    vectors listed on the .SAVE line are recorded ..."), never a bare example or synopsis (".save
-    i(vin) node1", ".tran tstep tstop <tstart> Examples:")."""
-    if not option.startswith("."):
+    """True when `sentence` is the entry of the option, dot-command or command name the question
+    names: an option list's entry ("-F Normally, AVRDUDE ..."), or, for a dot-command or a name,
+    prose that names it where it starts a line or in the section it heads (".TRAN start a transient
+    simulation (15.3.10).", "The vectors listed on the .SAVE line are recorded ...", "... opt_clean
+    [options] ... This pass identifies wires and cells that are unused ..."), never a bare example or
+    synopsis (".save i(vin) node1", ".tran tstep tstop <tstart> Examples:")."""
+    if option.startswith("-"):
         return starts_with_option(sentence.lstrip(". "), option)
     if not (starts_with_option(sentence, option) or (in_entry and prints_option(sentence, option))):
         return False

@@ -53,6 +53,7 @@ SEGMENT_WEIGHT = 0.5  # weight of the best sentence's match in the final score
 COMMON_DF = 0.05  # a keyword in more than this share of chunks is left out of a large library's query
 PRUNE_MIN_CHUNKS = 50_000
 OPTION_CANDIDATES = 300  # keyword candidates read for a command-line option the query names
+ENTRY_NAMES = True
 OPTION_QUERY_TERMS = 3  # a query about an option has at most this many other words ("avrdude", "option")
 
 
@@ -81,6 +82,19 @@ def _row_highlight(row: dict, seg_vecs, qvec: np.ndarray, plan: QueryPlan, filte
     meta = json.loads(row["meta"] or "{}")
     return choose_highlight(row["kind"], json.loads(row["lines"]), meta.get("region"), seg_vecs, qvec,
                             plan.terms, row["page"], filters.pages, idf)
+
+
+def _heading_entry_first(names: list[str], rows: dict, scored: dict) -> None:
+    """A short query about a command or function by its name ("what does the yosys opt_clean pass
+    do") is a look-up too: the best-scored chunk of a section whose own heading starts with the
+    name ("C.124 opt_clean – remove unused cells and wires") becomes the first hit. Acronyms
+    ("UPS") are no such names."""
+    if not names:
+        return
+    for cid in sorted(scored, key=scored.get, reverse=True):
+        if any(heads_section(rows[cid]["section"], name) for name in names):
+            scored[cid] = max(scored.values()) + 1e-6
+            return
 
 
 def _same_region(row_a, hl_a: Highlight, row_b, hl_b: Highlight) -> bool:
@@ -173,6 +187,8 @@ class Searcher:
             scored[cid] = scored[cid] / top + SEGMENT_WEIGHT * (best if np.isfinite(best) else 0.0)
         if "options" in lists:
             self._option_entry_first(plan, lists["options"], rows, candidate_hl, scored)
+        elif ENTRY_NAMES and len(plan.terms) <= OPTION_QUERY_TERMS:
+            _heading_entry_first([w for w in plan.identifiers if not w.isupper()], rows, scored)
         order.sort(key=scored.get, reverse=True)
         highlights: dict[int, Highlight] = {}
         kept: list[int] = []

@@ -40,9 +40,9 @@ EVIDENCE = [
 ]
 
 
-def one_block(text: str, section: str = "", doc: str = "manual.pdf", page: int = 1):
+def one_block(text: str, section: str = "", doc: str = "manual.pdf", page: int = 1, chunk_id: int = 5):
     """The evidence of one text hit."""
-    return pack_evidence([Hit(chunk_id=5, doc_id=1, doc=doc, page=page, bbox=None, kind="text", score=0.03,
+    return pack_evidence([Hit(chunk_id=chunk_id, doc_id=1, doc=doc, page=page, bbox=None, kind="text", score=0.03,
                               text=text, section=section)], 1000)
 
 
@@ -392,10 +392,26 @@ def test_the_entry_of_a_setting_the_question_names_is_quoted_first(embedder):
             "ITL2=x resets the dc transfer curve iteration limit. The default is 50.")
     env = one_block("SPICE_PATH default: $SPICE_EXEC_DIR/ngspice Used in the aspice command.\n"
                     "NGSPICE_MEAS_PRECISION default: 5 Sets the number of digits of meas(ure) output.",
-                    "16 Starting ngspice > 16.7 Environmental variables", "ngspice.pdf", 344)
+                    "16 Starting ngspice > 16.7 Environmental variables", "ngspice.pdf", 344, chunk_id=6)
     blocks = pack_evidence([one_block(text, "15.1 Simulator Variables > 15.1.2 DC Solution Options",
                                       "ngspice.pdf", 297)[0].hit, env[0].hit], 1000)
     chosen = select_sentences("what is the default value of ITL1 in ngspice", blocks, embedder, max_sentences=4)
     assert chosen[0].text == "ITL1=x resets the dc iteration limit. The default is 100." and chosen[0].entry
     plain = select_sentences("what is the default dc iteration limit", blocks, embedder, max_sentences=4)
     assert not any(c.entry for c in plain)  # no setting named: nothing is an entry
+
+
+def test_a_command_named_in_snake_case_is_answered_by_its_entry(embedder):
+    """Seen on the real Yosys manual: "what does the yosys opt_clean pass do" quoted the opt pass and
+    "All passes use the same interface"; the command's reference entry defines it first."""
+    entry = one_block("1 opt_clean [options] [selection]\n2\n3 This pass identifies wires and cells that are "
+                      "unused and removes them. Other\n4 passes often remove cells but leave the wires.\n",
+                      "C Command Reference Manual > C.124 opt_clean – remove unused cells and wires",
+                      "yosys-manual.pdf", 147)[0].hit
+    other = one_block("The Yosys pass opt runs a number of simple optimizations. All passes use the same "
+                      "interface, thus reducing the effort required to understand a pass.",
+                      "8 Optimizations > 8.1 Simple Optimizations", "yosys-manual.pdf", 75, chunk_id=6)[0].hit
+    blocks = pack_evidence([other, entry], 1000)
+    chosen = select_sentences("what does the yosys opt_clean pass do", blocks, embedder, max_sentences=3)
+    assert chosen[0].text.endswith("This pass identifies wires and cells that are unused and removes them.")
+    assert chosen[0].entry

@@ -124,3 +124,17 @@ def test_a_question_about_a_dot_command_shows_the_section_it_heads_first(library
     first = events[-1].answer.to_json()["sentences"][0]["text"]
     # the description is quoted first, not an example that starts with the command
     assert "recorded in the rawfile" in first and not first.startswith(".save i(vin)"), first
+
+
+def test_a_short_query_naming_a_command_puts_the_section_it_heads_first():
+    from mmrag_desktop.engine.search.searcher import _heading_entry_first
+
+    rows = {1: {"section": "8 Optimizations > 8.1 Simple Optimizations"},
+            2: {"section": "C Command Reference Manual > C.124 opt_clean – remove unused cells and wires"},
+            3: {"section": "C Command Reference Manual > C.125 opt_dff – perform DFF optimizations"}}
+    scored = {1: 1.4, 2: 1.0, 3: 1.2}
+    _heading_entry_first(["opt_clean"], rows, scored)
+    assert max(scored, key=scored.get) == 2
+    scored = {1: 1.4, 2: 1.0, 3: 1.2}
+    _heading_entry_first([], rows, scored)  # no name: nothing moves
+    assert max(scored, key=scored.get) == 1
