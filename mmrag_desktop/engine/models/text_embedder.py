@@ -40,6 +40,7 @@ from .onnx_text import (
     quantize,
     quantized_path,
 )
+from .torch_bf16 import Bf16Forward
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +85,7 @@ class TextEmbedder:
         self._onnx: OnnxForward | None = None
         self._onnx_tried = False
         self._layout: Layout | None = None
+        self._bf16: Bf16Forward | None = None
         self._bf16_failed = False
         self._layout_read = False
         self._lock = threading.RLock()
@@ -134,30 +136,33 @@ class TextEmbedder:
         """True when a call (a bulk pass or not) runs on PyTorch in bfloat16 (module docstring)."""
         if not bulk or self._bf16_failed:
             return False
-        if self._backend == "bf16":
-            return True
-        return self._backend == "auto" and native_bf16() and self._folder_layout() is not None
+        if self._backend not in ("auto", "bf16") or self._folder_layout() is None:
+            return False  # the pooling is ours: only a layout onnx_text.py understands
+        return self._backend == "bf16" or native_bf16()
 
     def release_bulk(self) -> None:
-        """Drop the PyTorch weights a bulk pass loaded, when ONNX Runtime serves everything else,
-        and give the freed pages back: at the end of ingest, before the sentence pass, a `mmrag add`
-        of 1,158 pages peaked 90 MB higher with both in memory (bench/README.md, session 16)."""
-        if self._model is None or self._backend not in ("auto", "bf16") or self._folder_layout() is None:
+        """Drop the PyTorch weights a bulk pass loaded and give the freed pages back: at the end of
+        ingest, before the sentence pass (ONNX Runtime), a `mmrag add` of 1,158 pages peaked 160 MB
+        higher with both in memory (bench/README.md, session 16)."""
+        if self._bf16 is None:
             return
         with self._lock:
-            self._model = None
+            self._bf16 = None
         gc.collect()
         trim_heap()
 
-    def _bf16_model(self):
-        """The PyTorch model for a bfloat16 pass; None when it cannot load (logged once: ONNX
+    def _bf16_forward(self) -> Bf16Forward | None:
+        """The transformer in bfloat16 for a bulk pass; None when it cannot load (logged once: ONNX
         Runtime takes the pass)."""
-        try:
-            return self.model
-        except ModelError as e:
-            self._bf16_failed = True
-            log.info("text embedder %s: no bfloat16 pass (%s)", self.model_id, e.reason)
-            return None
+        if self._bf16 is None and not self._bf16_failed:
+            with self._lock:
+                if self._bf16 is None and not self._bf16_failed:
+                    try:
+                        self._bf16 = Bf16Forward(self.model_dir, self._threads)
+                    except ModelError as e:
+                        self._bf16_failed = True
+                        log.info("text embedder %s: no bfloat16 pass (%s)", self.model_id, e.reason)
+        return self._bf16
 
     def _onnx_forward(self) -> OnnxForward | None:
         """The ONNX Runtime session, exported first when needed; None when the backend is torch,
@@ -310,14 +315,7 @@ class TextEmbedder:
         """
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        if self._bulk_bf16(bulk) and (model := self._bf16_model()) is not None:
-            import torch
-
-            with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16):
-                vecs = model.encode(texts, batch_size=batch_size, convert_to_numpy=False, show_progress_bar=False)
-            vecs = torch.stack(vecs).float().numpy() if isinstance(vecs, list) else vecs.float().numpy()
-            return _normalised(vecs)
-        forward = self._onnx_forward()
+        forward = (self._bulk_bf16(bulk) and self._bf16_forward()) or self._onnx_forward()
         if forward is not None:
             out = np.zeros((len(texts), self.dim), dtype=np.float32)
             for idx, enc, hidden in self._onnx_batches(forward, texts, batch_size):
@@ -345,8 +343,7 @@ class TextEmbedder:
         dim = self.dim
         out_vecs = np.zeros((len(texts), dim), dtype=np.float32)
         out_segs: list[np.ndarray] = [np.zeros((0, dim), dtype=np.float32)] * len(texts)
-        bf16 = self._bulk_bf16(bulk) and self._bf16_model() is not None
-        forward = None if bf16 else self._onnx_forward()
+        forward = (self._bulk_bf16(bulk) and self._bf16_forward()) or self._onnx_forward()
         if forward is not None:
             for idx, enc, hidden in self._onnx_batches(forward, texts, batch_size, offsets=True):
                 sent = pool(hidden, enc["attention_mask"], self._layout.pooling)
@@ -368,7 +365,7 @@ class TextEmbedder:
                                  return_offsets_mapping=True, return_tensors="pt")
             offsets = enc.pop("offset_mapping").numpy()
             features = {k: v for k, v in enc.items()}
-            with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            with torch.inference_mode():
                 result = model(features)
             tokens = result["token_embeddings"].float().numpy()
             sent = result["sentence_embedding"].float().numpy()
@@ -379,11 +376,12 @@ class TextEmbedder:
                 out_segs[i] = _pool_segments(tokens[row], offsets[row], mask[row], segments[i], out_vecs[i])
         return Encoded(out_vecs, out_segs)
 
-    def _onnx_batches(self, forward: OnnxForward, texts: list[str], batch_size: int, *, offsets: bool = False):
-        """(row indices, tokenizer output, hidden states) per batch, texts sorted by length so that
-        padding stays small."""
+    def _onnx_batches(self, forward: OnnxForward | Bf16Forward, texts: list[str], batch_size: int, *,
+                      offsets: bool = False):
+        """(row indices, tokenizer output, hidden states) per batch of `forward` (ONNX Runtime or the
+        bfloat16 transformer), texts sorted by length so that padding stays small."""
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        batch_size = min(batch_size, BATCH)
+        batch_size = min(batch_size, getattr(forward, "batch", BATCH))
         for start in range(0, len(order), batch_size):
             idx = order[start : start + batch_size]
             enc = self._tokenize([texts[i] for i in idx], padding=True, truncation=True,
@@ -394,11 +392,6 @@ class TextEmbedder:
 
 _THREADS_LOCK = threading.Lock()
 
-
-def _normalised(vecs: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length (float32; a zero row stays zero)."""
-    n = np.linalg.norm(vecs, axis=1, keepdims=True)
-    return (vecs / np.where(n == 0, 1.0, n)).astype(np.float32)
 
 
 def _opened(path: Path, threads: int | None) -> OnnxForward | None:

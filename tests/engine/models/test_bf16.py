@@ -36,7 +36,7 @@ def test_a_bulk_pass_in_bfloat16_gives_the_float_vectors(embedder):
     spans = [[(0, 9), (10, 40)] for _ in TEXTS[:-2]] + [[(0, 34), (35, 66)], [(0, 5)]]
     a = onnx.encode_with_segments(TEXTS, spans, bulk=True)
     b = bf16.encode_with_segments(TEXTS, spans, bulk=True)
-    assert bf16._model is not None  # the bulk pass ran on PyTorch
+    assert bf16._bf16 is not None and bf16._model is None  # the bulk pass ran on PyTorch, without sentence-transformers
     assert b.vectors.dtype == np.float32 and np.allclose(np.linalg.norm(b.vectors, axis=1), 1, atol=1e-4)
     assert float((a.vectors * b.vectors).sum(axis=1).min()) > 0.999
     for x, y in zip(a.segments, b.segments, strict=True):
@@ -61,10 +61,10 @@ def test_a_model_that_cannot_load_on_pytorch_leaves_the_pass_to_onnx(embedder, m
     monkeypatch.setattr(te, "native_bf16", lambda: True)
     emb = TextEmbedder(embedder.model_dir, backend=backend)
 
-    def broken():
-        raise te.ModelError("text_embedder", "sentence-transformers/torch is not installed")
+    def broken(*_args):
+        raise te.ModelError("text_embedder", "torch/transformers is not installed")
 
-    monkeypatch.setattr(emb, "_load", broken)
+    monkeypatch.setattr(te, "Bf16Forward", broken)
     vecs = emb.encode(TEXTS[:3], bulk=True)
     assert vecs.shape == (3, 384) and emb.bulk_backend == "onnx"
 
@@ -72,12 +72,12 @@ def test_a_model_that_cannot_load_on_pytorch_leaves_the_pass_to_onnx(embedder, m
 def test_the_bulk_weights_are_released_when_ingest_ends(embedder):
     emb = TextEmbedder(embedder.model_dir, threads=2, backend="bf16")
     first = emb.encode(TEXTS, bulk=True)
-    assert emb._model is not None
+    assert emb._bf16 is not None
     emb.release_bulk()
-    assert emb._model is None  # ONNX Runtime serves what follows
+    assert emb._bf16 is None  # ONNX Runtime serves what follows
     assert emb.encode(["a query"]).shape == (1, 384)
     again = emb.encode(TEXTS, bulk=True)  # a later bulk pass loads them again
-    assert emb._model is not None and float((first * again).sum(axis=1).min()) > 0.9999
+    assert emb._bf16 is not None and float((first * again).sum(axis=1).min()) > 0.9999
     onnx = TextEmbedder(embedder.model_dir, backend="onnx")
     onnx.encode(["x"])
     onnx.release_bulk()  # nothing to release

@@ -1,0 +1,61 @@
+"""The text embedder's transformer on PyTorch with bfloat16 matrix products, for bulk passes on a
+processor with bfloat16 units (cpu_features.py): token ids in, float32 hidden states out, like
+onnx_text.OnnxForward, so pooling and segment vectors are the same code for both.
+
+It loads only the transformer of the sentence-transformers folder (transformers' AutoModel): the
+pooling is ours (onnx_text.pool), and importing sentence-transformers would cost about 2 s more
+per process (bench/README.md, session 16).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import ModelError
+
+BATCH = 32  # texts per forward pass (16 and 64 ran as fast; memory is what ONNX Runtime's cap is for)
+_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+def transformer_dir(model_dir: Path) -> Path:
+    """The folder of the sentence-transformers folder's Transformer module (usually the folder)."""
+    try:
+        modules = json.loads((model_dir / "modules.json").read_text(encoding="utf-8"))
+        return model_dir / (modules[0].get("path") or "")
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return model_dir
+
+
+class Bf16Forward:
+    """A transformer run in bfloat16 by PyTorch. Raises ModelError when torch or transformers is
+    missing or the weights cannot be read."""
+
+    batch = BATCH
+
+    def __init__(self, model_dir: Path, threads: int | None = None) -> None:
+        from .offline_hf import offline_and_quiet
+
+        offline_and_quiet()
+        try:
+            import torch
+            from transformers import AutoModel
+        except ImportError as e:
+            raise ModelError("text_embedder", f"torch/transformers is not installed ({e})") from e
+        if threads:
+            torch.set_num_threads(threads)
+        try:
+            self.model = AutoModel.from_pretrained(str(transformer_dir(model_dir))).eval()
+        except Exception as e:  # noqa: BLE001 - any load failure: the pass stays on ONNX Runtime
+            raise ModelError("text_embedder", f"cannot load {model_dir.name} on PyTorch ({e})") from e
+
+    def hidden(self, encoded) -> np.ndarray:
+        """Hidden states [batch, tokens, dim] (float32) for a tokenizer's numpy output."""
+        import torch
+
+        feed = {n: torch.from_numpy(np.asarray(encoded[n], dtype=np.int64)) for n in _INPUTS if n in encoded}
+        with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16):
+            out = self.model(**feed).last_hidden_state
+        return out.float().numpy()
