@@ -160,11 +160,17 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
     return out
 
 
+def _first_command(line: str) -> str | None:
+    """The dot-command in the first word of `line` (".save i(vin) node1" -> ".save"), else None."""
+    found = options_in(line.split(maxsplit=1)[0]) if line.strip() else []
+    return found[0] if found and found[0].startswith(".") else None
+
+
 def _example_of(line: str, sentence: str) -> bool:
     """True when `line` is an example of a dot-command that `sentence` names itself (".save all
     @m2[vdsat]" above "The vectors listed on the .SAVE line are ..."): not a term the sentence needs."""
-    command = options_in(line.split(maxsplit=1)[0]) if line.strip() else []
-    return bool(command) and command[0].startswith(".") and prints_option(sentence, command[0]) > 0
+    command = _first_command(line)
+    return command is not None and prints_option(sentence, command) > 0
 
 
 def _overlap(a: set[str], b: set[str]) -> float:
@@ -259,8 +265,8 @@ def _is_command_line(s: str) -> bool:
     """A dot-command's synopsis or example (".save i(vin) node1 v(node2)", ".save vector vector
     ..."): it starts with the command and is no sentence about it (".TRAN start a transient
     simulation (15.3.10)." is one)."""
-    first = options_in(s.split(maxsplit=1)[0]) if s else []
-    return bool(first) and first[0].startswith(".") and s.startswith(first[0]) and not _reads_as_prose(s)
+    command = _first_command(s)
+    return command is not None and s.startswith(command) and not _reads_as_prose(s)
 
 
 def _reads_as_prose(s: str) -> bool:

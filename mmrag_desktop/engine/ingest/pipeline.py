@@ -41,8 +41,9 @@ log = logging.getLogger(__name__)
 
 MAX_FILE_BYTES = 2 * 1024**3
 EMBED_BATCH = 64
-# batches of EMBED_BATCH chunks between two heap trims: after every batch the trims cost 2-3 s of a
-# 38 s ingest (avr-libc), every 8th batch keeps the peak RSS of a 1,158-page ingest as low
+# batches of EMBED_BATCH chunks between two heap trims: a trim costs the next batch its page faults
+# (after every batch, 2-3 s of a 38 s ingest of avr-libc); every 2nd batch kept the peak RSS of a
+# 1,158-page ingest at 1,497 MB (bench/README.md, session 16)
 TRIM_EVERY = 2
 FLUSH_CHUNKS = 2000  # a document's chunks held in memory before they are written (about 500 pages)
 TARGET_TOKENS = 128  # chunk size aimed at (word pieces): measured better than 200 on the dev set

@@ -144,6 +144,8 @@ def quantize(src: Path, dst: Path) -> None:
 class OnnxForward:
     """An ONNX Runtime session over an exported transformer: token ids in, hidden states out."""
 
+    batch = BATCH  # texts per forward pass (see BATCH)
+
     def __init__(self, path: Path, threads: int | None = None) -> None:
         try:
             import onnxruntime as ort

@@ -5,10 +5,11 @@ One forward pass per chunk gives both the chunk vector and the vectors of its se
 segment vectors to pick the lines to highlight without embedding anything extra at query time.
 
 The forward pass runs on ONNX Runtime when the model's layout allows it (onnx_text.py: the same
-vectors), else on PyTorch. A bulk pass (`bulk=True`: ingest, the sentence pass, re-embedding) runs
-on PyTorch in bfloat16 where the processor has bfloat16 matrix units (cpu_features.py: about 2.7
-times as fast here, vectors within cosine 0.9999); a query, the passages a search encodes itself and
-an answer's sentences stay on ONNX Runtime, so the window never waits for torch to import.
+vectors), else on PyTorch. A bulk pass (`bulk=True`: ingest, re-embedding) runs the transformer on
+PyTorch in bfloat16 where the processor has bfloat16 matrix units (cpu_features.py, torch_bf16.py:
+about 2.7 times as fast here, vectors within cosine 0.9999); a query, the passages a search encodes
+itself, an answer's sentences and the background sentence pass stay on ONNX Runtime, so search does
+not depend on whether that pass has run and the window never waits for torch to import.
 `MMRAG_TEXT_BACKEND=onnx` keeps everything on ONNX Runtime, `=torch` on PyTorch in float32, `=bf16`
 forces the bfloat16 bulk pass, `=int8` runs an 8-bit copy of the export (a third less time to full
 quality, vectors within cosine 0.99 of the float ones, held-out answers cite the gold page less
@@ -30,7 +31,6 @@ from ..errors import ModelError
 from ..memory import trim_heap
 from .cpu_features import native_bf16
 from .onnx_text import (
-    BATCH,
     Layout,
     OnnxForward,
     export,
@@ -128,8 +128,8 @@ class TextEmbedder:
 
     @property
     def bulk_backend(self) -> str:
-        """What runs a bulk pass (ingest, the sentence pass): "bf16" (PyTorch in bfloat16), else
-        as `backend`."""
+        """What runs a bulk pass (ingest, re-embedding): "bf16" (PyTorch in bfloat16), else as
+        `backend`."""
         return "bf16" if self._bulk_bf16(True) else self.backend
 
     def _bulk_bf16(self, bulk: bool) -> bool:
@@ -184,8 +184,7 @@ class TextEmbedder:
     def _load_onnx(self) -> OnnxForward:
         if self._backend not in ("auto", "onnx", "bf16", "int8"):
             raise ModelError("text_embedder", f"backend {self._backend!r} chosen")
-        layout = onnx_layout(self.model_dir)
-        if layout is None:
+        if self._folder_layout() is None:
             raise ModelError("text_embedder", "its modules are not Transformer + mean/CLS Pooling (+ Normalize)")
         from ..settings import cache_dir
 
@@ -193,7 +192,6 @@ class TextEmbedder:
         if self._backend == "int8":  # its 8-bit copy, made from the float export when missing
             eight_bit = _opened(quantized_path(path), self._threads)
             if eight_bit is not None:
-                self._layout = layout
                 return eight_bit
         forward = _opened(path, self._threads)
         if forward is None:
@@ -202,7 +200,6 @@ class TextEmbedder:
                 export(self.model, tokenizer, path)
             forward = OnnxForward(path, self._threads)
             self._model = None  # the PyTorch weights are not needed any more
-        self._layout = layout
         return (self._quantized(path) if self._backend == "int8" else None) or forward
 
     def _quantized(self, path: Path) -> OnnxForward | None:
@@ -318,7 +315,7 @@ class TextEmbedder:
         forward = (self._bulk_bf16(bulk) and self._bf16_forward()) or self._onnx_forward()
         if forward is not None:
             out = np.zeros((len(texts), self.dim), dtype=np.float32)
-            for idx, enc, hidden in self._onnx_batches(forward, texts, batch_size):
+            for idx, enc, hidden in self._batches(forward, texts, batch_size):
                 out[idx] = pool(hidden, enc["attention_mask"], self._layout.pooling)
             return out
         model = self.model
@@ -345,7 +342,7 @@ class TextEmbedder:
         out_segs: list[np.ndarray] = [np.zeros((0, dim), dtype=np.float32)] * len(texts)
         forward = (self._bulk_bf16(bulk) and self._bf16_forward()) or self._onnx_forward()
         if forward is not None:
-            for idx, enc, hidden in self._onnx_batches(forward, texts, batch_size, offsets=True):
+            for idx, enc, hidden in self._batches(forward, texts, batch_size, offsets=True):
                 sent = pool(hidden, enc["attention_mask"], self._layout.pooling)
                 mask = enc["attention_mask"].astype(bool)
                 for row, i in enumerate(idx):
@@ -376,12 +373,12 @@ class TextEmbedder:
                 out_segs[i] = _pool_segments(tokens[row], offsets[row], mask[row], segments[i], out_vecs[i])
         return Encoded(out_vecs, out_segs)
 
-    def _onnx_batches(self, forward: OnnxForward | Bf16Forward, texts: list[str], batch_size: int, *,
-                      offsets: bool = False):
+    def _batches(self, forward: OnnxForward | Bf16Forward, texts: list[str], batch_size: int, *,
+                 offsets: bool = False):
         """(row indices, tokenizer output, hidden states) per batch of `forward` (ONNX Runtime or the
         bfloat16 transformer), texts sorted by length so that padding stays small."""
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        batch_size = min(batch_size, getattr(forward, "batch", BATCH))
+        batch_size = min(batch_size, forward.batch)
         for start in range(0, len(order), batch_size):
             idx = order[start : start + batch_size]
             enc = self._tokenize([texts[i] for i in idx], padding=True, truncation=True,
@@ -391,7 +388,6 @@ class TextEmbedder:
 
 
 _THREADS_LOCK = threading.Lock()
-
 
 
 def _opened(path: Path, threads: int | None) -> OnnxForward | None:

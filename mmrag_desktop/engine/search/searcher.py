@@ -53,7 +53,6 @@ SEGMENT_WEIGHT = 0.5  # weight of the best sentence's match in the final score
 COMMON_DF = 0.05  # a keyword in more than this share of chunks is left out of a large library's query
 PRUNE_MIN_CHUNKS = 50_000
 OPTION_CANDIDATES = 300  # keyword candidates read for a command-line option the query names
-ENTRY_NAMES = True
 OPTION_QUERY_TERMS = 3  # a query about an option has at most this many other words ("avrdude", "option")
 
 
@@ -187,7 +186,7 @@ class Searcher:
             scored[cid] = scored[cid] / top + SEGMENT_WEIGHT * (best if np.isfinite(best) else 0.0)
         if "options" in lists:
             self._option_entry_first(plan, lists["options"], rows, candidate_hl, scored)
-        elif ENTRY_NAMES and len(plan.terms) <= OPTION_QUERY_TERMS:
+        elif len(plan.terms) <= OPTION_QUERY_TERMS:
             _heading_entry_first([w for w in plan.identifiers if not w.isupper()], rows, scored)
         order.sort(key=scored.get, reverse=True)
         highlights: dict[int, Highlight] = {}
