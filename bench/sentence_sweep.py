@@ -42,6 +42,12 @@ def cache_path(name: str) -> Path:
     return BENCH / "results" / f"sentence_cache_{name}{'-pp' if PAGE_PASSAGES else ''}.pkl"
 
 
+def _previous(sentences: list[str], position: int) -> str:
+    """The sentence before candidate `position` of a block ("" for the first; table blocks' candidates
+    are rows, which the sentence split does not number alike)."""
+    return sentences[position - 1] if 0 < position <= len(sentences) else ""
+
+
 def build_cache(name: str) -> None:
     from bench_answer import load_facts
 
@@ -118,7 +124,7 @@ def build_cache(name: str) -> None:
                 hl = any(p == b.hit.page and b.hit.bbox and _overlap(bb, b.hit.bbox) for p, bb in boxes)
                 rows.append({"block": c.block_id, "pos": c.position, "text": c.text, "following": c.following,
                              "cos": cos[i], "cos_pair": cos_pair[i], "cos_ctx": cos_ctx[i], "cos_ctx2": cos_ctx2[i],
-                             "prev": split[c.block_id][c.position - 1] if c.position > 0 else "", "doc": b.hit.doc,
+                             "prev": _previous(split[c.block_id], c.position), "doc": b.hit.doc,
                              "pages": sorted(pages), "kind": b.hit.kind, "hl": bool(hl),
                              "states": bool(states_fact(c.text, groups)) if groups else None,
                              "states_pair": bool(states_fact(f"{c.text} {c.following}", groups)) if groups else None})
@@ -185,12 +191,27 @@ def base_score(q: dict, c: dict, n: int, p: dict) -> float:
         s -= LEAD_IN_PENALTY
     if p.get("fragment") and c["pos"] == 0 and c["text"][:1].islower() and c["text"].split()[0].isalpha():
         s -= p["fragment"]  # a block that starts mid-sentence ("default value is 1.0e-12.")
+    if p.get("default_w") and _DEFAULT_Q.search(q["query"]) and _DEFAULT_S.search(text):
+        s += p["default_w"]  # "... when I don't set one" -> "By default, ... format is "%f"."
+    if p.get("caption_w") and c["kind"] == "figure" and _CAPTION.match(text):
+        from mmrag_desktop.engine.search.query import plan_query
+        if plan_query(q["query"]).intent == "visual" and (not p.get("strict") or _FIGURE_ASKED.search(q["query"])
+                                                          or not _WH.match(q["query"])):
+            s += p["caption_w"]
     if p.get("name_w"):
         from mmrag_desktop.engine.answer.key_terms import terms
         names = {t.norm or t.text.lower() for t in terms(q["query"]) if t.kind == "name"}
         if names and names & {t.norm or t.text.lower() for t in terms(text) if t.kind == "name"}:
             s += p["name_w"]
     return s, text
+
+
+_DEFAULT_Q = re.compile(r"\b(?:default|without|don'?t (?:set|give|specify|change)|leave (?:\w+ )?out|left out|"
+                        r"omit\w*|unless|assumed?|not (?:set|given|specified))\b", re.I)
+_DEFAULT_S = re.compile(r"\bdefaults?\b|\bomitted\b|\bif (?:not|no)\b", re.I)
+_WH = re.compile(r"^\s*(?:which|what|how|why|when|where|who|does|do|is|are|can)\b", re.I)
+_FIGURE_ASKED = re.compile(r"\blooks? like\b|\bshow me\b", re.I)
+_CAPTION = re.compile(r"^(?:\.\.\.\s*)?(?:fig(?:ure)?\.?)\s*\d", re.I)
 
 
 # the rule before session 13 ("which command", not "which startup file"); `asked2` is the engine's now
@@ -249,6 +270,12 @@ def choose(q: dict, p: dict) -> list[dict]:
     for c in cands:
         s, text = base_score(q, c, n, p)
         scored.append((s, text, c))
+    if p.get("one_caption"):  # only the best caption keeps its bonus
+        caps = [i for i, (_, t, c) in enumerate(scored) if c["kind"] == "figure" and _CAPTION.match(t)]
+        if caps:
+            best = max(caps, key=lambda i: scored[i][0])
+            bonus = p["caption_w"] if scored[best][0] - base_score(q, scored[best][2], n, {**p, "caption_w": 0})[0] > 0 else 0
+            scored = [(x - bonus if i in caps and i != best else x, t, c) for i, (x, t, c) in enumerate(scored)]
     scored.sort(key=lambda x: -x[0])
     chosen, words = [], 0
     for s, text, c in scored:
@@ -299,6 +326,16 @@ VARIANTS = {
     "engine + name 0.1": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "name_w": 0.1},
     "engine + name 0.2": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "name_w": 0.2},
     "engine + both 0.2": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "name_w": 0.2, "fragment": 0.2},
+    "engine + default 0.15": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "default_w": 0.15},
+    "engine + default 0.3": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "default_w": 0.3},
+    "engine + caption 0.15": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "caption_w": 0.15},
+    "engine + caption 0.3": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "caption_w": 0.3},
+    "engine + caption 0.5": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "caption_w": 0.5},
+    "engine + strict caption 0.5": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "caption_w": 0.5, "strict": True},
+    "engine + strict caption 1.0": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "caption_w": 1.0, "strict": True},
+    "engine + one strict caption 1.0": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "caption_w": 1.0, "strict": True, "one_caption": True},
+    "engine + one strict caption 0.5": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "caption_w": 0.5, "strict": True, "one_caption": True},
+    "engine + caption 1.0": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "caption_w": 1.0},
     "ctx dedup label": {"cos": "cos_ctx", "dedup": "new_terms", "label": True},
     "dedup label asked2 (no ctx)": {"dedup": "new_terms", "label": True, "asked2": True},
     "all3 + idf": {"cos": "cos_ctx", "dedup": "new_terms", "label": True, "asked2": True, "idf_cover": True},

@@ -5,7 +5,8 @@ index lines ("4.25.1 DIP and QFP chips . . . 172", "plot, 12, 45"), runs of inde
 41 Flat 24 (DS390), 59 Floating point"), running headers ("172 4.25.1 DIP and QFP chips
 customization"), runs of bare figure labels ("4 5 3 6 2 7 1 8 Dual-in-Line"), the "Labels:" list
 of a figure chunk, console output run together ("avrdude: ... avrdude: ... avrdude> ?", progress
-bars). When the
+bars). A question that describes a figure ("schematic where a source feeds clamping diodes
+...") is answered by the best-matching figure caption first. When the
 question asks for a value (how much, how many, default, maximum, ...) a sentence that carries a
 number is preferred; when it asks for a name (which command, option, function, ...), one that
 carries an identifier (a command-line option when an option, flag or switch is asked for); a
@@ -64,7 +65,14 @@ _TERM_LINE = re.compile(r"[./_~]\w")
 # or a call's signature line above its description ("x = csvread (filename, dlm_opt1, ...)")
 _SIGNATURE = re.compile(r"^(?:[\w,\[\] ]+=\s*)?[A-Za-z_][\w.]*\s?\(.*\)$")
 _PROSE_WORD = re.compile(r"(?<![\w.@#(\[])[a-z]{3,}(?![\w(\[])")
+# a question that describes a figure ("schematic where a source feeds clamping diodes ...", "what does a
+# typical mesh look like") rather than asking something about a plot ("which direction is up for the
+# camera of a 3-D plot"): the figure's caption answers it
+_WH_QUESTION = re.compile(r"^\s*(?:which|what|how|why|when|where|who|does|do|is|are|can)\b", re.I)
+_LOOKS_LIKE = re.compile(r"\blooks? like\b|\bshow me\b", re.I)
+_CAPTION = re.compile(r"^(?:\.\.\.\s*)?fig(?:ure)?\.?\s*\d", re.I)
 VALUE_BONUS = 0.15
+FIGURE_BONUS = 1.0  # the best caption first for a figure asked for (dev: 1.0 over 0.5; bench/README.md)
 OPTION_BONUS = 1.0  # the entry of an option the question names answers it: a look-up (no question set asks so)
 PAIR_WORDS = 60  # a sentence and the next one it needs, quoted together, stay this short
 LEAD_IN_PENALTY = 0.2
@@ -258,7 +266,21 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score += value_bonus / 2
         if c.text.rstrip()[-1:] not in ".!?)":  # a lead-in to a list or a fragment, not an answer
             c.score -= LEAD_IN_PENALTY
+    if asks_for_figure(question):
+        kinds = {b.id: b.hit.kind for b in blocks}
+        captions = [c for c in cands if kinds[c.block_id] == "figure" and _CAPTION.match(c.text)]
+        if captions:  # only the best one: other figures' captions are no answer
+            max(captions, key=lambda c: c.score).score += FIGURE_BONUS
     return sorted(cands, key=lambda c: -c.score)
+
+
+def asks_for_figure(question: str) -> bool:
+    """True when `question` describes a figure to find ("plot of the voltage at a node ...", "what does
+    a typical mesh for a 2D device look like"), not a question about something a plot shows ("which
+    direction is up for the camera of a 3-D plot")."""
+    if plan_query(question).intent != "visual":
+        return False
+    return bool(_LOOKS_LIKE.search(question)) or not _WH_QUESTION.match(question)
 
 
 def _is_command_line(s: str) -> bool:
@@ -363,9 +385,10 @@ def _inside(a: Candidate, b: Candidate) -> bool:
 def quote_text(sentence: str, block_id: int) -> str:
     """One quoted sentence with its citation; a piece that does not end a sentence (a line of a
     list, a fragment) ends with " ..." rather than a full stop the manual did not print; a table
-    row ("Name: G | Default: 0.0") is whole as it is."""
+    row ("Name: G | Default: 0.0") and a figure's caption ("Figure 8.1: Output characteristic") are whole
+    as they are."""
     s = sentence.rstrip()
-    if s and s[-1] not in ".!?:)" and not s.endswith("...") and " | " not in s:
+    if s and s[-1] not in ".!?:)" and not s.endswith("...") and " | " not in s and not _CAPTION.match(s):
         s += " ..."
     return f"{s} [{block_id}]"
 

@@ -11,6 +11,7 @@ from mmrag_desktop.engine.answer.evidence import pack_evidence
 from mmrag_desktop.engine.answer.extractive import (
     _asked_kind,
     _carries,
+    asks_for_figure,
     candidate_sentences,
     in_section,
     is_quotable,
@@ -415,3 +416,24 @@ def test_a_command_named_in_snake_case_is_answered_by_its_entry(embedder):
     chosen = select_sentences("what does the yosys opt_clean pass do", blocks, embedder, max_sentences=3)
     assert chosen[0].text.endswith("This pass identifies wires and cells that are unused and removes them.")
     assert chosen[0].entry
+
+
+def test_a_figure_asked_for_is_answered_by_its_caption_first(embedder):
+    """Seen on the ngspice manual: "schematic where a source feeds clamping diodes, ..." quoted the
+    paragraphs about the circuit and never named the figure; a question about something in a plot
+    ("which direction is up ...") is no figure asked for."""
+    prose = Hit(chunk_id=3, doc_id=1, doc="sim.pdf", page=40, bbox=None, kind="text", score=0.04,
+                text="The two clamping diodes protect the amplifier input. The amplifier is a subcircuit "
+                     "that drives the load resistor. The capacitor couples the source to the diodes.")
+    figure = Hit(chunk_id=4, doc_id=1, doc="sim.pdf", page=41, bbox=None, kind="figure", score=0.03,
+                 text="Figure 12.4: Example circuit with a limiter")
+    other = Hit(chunk_id=5, doc_id=1, doc="plot.pdf", page=7, bbox=None, kind="figure", score=0.02,
+                text="Figure 3.1: Three-dimensional spiral")
+    bl = pack_evidence([prose, figure, other], 1000)
+    chosen = select_sentences("schematic where a source feeds clamping diodes and an amplifier driving a load",
+                              bl, embedder, max_sentences=4)
+    assert chosen[0].text.startswith("Figure 12.4")
+    assert not any(c.text.startswith("Figure 3.1") for c in chosen[:2])  # only the best caption is lifted
+    assert quote_text(chosen[0].text, 2) == "Figure 12.4: Example circuit with a limiter [2]"
+    assert not asks_for_figure("which direction is up for the camera of a 3-D plot")
+    assert asks_for_figure("what does a typical mesh for a 2D device look like")
