@@ -216,7 +216,7 @@ class PdfDocument:
             and not _only_code_frames(drawings, lines)
         ):
             words = ext.textpage.extractWORDS()
-            tables = find_ruled_tables(page, words, lines, pno, self.tables)
+            tables = find_ruled_tables(page, words, lines, pno, self.tables, drawings)
             self.stats["table_pages_checked"] += 1
             self.stats["tables"] += len(tables)
         captions = uncaptioned_table_captions(lines, tables) if self.tables == "layout" else []

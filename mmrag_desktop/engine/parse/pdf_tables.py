@@ -1,5 +1,6 @@
 """Tables: a cheap gate on the page's vector drawings, then PyMuPDF's `find_tables`
-only on pages that pass it; cell text from the page's words assigned by word centre
+only on pages that pass it (its line finder first, its layout model where the rules do not make
+full grids); cell text from the page's words assigned by word centre
 (`Table.extract()` mangles TeX numbers and drops ligatures).
 
 Borderless tables have no rules to gate on. A page whose "Table N: ..." caption has no table
@@ -60,26 +61,114 @@ def find_ruled_tables(
     lines: list[Line],
     page_no: int,
     mode: TableMode = "layout",
+    drawings: list[dict[str, Any]] | None = None,
 ) -> list[Table]:
     """Tables on a page that passed `has_ruling`.
 
-    mode "layout" uses PyMuPDF's layout model fused with the line finder (`union=True`,
-    ~0.3-1 s per page, finds rule-light LaTeX/Texinfo tables); "lines" only the line
-    finder (~50 ms, needs full grids); "off" finds none. Tables of one cell, or without
-    text, are dropped (they are framed boxes, not tables).
+    mode "layout": the line finder first (~50 ms); when it finds full grids (`_full_grid`) and the
+    page's `drawings` hold no further horizontal rules outside them, those are the tables (the
+    line finder splits their rows exactly where the layout model merges two rows into one cell).
+    Otherwise PyMuPDF's layout model fused with the line finder (`union=True`, ~0.2-0.5 s per
+    page) finds rule-light LaTeX/Texinfo tables and tells diagrams from tables. "lines" only the
+    line finder; "off" finds none. Tables of one cell, or without text, are dropped (they are
+    framed boxes, not tables).
     """
     if mode == "off":
         return []
     if mode == "layout":
-        found = page.find_tables(union=True)
+        found = _grids(page, words, drawings) or page.find_tables(union=True).tables
     else:
-        found = page.find_tables(use_layout=False)
+        found = page.find_tables(use_layout=False).tables
     out: list[Table] = []
-    for t in found.tables:
+    for t in found:
         table = _build_table(t, words, lines, page_no)
         if table is not None:
             out.append(table)
     return out
+
+
+def _grids(page: Any, words: list[tuple], drawings: list[dict[str, Any]] | None) -> list[Any]:
+    """The line finder's tables when they are full grids that account for the page's rules (see
+    `find_ruled_tables`), else []. Not tried on a page whose drawings are mostly not rules (a plot
+    drawn with thousands of short segments: the line finder takes seconds there and finds none)."""
+    if drawings is None:
+        return []
+    h, v = count_rules(drawings)
+    if h + v < GRID_RULE_SHARE * sum(len(path.get("items", ())) for path in drawings):
+        return []
+    grids = [t for t in page.find_tables(use_layout=False).tables if _full_grid(t, words)]
+    if not grids or _rules_outside(drawings, [t.bbox for t in grids], page.rect.height):
+        return []
+    return grids
+
+
+def _full_grid(t: Any, words: list[tuple]) -> bool:
+    """A table the line finder can be trusted with: two rows and two columns or more, text in at
+    least half of its cells (a memory map or a schematic drawn with lines has mostly empty
+    "cells"), no column without text (spacing columns of a rule-light table), and no row whose
+    cells all hold two lines or more (rows without rules between them, read as one)."""
+    if t.row_count < 2 or t.col_count < 2:
+        return False
+    boxes = _cell_boxes(t)
+    lines = [len({(w[5], w[6]) for w in ws}) for ws in _cell_words([b for _, _, b in boxes], words)]
+    if sum(1 for n in lines if n) * 2 < len(boxes):
+        return False
+    filled_cols = {ci for (_, ci, _), n in zip(boxes, lines, strict=True) if n}
+    if len(filled_cols) < t.col_count:
+        return False
+    by_row: dict[int, list[int]] = {}
+    for (ri, _, _), n in zip(boxes, lines, strict=True):
+        if n:
+            by_row.setdefault(ri, []).append(n)
+    return not any(len(ns) >= 2 and min(ns) >= 2 for ns in by_row.values())
+
+
+def _cell_boxes(t: Any) -> list[tuple[int, int, BBox]]:
+    """(row, column, box) of each cell of a found table, row-major (merged cells are None there)."""
+    return [(ri, ci, tuple(float(v) for v in cell))  # type: ignore[misc]
+            for ri, row in enumerate(t.rows) for ci, cell in enumerate(row.cells) if cell is not None]
+
+
+def _cell_words(boxes: list[BBox], words: list[tuple]) -> list[list[tuple]]:
+    """The words of each box, assigned by word centre (a word to the first box holding it)."""
+    out: list[list[tuple]] = [[] for _ in boxes]
+    for w in words:
+        cx, cy = (w[0] + w[2]) / 2, (w[1] + w[3]) / 2
+        for k, b in enumerate(boxes):
+            if b[0] <= cx <= b[2] and b[1] <= cy <= b[3]:
+                out[k].append(w)
+                break
+    return out
+
+
+GRID_RULE_SHARE = 0.25  # of a page's drawing items that must be rules for the line finder to be tried
+GRID_PAD = 3.0  # pt around a grid that its own outer rules may stick out by
+MARGIN_SHARE = 0.1  # rules this close to the top or bottom edge of the page rule off running headers and footers
+
+
+def _rules_outside(drawings: list[dict[str, Any]], boxes: list[tuple], page_height: float) -> bool:
+    """True when three or more horizontal rules of the page lie outside every box (as many as the
+    top, middle and bottom rules of a rule-light table): another table, or a diagram the line
+    finder did not take as a grid. Rules of running headers and footers do not count."""
+    outside = 0
+    for path in drawings:
+        for item in path.get("items", ()):
+            if item[0] == "l":
+                p, q = item[1], item[2]
+                if abs(p.y - q.y) >= 1 or abs(p.x - q.x) <= RULE_MIN_LENGTH:
+                    continue
+                x0, x1, y = min(p.x, q.x), max(p.x, q.x), p.y
+            elif item[0] == "re" and item[1].height <= RULE_MAX_THICKNESS and item[1].width > RULE_MIN_LENGTH:
+                x0, x1, y = item[1].x0, item[1].x1, (item[1].y0 + item[1].y1) / 2
+            else:
+                continue
+            if not MARGIN_SHARE * page_height < y < (1 - MARGIN_SHARE) * page_height:
+                continue
+            if not any(b[1] - GRID_PAD <= y <= b[3] + GRID_PAD and min(x1, b[2]) > max(x0, b[0]) for b in boxes):
+                outside += 1
+                if outside >= 3:
+                    return True
+    return False
 
 
 def uncaptioned_table_captions(lines: list[Line], tables: list[Table]) -> list[Line]:
@@ -128,18 +217,8 @@ def _build_table(t: Any, words: list[tuple], lines: list[Line], page_no: int) ->
     n_cols = max((len(r.cells) for r in rows), default=0)
     if n_rows * n_cols < 2:
         return None
-    boxes: list[tuple[int, int, BBox]] = []
-    for ri, row in enumerate(rows):
-        for ci, cell in enumerate(row.cells):
-            if cell is not None:
-                boxes.append((ri, ci, tuple(float(v) for v in cell)))  # type: ignore[arg-type]
-    texts: dict[int, list[tuple]] = {k: [] for k in range(len(boxes))}
-    for w in words:
-        cx, cy = (w[0] + w[2]) / 2, (w[1] + w[3]) / 2
-        for k, (_, _, b) in enumerate(boxes):
-            if b[0] <= cx <= b[2] and b[1] <= cy <= b[3]:
-                texts[k].append(w)
-                break
+    boxes = _cell_boxes(t)
+    texts = _cell_words([b for _, _, b in boxes], words)
     cells: list[TableCell] = []
     for k, (ri, ci, b) in enumerate(boxes):
         ws = sorted(texts[k], key=lambda w: (w[5], w[6], w[7]))

@@ -123,6 +123,70 @@ def test_ruled_table_cells_caption_and_no_duplicate_text(tmp_path):
     assert body.startswith("Before the table.") and "After the table." in body
 
 
+@pytest.fixture
+def table_finders(monkeypatch):
+    """How PyMuPDF's find_tables is called: "lines" for its line finder alone, "layout" for its
+    layout model (a spy around the real method)."""
+    import pymupdf
+
+    calls: list[str] = []
+    real = pymupdf.Page.find_tables
+
+    def spy(self, **kwargs):
+        calls.append("lines" if kwargs.get("use_layout") is False else "layout")
+        return real(self, **kwargs)
+
+    monkeypatch.setattr(pymupdf.Page, "find_tables", spy)
+    return calls
+
+
+def test_a_full_grid_is_read_by_the_line_finder_alone(tmp_path, table_finders):
+    sample = make_ruled_table_pdf(tmp_path / "t.pdf")
+    (page,) = parse(sample.path)
+    (table,) = [b.table for b in page.blocks if b.kind == "table"]
+    assert [[c.text for c in row] for row in table.rows()] == sample.info["cells"]
+    assert table_finders == ["lines"]  # no layout model (~0.3 s a page) for a grid the rules spell out
+
+
+def test_rules_the_grid_does_not_explain_get_the_layout_model(tmp_path, table_finders):
+    """Three more horizontal rules elsewhere (a rule-light table's top, middle and bottom rules)
+    and the page goes to the layout model as before; the grid is still found."""
+    import pymupdf
+
+    sample = make_ruled_table_pdf(tmp_path / "t.pdf")
+    doc = pymupdf.open(sample.path)
+    for y in (560, 580, 640):
+        doc[0].draw_line((120, y), (420, y), width=0.5)
+    doc.save(tmp_path / "more.pdf")
+    doc.close()
+    (page,) = parse(tmp_path / "more.pdf")
+    assert table_finders == ["lines", "layout"]
+    assert any(b.table.n_rows == len(sample.info["cells"]) for b in page.blocks if b.kind == "table")
+
+
+def test_rows_without_rules_between_them_are_not_read_as_one(tmp_path, table_finders):
+    """A grid whose second row holds two entries per cell with no rule between them (Octave's
+    distribution tables): the line finder would read one row, the layout model splits them."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    pg = doc.new_page(width=612, height=792)
+    x0, cols, tops = 100.0, (0.0, 150.0, 300.0), (200.0, 220.0, 250.0)
+    for y in tops:
+        pg.draw_line((x0, y), (x0 + 300, y), width=0.8)
+    for c in cols:
+        pg.draw_line((x0 + c, tops[0]), (x0 + c, tops[-1]), width=0.8)
+    pg.insert_text((x0 + 5, 214), "Distribution", fontsize=10)
+    pg.insert_text((x0 + 155, 214), "Function", fontsize=10)
+    for dy, (a, b) in zip((232, 245), (("Discrete", "discrete_rnd"), ("Empirical", "empirical_rnd")), strict=True):
+        pg.insert_text((x0 + 5, dy), a, fontsize=10)
+        pg.insert_text((x0 + 155, dy), b, fontsize=10)
+    doc.save(tmp_path / "merged.pdf")
+    doc.close()
+    parse(tmp_path / "merged.pdf")
+    assert table_finders == ["lines", "layout"]
+
+
 def test_table_search_off_leaves_text(tmp_path):
     sample = make_ruled_table_pdf(tmp_path / "t.pdf")
     (page,) = parse(sample.path, tables="off")
