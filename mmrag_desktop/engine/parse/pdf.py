@@ -33,7 +33,7 @@ from .pdf_footnotes import footnote_lines, mark_set_apart
 from .pdf_furniture import Signature, furniture_ids, signature
 from .pdf_headings import FontStats, match_toc, toc_by_page
 from .pdf_layout import reading_segments, same_row
-from .pdf_lines import char_count, lines_from_dict, merge_row, textpage_flags
+from .pdf_lines import char_count, lines_from_dict, listing_numbers, merge_row, textpage_flags
 from .pdf_tables import (
     TableMode,
     find_captioned_tables,
@@ -185,7 +185,7 @@ class PdfDocument:
         pno = ext.index + 1
         width, height = float(page.rect.width), float(page.rect.height)
         rotation = int(page.rotation)
-        drop = furniture_ids(ext.lines, height, neighbours)
+        drop = furniture_ids(ext.lines, height, neighbours) | listing_numbers(ext.lines)
         lines = [ln for ln in ext.lines if id(ln) not in drop]
         has_images = bool(page.get_images(full=True))
 

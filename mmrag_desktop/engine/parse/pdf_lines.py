@@ -109,6 +109,46 @@ def _font_style(font: str) -> tuple[bool, bool]:
     return bool(_BOLD_FONT.search(font)), bool(_MONO_FONT.search(font))
 
 
+_LINE_NUMBER = re.compile(r"^\d{1,4}$")
+LISTING_NUMBER_RUN = 3  # numbers counting up one by one before a column of them is a listing's
+NUMBER_COLUMN = 2.0  # pt: the numbers of one listing start at one left edge
+
+
+def listing_numbers(lines: list[Line]) -> set[int]:
+    """ids of the line numbers printed beside code listings (the Yosys manual numbers every line
+    of its command reference: "3 This pass identifies wires ...", a lone "2" for a blank line).
+
+    A listing's numbers are lone integers in a proportional font at one left edge, counting up by
+    one from top to bottom (three or more), with monospaced text to their right; row labels of
+    data printed in the listing's own font ("01 52.00 111.0 830 5 6.2 no") stay."""
+    columns: dict[float, list[Line]] = {}
+    for ln in lines:
+        if _LINE_NUMBER.match(ln.text) and not ln.mono:
+            x = next((k for k in columns if abs(k - ln.bbox[0]) <= NUMBER_COLUMN), ln.bbox[0])
+            columns.setdefault(x, []).append(ln)
+    out: set[int] = set()
+    for column in columns.values():
+        column.sort(key=lambda ln: ln.bbox[1])
+        runs = [[column[0]]]
+        for ln in column[1:]:
+            if int(ln.text) == int(runs[-1][-1].text) + 1:
+                runs[-1].append(ln)
+            else:
+                runs.append([ln])
+        for run in runs:
+            if len(run) >= LISTING_NUMBER_RUN and _mono_beside(run, lines):
+                out |= {id(ln) for ln in run}
+    return out
+
+
+def _mono_beside(run: list[Line], lines: list[Line]) -> bool:
+    """True when most lines to the right of a column of numbers, over its height, are monospaced."""
+    top, bottom, right = run[0].bbox[1], run[-1].bbox[3], max(ln.bbox[2] for ln in run)
+    beside = [ln for ln in lines if ln.bbox[0] > right and ln.bbox[1] < bottom and ln.bbox[3] > top
+              and not _LINE_NUMBER.match(ln.text)]
+    return bool(beside) and sum(ln.mono for ln in beside) * 2 >= len(beside)
+
+
 def char_count(lines: list[Line]) -> int:
     """Number of non-space characters in `lines`."""
     return sum(len(ln.text.replace(" ", "")) for ln in lines)

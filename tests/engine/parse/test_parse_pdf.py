@@ -420,3 +420,30 @@ def test_font_names_tell_monospaced_type():
     assert _font_style("TKYBBY+NimbusMonL-Regu") == (False, True)
     assert _font_style("NFMLHH+NimbusMonL-Bold") == (True, True)
     assert _font_style("CMTT10")[1] and not _font_style("NimbusSanL-Regu")[1] and not _font_style("Times-Roman")[1]
+
+
+def test_a_listing_s_line_numbers_are_not_text(tmp_path):
+    """The Yosys manual numbers every line of its command reference in a proportional font beside
+    monospaced code: "3 This pass identifies wires ..." was indexed and quoted with the 3. Row
+    labels of data printed in the code's own font stay."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    pg = doc.new_page(width=612, height=792)
+    code = ["opt_clean [options] [selection]", "", "This pass identifies wires and cells that are unused",
+            "and removes them.", "", "-purge also remove internal nets"]
+    for i, text in enumerate(code):
+        y = 120 + 12 * i
+        pg.insert_text((68, y), str(i + 1), fontsize=9, fontname="helv")
+        if text:
+            pg.insert_text((90, y), text, fontsize=9, fontname="cour")
+    for i, row in enumerate(["01 52.00 111.0 830", "02 54.75 128.0 710", "03 57.50 101.0 1000"]):
+        pg.insert_text((90, 300 + 12 * i), row, fontsize=9, fontname="cour")
+    doc.save(tmp_path / "listing.pdf")
+    doc.close()
+    (page,) = parse(tmp_path / "listing.pdf")
+    texts = [ln.text for b in page.blocks for ln in b.lines]
+    assert "This pass identifies wires and cells that are unused" in texts
+    assert "opt_clean [options] [selection]" in texts
+    assert not any(t.strip().isdigit() or t[:2] in {"1 ", "3 ", "4 ", "6 "} for t in texts)
+    assert "01 52.00 111.0 830" in texts
