@@ -191,6 +191,10 @@ def base_score(q: dict, c: dict, n: int, p: dict) -> float:
         s -= LEAD_IN_PENALTY
     if p.get("fragment") and c["pos"] == 0 and c["text"][:1].islower() and c["text"].split()[0].isalpha():
         s -= p["fragment"]  # a block that starts mid-sentence ("default value is 1.0e-12.")
+    if p.get("entry_w") and not p.get("one_entry") and _asked_kind(q["query"]) == "option":
+        from mmrag_desktop.engine.answer.extractive import _OPTION_ENTRY
+        if _OPTION_ENTRY.match(text):
+            s += p["entry_w"]  # an option list's entry ("-c programmer-id Specify the programmer ...")
     if p.get("default_w") and _DEFAULT_Q.search(q["query"]) and _DEFAULT_S.search(text):
         s += p["default_w"]  # "... when I don't set one" -> "By default, ... format is "%f"."
     if p.get("caption_w") and c["kind"] == "figure" and _CAPTION.match(text):
@@ -276,6 +280,12 @@ def choose(q: dict, p: dict) -> list[dict]:
             best = max(caps, key=lambda i: scored[i][0])
             bonus = p["caption_w"] if scored[best][0] - base_score(q, scored[best][2], n, {**p, "caption_w": 0})[0] > 0 else 0
             scored = [(x - bonus if i in caps and i != best else x, t, c) for i, (x, t, c) in enumerate(scored)]
+    from mmrag_desktop.engine.answer.extractive import _OPTION_ENTRY, _asked_kind
+    if p.get("one_entry") and _asked_kind(q["query"]) == "option":
+        entries = [i for i, (_, t, c) in enumerate(scored) if _OPTION_ENTRY.match(t)]
+        if entries:
+            best = max(entries, key=lambda i: scored[i][0])
+            scored[best] = (scored[best][0] + p["entry_w"], scored[best][1], scored[best][2])
     scored.sort(key=lambda x: -x[0])
     chosen, words = [], 0
     for s, text, c in scored:
@@ -333,6 +343,11 @@ VARIANTS = {
     "engine + caption 0.5": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "caption_w": 0.5},
     "engine + strict caption 0.5": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "caption_w": 0.5, "strict": True},
     "engine + strict caption 1.0": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "caption_w": 1.0, "strict": True},
+    "s17 + option entry 0.15": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "caption_w": 1.0, "strict": True, "one_caption": True, "entry_w": 0.15},
+    "s17 + option entry 0.3": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "caption_w": 1.0, "strict": True, "one_caption": True, "entry_w": 0.3},
+    "s17 + one entry 0.15": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "caption_w": 1.0, "strict": True, "one_caption": True, "entry_w": 0.15, "one_entry": True},
+    "s17 + one entry 0.3": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "caption_w": 1.0, "strict": True, "one_caption": True, "entry_w": 0.3, "one_entry": True},
+    "s17 + one entry 0.5": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "caption_w": 1.0, "strict": True, "one_caption": True, "entry_w": 0.5, "one_entry": True},
     "engine + one strict caption 1.0": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "caption_w": 1.0, "strict": True, "one_caption": True},
     "engine + one strict caption 0.5": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "caption_w": 0.5, "strict": True, "one_caption": True},
     "engine + caption 1.0": {"cos": "cos_ctx", "dedup": "new_terms_rows", "label": "engine", "asked2": True, "caption_w": 1.0},

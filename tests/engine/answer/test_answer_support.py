@@ -437,3 +437,24 @@ def test_a_figure_asked_for_is_answered_by_its_caption_first(embedder):
     assert quote_text(chosen[0].text, 2) == "Figure 12.4: Example circuit with a limiter [2]"
     assert not asks_for_figure("which direction is up for the camera of a 3-D plot")
     assert asks_for_figure("what does a typical mesh for a 2D device look like")
+
+
+def test_an_option_asked_for_is_answered_by_the_best_entry_of_the_option_list(embedder):
+    """Seen on the real avrdude manual: "which avrdude option sets the programmer type" quoted
+    "AVRDUDE knows about several common programmers." and a sentence naming --prefix, not the
+    entry "-c programmer-id Specify the programmer to be used." three lines above; and on the
+    ngspice manual "configure flag to build ngspice without the FFTW library" needs the entry
+    "--with-fftw3=no ..." (an option with its value)."""
+    listing = one_block("-B bitclock\nSpecify the bit clock period for the JTAG interface.\n-c programmer-id\n"
+                        "Specify the programmer to be used. AVRDUDE knows about several common programmers. "
+                        "Use this option to specify which one to use.", "2 Command Line Options", "avrdude.pdf", 16)
+    other = one_block("When AVRDUDE is built using the default --prefix configure option, the configuration file "
+                      "is located at /usr/local/etc/avrdude.conf. It describes every programmer type AVRDUDE knows.",
+                      "A.1 Unix Configuration Files", "avrdude.pdf", 53, chunk_id=6)
+    blocks = pack_evidence([listing[0].hit, other[0].hit], 1000)
+    chosen = select_sentences("which avrdude option sets the programmer type", blocks, embedder, max_sentences=3)
+    assert chosen[0].text == "-c programmer-id Specify the programmer to be used."
+    configure = one_block("--enable-oldapps\nBuild the old applications too.\n--with-fftw3=no\nDo not check for and "
+                          "use the fftw fast fourier transform library.", "Configure options", "ngspice.pdf", 20)
+    chosen = select_sentences("configure flag to build without the FFTW library", configure, embedder, max_sentences=2)
+    assert chosen[0].text.startswith("--with-fftw3=no Do not check")
