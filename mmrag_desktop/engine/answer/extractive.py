@@ -6,7 +6,9 @@ index lines ("4.25.1 DIP and QFP chips . . . 172", "plot, 12, 45"), runs of inde
 customization"), runs of bare figure labels ("4 5 3 6 2 7 1 8 Dual-in-Line"), the "Labels:" list
 of a figure chunk, console output run together ("avrdude: ... avrdude: ... avrdude> ?", progress
 bars). A question that describes a figure ("schematic where a source feeds clamping diodes
-...") is answered by the best-matching figure caption first. When the
+...") is answered by the best-matching figure caption first; one that names a manual ("How do I read
+a CSV file into R?") by that manual's sentences first; one that asks for an option by the
+best-matching entry of an option list ("-c programmer-id Specify the programmer to be used."). When the
 question asks for a value (how much, how many, default, maximum, ...) a sentence that carries a
 number is preferred; when it asks for a name (which command, option, function, ...), one that
 carries an identifier (a command-line option when an option, flag or switch is asked for); a
@@ -27,6 +29,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..search.doc_names import named_documents
 from ..search.query import OPTION, heads_section, options_in, plan_query, prints_option, starts_with_option
 from ..sentence_split import split_sentences
 from .confidence import content_terms
@@ -73,6 +76,7 @@ _WH_QUESTION = re.compile(r"^\s*(?:which|what|how|why|when|where|who|does|do|is|
 _LOOKS_LIKE = re.compile(r"\blooks? like\b|\bshow me\b", re.I)
 _CAPTION = re.compile(r"^(?:\.\.\.\s*)?fig(?:ure)?\.?\s*\d", re.I)
 VALUE_BONUS = 0.15
+OTHER_DOC_PENALTY = 0.3
 OPTION_ENTRY_BONUS = 0.3  # held-out h01: 0.15 left "--with-fftw3=no ..." third (bench/README.md)
 FIGURE_BONUS = 1.0  # the best caption first for a figure asked for (dev: 1.0 over 0.5; bench/README.md)
 OPTION_BONUS = 1.0  # the entry of an option the question names answers it: a look-up (no question set asks so)
@@ -268,6 +272,12 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score += value_bonus / 2
         if c.text.rstrip()[-1:] not in ".!?)":  # a lead-in to a list or a fragment, not an answer
             c.score -= LEAD_IN_PENALTY
+    # the question names a manual ("... a CSV file into R?"): other manuals' sentences come after its own
+    named = named_documents(question, {b.id: (b.hit.doc, "") for b in blocks})
+    if named and len(named) < len(blocks):
+        for c in cands:
+            if c.block_id not in named:
+                c.score -= OTHER_DOC_PENALTY
     if asked == "option":  # the best entry of an option list first ("-c programmer-id Specify the programmer ...")
         entries = [c for c in cands if _OPTION_ENTRY.match(c.text)]
         if entries:

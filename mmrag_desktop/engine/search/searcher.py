@@ -2,7 +2,8 @@
 
 query -> dense (hnswlib) + keyword (FTS5 BM25) + exact identifiers / "Figure N" references
 + table chunks by their best row (table_rows.py) (+ CLIP image list when available) -> weighted
-RRF with intent weights -> highlight boxes -> one hit per (doc, page) -> cross-encoder rerank of
+RRF with intent weights -> highlight boxes -> the manuals the query names preferred (doc_names.py)
+-> one hit per (doc, page) -> cross-encoder rerank of
 the top RERANK_TOP (only when the user installed a reranker; search/rerank.py) -> MMR -> group
 enrichment -> hits.
 """
@@ -18,6 +19,7 @@ import numpy as np
 
 from ..hits import Hit
 from ..store.chunks import Filters
+from .doc_names import named_documents
 from .fusion import mmr, weighted_rrf
 from .highlight import Highlight, choose_highlight, segment_highlight
 from .query import (
@@ -50,6 +52,10 @@ MMR_LAMBDA = 0.7
 NAV_PENALTY = 0.6
 PAGE_HIGHLIGHT_RATIO = 0.7
 SEGMENT_WEIGHT = 0.5  # weight of the best sentence's match in the final score
+# a hit of a document the query names (doc_names.py): dev R@1 0.651 at 1.0-1.35, 0.667 at 1.5 and the
+# same at every value up to 5 on all four sets; 3 puts R-intro first for "How do I read a CSV file
+# into R?" (2 leaves gnuplot and Octave ahead; bench/README.md, session 17)
+NAMED_DOC_BOOST = 3.0
 COMMON_DF = 0.05  # a keyword in more than this share of chunks is left out of a large library's query
 PRUNE_MIN_CHUNKS = 50_000
 OPTION_CANDIDATES = 300  # keyword candidates read for a command-line option the query names
@@ -184,6 +190,7 @@ class Searcher:
         for cid in order:
             best = candidate_hl[cid].score
             scored[cid] = scored[cid] / top + SEGMENT_WEIGHT * (best if np.isfinite(best) else 0.0)
+        self._prefer_named_documents(plan, rows, scored)
         if "options" in lists:
             self._option_entry_first(plan, lists["options"], rows, candidate_hl, scored)
         elif len(plan.terms) <= OPTION_QUERY_TERMS:
@@ -231,6 +238,16 @@ class Searcher:
         return hits
 
 
+
+    def _prefer_named_documents(self, plan: QueryPlan, rows: dict, scored: dict) -> None:
+        """Scale up the candidates of the documents the query names ("... a CSV file into R?",
+        doc_names.py), unless it names every document of the library."""
+        titles = self.documents.titles()
+        named = named_documents(plan.text, titles)
+        if named and len(named) < len(titles):
+            for cid in scored:
+                if rows[cid]["doc_id"] in named:
+                    scored[cid] *= NAMED_DOC_BOOST
 
     def _option_ids(self, plan: QueryPlan, filters: Filters, n: int = 20) -> list[int]:
         """Chunks that print a command-line option or dot-command the query names ("-F", ".save").

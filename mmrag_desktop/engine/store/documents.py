@@ -15,6 +15,7 @@ class Documents:
     def __init__(self, db: Database):
         self.db = db
         self._names: dict[int, tuple[str, str]] | None = None
+        self._titles: dict[int, tuple[str, str]] | None = None
         self._kinds: dict[int, str] = {}
         db.on_rollback(self.invalidate)
 
@@ -22,6 +23,7 @@ class Documents:
         """Forget cached names and kinds (another process may have changed the table)."""
         with self.db.lock:
             self._names = None
+            self._titles = None
             self._kinds.clear()
 
     # ---- reads -----------------------------------------------------------------------------
@@ -52,6 +54,13 @@ class Documents:
             if self._names is None:
                 self._names = {r[0]: (r[1], r[2]) for r in self.db.all("SELECT id, name, path FROM documents")}
             return self._names
+
+    def titles(self) -> dict[int, tuple[str, str]]:
+        """{document id: (file name, title)} of every document ("" when it has no title yet)."""
+        with self.db.lock:
+            if self._titles is None:
+                self._titles = {r[0]: (r[1], r[2] or "") for r in self.db.all("SELECT id, name, title FROM documents")}
+            return self._titles
 
     def kind(self, doc_id: int) -> str:
         """The document's kind (pdf | image | markdown | docling); 'pdf' when unknown."""

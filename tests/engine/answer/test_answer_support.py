@@ -458,3 +458,18 @@ def test_an_option_asked_for_is_answered_by_the_best_entry_of_the_option_list(em
                           "use the fftw fast fourier transform library.", "Configure options", "ngspice.pdf", 20)
     chosen = select_sentences("configure flag to build without the FFTW library", configure, embedder, max_sentences=2)
     assert chosen[0].text.startswith("--with-fftw3=no Do not check")
+
+
+def test_a_question_that_names_a_manual_is_answered_from_it_first(embedder):
+    """Seen on the real manuals: "How do I read a CSV file into R?" quoted gnuplot's and Octave's CSV
+    sentences although R's introduction was in the evidence."""
+    plotter = one_block("To read data from a CSV file you must tell the plotter what the field separator is.",
+                        "Data files", "gnuplot.pdf", 109)[0].hit
+    r_intro = one_block("Large data objects are usually read as values from external files. The function "
+                        "read.table() reads a file of comma separated values into a data frame.", "Reading data from files",
+                        "R-intro.pdf", 39, chunk_id=6)[0].hit
+    blocks = pack_evidence([plotter, r_intro], 1000)
+    chosen = select_sentences("How do I read a CSV file into R?", blocks, embedder, max_sentences=3)
+    assert blocks[chosen[0].block_id - 1].hit.doc == "R-intro.pdf"
+    chosen = select_sentences("How do I read a CSV file?", blocks, embedder, max_sentences=3)
+    assert blocks[chosen[0].block_id - 1].hit.doc == "gnuplot.pdf"

@@ -1,0 +1,43 @@
+"""Documents a query names: "How do I read a CSV file into R?" names R-intro.pdf and R-admin.pdf,
+"yosys: which pass flattens ..." the Yosys manual. Their hits are preferred (searcher.py)."""
+
+from __future__ import annotations
+
+import re
+
+from .query import STOPWORDS
+
+# words of file names and titles that name no product ("ngspice-manual.pdf", "SDCC Compiler User
+# Guide", "Microsoft Word - pdp11_doc.doc")
+GENERIC = frozenset(
+    """manual manuals user users guide guides documentation doc docs reference introduction intro admin
+    administration installation install handbook book tutorial version pdf draft compiler tools tool
+    microsoft word junior""".split()
+)
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+
+
+def name_words(file_name: str, title: str) -> set[str]:
+    """The words that name a document's subject: lower-cased words of its file name (without the
+    extension) and the acronyms of its title, generic ones dropped; a single capital letter stays as
+    it is ("R")."""
+    stem = file_name.rsplit(".", 1)[0]
+    # every word of the file name; of the title only acronyms ("SDCC Compiler User Guide",
+    # "Network UPS Tools": "network" names no manual)
+    words = _WORD.findall(stem) + [w for w in _WORD.findall(title or "") if w.isupper()]
+    out = set()
+    for w in words:
+        if len(w) == 1:
+            if w.isupper():
+                out.add(w)
+        elif w.lower() not in GENERIC and w.lower() not in STOPWORDS:
+            out.add(w.lower())
+    return out
+
+
+def named_documents(query: str, documents: dict[int, tuple[str, str]]) -> set[int]:
+    """Ids of the `documents` ({id: (file name, title)}) whose name words the query uses (whole
+    words; a single capital letter only as a word of its own in capitals)."""
+    words = _WORD.findall(query)
+    used = {w.lower() for w in words if len(w) > 1} | {w for w in words if len(w) == 1 and w.isupper()}
+    return {doc_id for doc_id, (name, title) in documents.items() if name_words(name, title) & used}
