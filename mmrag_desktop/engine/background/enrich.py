@@ -29,6 +29,7 @@ import numpy as np
 
 from ..errors import DocumentError, EngineError, ModelError
 from ..jobs import CancelToken, Progress
+from ..memory import trim_heap
 from ..store.files import LocalFiles
 
 if TYPE_CHECKING:
@@ -227,6 +228,7 @@ class FigureEnricher:
             for i, w in enumerate(work, 1):
                 cancel.check()
                 errors = self.enrich_figure(w, enrichers)
+                trim_heap()  # OCR's and the renderer's freed buffers go back to the OS (engine/memory.py)
                 failures += bool(errors)
                 elapsed = time.monotonic() - t0
                 rate = i / elapsed if elapsed > 0 else None

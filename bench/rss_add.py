@@ -1,0 +1,69 @@
+"""Peak memory of a whole `mmrag add` (ingest, figure work, the sentence pass), sampled from outside.
+
+    .venv/bin/python bench/rss_add.py bench/data/unseen/*.pdf [--library DIR]
+
+Runs `mmrag --library DIR add FILES...` on a fresh library (a temporary folder unless given),
+samples the resident memory of the process and its children every 0.5 s, and prints the peak per
+process and the summed timeline (seconds, MB), so a peak can be placed in a stage (the command's
+progress goes to bench/results/rss_add.log). Target (issue 13): <= 1,536 MB for a 1,000-page library.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+
+BENCH = Path(__file__).resolve().parent
+MMRAG = BENCH.parent / ".venv" / "bin" / "mmrag"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("files", nargs="+")
+    ap.add_argument("--library")
+    args = ap.parse_args(argv)
+    folder = Path(args.library or tempfile.mkdtemp(prefix="rss-add-"))
+    shutil.rmtree(folder, ignore_errors=True)
+    log = BENCH / "results" / "rss_add.log"
+    t0 = time.monotonic()
+    with log.open("w") as err:
+        proc = subprocess.Popen([str(MMRAG), "--library", str(folder), "add", *args.files],
+                                stdout=subprocess.DEVNULL, stderr=err)
+        root = psutil.Process(proc.pid)
+        peaks: dict[tuple[int, str], float] = {}
+        timeline: list[tuple[float, int]] = []
+        while proc.poll() is None:
+            total = 0.0
+            try:
+                members = [root] + root.children(recursive=True)
+            except psutil.NoSuchProcess:
+                break
+            for p in members:
+                try:
+                    mb = p.memory_info().rss / 2**20
+                    key = (p.pid, " ".join(p.cmdline()[1:3])[:60])
+                except psutil.NoSuchProcess:
+                    continue
+                peaks[key] = max(peaks.get(key, 0.0), mb)
+                total += mb
+            timeline.append((round(time.monotonic() - t0, 1), round(total)))
+            time.sleep(0.5)
+    if not args.library:
+        shutil.rmtree(folder, ignore_errors=True)
+    print(f"exit {proc.returncode}, {time.monotonic() - t0:.1f} s; progress in {log}")
+    for (pid, name), mb in sorted(peaks.items(), key=lambda kv: -kv[1])[:5]:
+        print(f"peak {mb:,.0f} MB  pid {pid}  {name}")
+    step = max(1, len(timeline) // 40)
+    print("timeline (s, MB):", timeline[::step])
+    return proc.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
