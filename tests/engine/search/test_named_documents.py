@@ -22,24 +22,22 @@ def test_the_words_that_name_a_manual():
     assert named_documents("gnuplotting the octaves", docs) == set()
 
 
-def _plotter(path):
-    lines = ["Reading CSV files: the plotter reads CSV files with the csv data style.",
-             "A CSV file separates its fields with commas; set the separator for other CSV files.",
-             "Each line of a CSV data file holds one record; the plotter skips CSV comment lines.",
-             "To read a CSV file, give its name to the plot command with the csv keyword."]
-    return write_pdf(path, [[(72, 80 + 18 * i, t) for i, t in enumerate(lines)]])
+PLOTTER = ["Reading CSV files: the plotter reads CSV files with the csv data style.",
+           "A CSV file separates its fields with commas; set the separator for other CSV files.",
+           "Each line of a CSV data file holds one record; the plotter skips CSV comment lines.",
+           "To read a CSV file, give its name to the plot command with the csv keyword."]
+R_INTRO = ["Reading data from files: large data objects are read from external files.",
+           "The function read.table() reads a file of values separated by commas or spaces",
+           "into a data frame; read.csv() is the same for a CSV file with a header line.",
+           "Use sep to name the separator of the fields in each line of the file."]
 
 
-def _r_intro(path):
-    lines = ["Reading data from files: large data objects are read from external files.",
-             "The function read.table() reads a file of values separated by commas or spaces",
-             "into a data frame; read.csv() is the same for a CSV file with a header line.",
-             "Use sep to name the separator of the fields in each line of the file."]
+def _one_page(path, lines):
     return write_pdf(path, [[(72, 80 + 18 * i, t) for i, t in enumerate(lines)]])
 
 
 def test_a_question_that_names_a_manual_finds_that_manual_first(library, tmp_path):
-    paths = [_plotter(tmp_path / "plotter.pdf"), _r_intro(tmp_path / "R-intro.pdf")]
+    paths = [_one_page(tmp_path / "plotter.pdf", PLOTTER), _one_page(tmp_path / "R-intro.pdf", R_INTRO)]
     assert [e.stage for e in library.add(paths) if e.stage in ("done", "failed")] == ["done", "done"]
     assert library.search("How do I read a CSV file?", k=2)[0].doc == "plotter.pdf"
     assert library.search("How do I read a CSV file into R?", k=2)[0].doc == "R-intro.pdf"
