@@ -253,7 +253,11 @@ def _run_job(args, job, interrupted: str) -> int:
 
 def cmd_add(args) -> int:
     def job(lib, bar):
-        failed = report_events(lib.add(args.paths), bar)
+        # with figure work and the sentence pass to follow, ingest runs in a child process: the
+        # models only ingest needs (the bulk pass's PyTorch) leave with it, so this process reads
+        # the figures with less memory held (bench/rss_add.py; bench/README.md, session 17)
+        failed = report_events(lib.add(args.paths, isolated=not args.no_enrich), bar)
+        lib.release_child()
         if not args.no_enrich:
             report_events(lib.enrich(warm_up=not args.no_warm_up), bar)
         return failed

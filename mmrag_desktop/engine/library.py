@@ -343,6 +343,13 @@ class Library:
                 if not paths:
                     return
 
+    def release_child(self) -> None:
+        """End the child process of isolated jobs, if one runs, giving back the memory its models
+        hold; the next isolated job starts a new one."""
+        if self._worker is not None:
+            self._worker.close()
+            self._worker = None
+
     def _child(self) -> WorkerProcess:
         if self._worker is None:
             self._worker = WorkerProcess(self.location, self.settings, child_main)

@@ -34,6 +34,22 @@ def test_isolated_add_refreshes_parent_index(tmp_path, library):
     assert "not a pdf" in res["bad.pdf"].message.lower()
 
 
+def test_release_child_ends_the_child_and_a_later_job_starts_another(tmp_path, library):
+    """`mmrag add` ingests in a child and ends it before figure work, so the memory of the models
+    only ingest needs goes back (bench/rss_add.py)."""
+    import psutil
+
+    list(library.add([write_pdf(tmp_path / "a.pdf", PAGES)], isolated=True))
+    child = psutil.Process(library._worker.pid)
+    library.release_child()
+    assert child.wait(10) is not None or not child.is_running()
+    library.release_child()  # nothing to end: no error
+    b = write_pdf(tmp_path / "b.pdf", [[(72, 100, "Relay K7 drives the pump motor contactor.")]])
+    assert [e.stage for e in library.add([b], isolated=True) if e.stage in ("done", "failed")] == ["done"]
+    assert library._worker.pid != child.pid
+    assert library.search("what drives the pump contactor", k=1)[0].doc == "b.pdf"
+
+
 def test_isolated_cancel(tmp_path, library):
     files = [write_pdf(tmp_path / f"d{i}.pdf", PAGES) for i in range(1)]
     files += [write_pdf(tmp_path / f"e{i}.pdf", [[(72, 100, f"Unique page {i} about valve {i}.")]]) for i in range(8)]
