@@ -76,7 +76,7 @@ _WH_QUESTION = re.compile(r"^\s*(?:which|what|how|why|when|where|who|does|do|is|
 _LOOKS_LIKE = re.compile(r"\blooks? like\b|\bshow me\b", re.I)
 _CAPTION = re.compile(r"^(?:\.\.\.\s*)?fig(?:ure)?\.?\s*\d", re.I)
 VALUE_BONUS = 0.15
-OTHER_DOC_PENALTY = 0.3
+OTHER_DOC_PENALTY = 0.3  # off other manuals' sentences when the question names one (held-out h15; bench/README.md)
 OPTION_ENTRY_BONUS = 0.3  # held-out h01: 0.15 left "--with-fftw3=no ..." third (bench/README.md)
 FIGURE_BONUS = 1.0  # the best caption first for a figure asked for (dev: 1.0 over 0.5; bench/README.md)
 OPTION_BONUS = 1.0  # the entry of an option the question names answers it: a look-up (no question set asks so)
@@ -272,13 +272,22 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score += value_bonus / 2
         if c.text.rstrip()[-1:] not in ".!?)":  # a lead-in to a list or a fragment, not an answer
             c.score -= LEAD_IN_PENALTY
-    # the question names a manual ("... a CSV file into R?"): other manuals' sentences come after its own
+    _lift_what_is_asked_for(question, blocks, cands, asked)
+    return sorted(cands, key=lambda c: -c.score)
+
+
+def _lift_what_is_asked_for(question: str, blocks: Sequence[EvidenceBlock], cands: list[Candidate],
+                            asked: str) -> None:
+    """Adjust scores for what the question asks for as a whole: the manual it names (other
+    manuals' sentences lose OTHER_DOC_PENALTY), an option (the best entry of an option list gains
+    OPTION_ENTRY_BONUS and is quoted first in its block), a figure (the best caption gains
+    FIGURE_BONUS)."""
     named = named_documents(question, {b.id: (b.hit.doc, "") for b in blocks})
     if named and len(named) < len(blocks):
         for c in cands:
             if c.block_id not in named:
                 c.score -= OTHER_DOC_PENALTY
-    if asked == "option":  # the best entry of an option list first ("-c programmer-id Specify the programmer ...")
+    if asked == "option":
         entries = [c for c in cands if _OPTION_ENTRY.match(c.text)]
         if entries:
             best = max(entries, key=lambda c: c.score)
@@ -289,7 +298,6 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         captions = [c for c in cands if kinds[c.block_id] == "figure" and _CAPTION.match(c.text)]
         if captions:  # only the best one: other figures' captions are no answer
             max(captions, key=lambda c: c.score).score += FIGURE_BONUS
-    return sorted(cands, key=lambda c: -c.score)
 
 
 def asks_for_figure(question: str) -> bool:
