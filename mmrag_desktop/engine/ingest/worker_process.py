@@ -12,6 +12,7 @@ and the interrupted document stays pending for the next run.
 
 from __future__ import annotations
 
+import logging
 import multiprocessing as mp
 import os
 import signal
@@ -49,6 +50,23 @@ def prepare_child() -> None:
         os.nice(5)
     except OSError:
         pass
+    _log_plainly()
+
+
+class _OneLine(logging.Formatter):
+    """A warning as one line, never a traceback: the parent reports the file's failure itself."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return f"mmrag: {record.levelname.lower()}: {record.getMessage()}"
+
+
+def _log_plainly() -> None:
+    """The child's warnings go to stderr as the CLI prints them in its own process ("mmrag:
+    warning: ..."); without a handler Python's last resort would print their tracebacks."""
+    handler = logging.StreamHandler()
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(_OneLine())
+    logging.getLogger().addHandler(handler)
 
 
 def serve(lib, conn, cancel_event) -> None:
