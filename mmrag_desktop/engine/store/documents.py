@@ -15,7 +15,7 @@ class Documents:
     def __init__(self, db: Database):
         self.db = db
         self._names: dict[int, tuple[str, str]] | None = None
-        self._titles: dict[int, tuple[str, str]] | None = None
+        self._titles: dict[int, tuple[str, str]] = {}  # filled with _names (_read_names)
         self._kinds: dict[int, str] = {}
         db.on_rollback(self.invalidate)
 
@@ -23,7 +23,6 @@ class Documents:
         """Forget cached names and kinds (another process may have changed the table)."""
         with self.db.lock:
             self._names = None
-            self._titles = None
             self._kinds.clear()
 
     # ---- reads -----------------------------------------------------------------------------
@@ -51,16 +50,22 @@ class Documents:
     def names(self) -> dict[int, tuple[str, str]]:
         """{document id: (file name, path)}."""
         with self.db.lock:
-            if self._names is None:
-                self._names = {r[0]: (r[1], r[2]) for r in self.db.all("SELECT id, name, path FROM documents")}
+            self._read_names()
             return self._names
 
     def titles(self) -> dict[int, tuple[str, str]]:
         """{document id: (file name, title)} of every document ("" when it has no title yet)."""
         with self.db.lock:
-            if self._titles is None:
-                self._titles = {r[0]: (r[1], r[2] or "") for r in self.db.all("SELECT id, name, title FROM documents")}
+            self._read_names()
             return self._titles
+
+    def _read_names(self) -> None:
+        """Fill the names and titles caches together, in one query: every write that resets
+        `_names` (a new, moved or finished document) makes both stale."""
+        if self._names is None:
+            rows = self.db.all("SELECT id, name, path, title FROM documents")
+            self._names = {r[0]: (r[1], r[2]) for r in rows}
+            self._titles = {r[0]: (r[1], r[3] or "") for r in rows}
 
     def kind(self, doc_id: int) -> str:
         """The document's kind (pdf | image | markdown | docling); 'pdf' when unknown."""
