@@ -21,29 +21,44 @@ RULE_MIN_LENGTH = 5.0
 RULE_MAX_THICKNESS = 2.0
 
 
+def _rule(item: tuple) -> tuple[str, float, float, float] | None:
+    """One drawing item as a rule: ("h", x0, x1, y) for a horizontal segment or thin rectangle,
+    ("v", 0, 0, 0) for a vertical one, ("box", 0, 0, 0) for a rectangle or quad framing an area,
+    None for anything else (curves, short marks)."""
+    op = item[0]
+    if op == "l":
+        p, q = item[1], item[2]
+        dx, dy = abs(p.x - q.x), abs(p.y - q.y)
+        if dy < 1 and dx > RULE_MIN_LENGTH:
+            return "h", min(p.x, q.x), max(p.x, q.x), p.y
+        if dx < 1 and dy > RULE_MIN_LENGTH:
+            return "v", 0.0, 0.0, 0.0
+    elif op == "re":
+        r = item[1]
+        if r.height <= RULE_MAX_THICKNESS and r.width > RULE_MIN_LENGTH:
+            return "h", r.x0, r.x1, (r.y0 + r.y1) / 2
+        if r.width <= RULE_MAX_THICKNESS and r.height > RULE_MIN_LENGTH:
+            return "v", 0.0, 0.0, 0.0
+        if r.width > RULE_MIN_LENGTH and r.height > RULE_MIN_LENGTH:
+            return "box", 0.0, 0.0, 0.0
+    elif op == "qu":
+        return "box", 0.0, 0.0, 0.0
+    return None
+
+
 def count_rules(drawings: list[dict[str, Any]]) -> tuple[int, int]:
     """(horizontal, vertical) rule segments among the drawings; a rectangle counts as both."""
     h = v = 0
     for path in drawings:
         for item in path.get("items", ()):
-            op = item[0]
-            if op == "l":
-                p, q = item[1], item[2]
-                dx, dy = abs(p.x - q.x), abs(p.y - q.y)
-                if dy < 1 and dx > RULE_MIN_LENGTH:
-                    h += 1
-                elif dx < 1 and dy > RULE_MIN_LENGTH:
-                    v += 1
-            elif op == "re":
-                r = item[1]
-                if r.height <= RULE_MAX_THICKNESS and r.width > RULE_MIN_LENGTH:
-                    h += 1
-                elif r.width <= RULE_MAX_THICKNESS and r.height > RULE_MIN_LENGTH:
-                    v += 1
-                elif r.width > RULE_MIN_LENGTH and r.height > RULE_MIN_LENGTH:
-                    h += 2
-                    v += 2
-            elif op == "qu":
+            rule = _rule(item)
+            if rule is None:
+                continue
+            if rule[0] == "h":
+                h += 1
+            elif rule[0] == "v":
+                v += 1
+            else:
                 h += 2
                 v += 2
     return h, v
@@ -153,15 +168,10 @@ def _rules_outside(drawings: list[dict[str, Any]], boxes: list[tuple], page_heig
     outside = 0
     for path in drawings:
         for item in path.get("items", ()):
-            if item[0] == "l":
-                p, q = item[1], item[2]
-                if abs(p.y - q.y) >= 1 or abs(p.x - q.x) <= RULE_MIN_LENGTH:
-                    continue
-                x0, x1, y = min(p.x, q.x), max(p.x, q.x), p.y
-            elif item[0] == "re" and item[1].height <= RULE_MAX_THICKNESS and item[1].width > RULE_MIN_LENGTH:
-                x0, x1, y = item[1].x0, item[1].x1, (item[1].y0 + item[1].y1) / 2
-            else:
+            rule = _rule(item)
+            if rule is None or rule[0] != "h":
                 continue
+            _, x0, x1, y = rule
             if not MARGIN_SHARE * page_height < y < (1 - MARGIN_SHARE) * page_height:
                 continue
             if not any(b[1] - GRID_PAD <= y <= b[3] + GRID_PAD and min(x1, b[2]) > max(x0, b[0]) for b in boxes):
