@@ -5,7 +5,7 @@
 Runs `mmrag --library DIR add FILES...` on a fresh library (a temporary folder unless given),
 samples the resident memory of the process and its children every 0.5 s, and prints the peak per
 process and the summed timeline (seconds, MB), so a peak can be placed in a stage (the command's
-progress goes to bench/results/rss_add.log). Target (issue 13): <= 1,536 MB for a 1,000-page library.
+progress goes to bench/results/rss_add.log, each line with its second). Target (issue 13): <= 1,536 MB for a 1,000-page library.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -35,7 +36,11 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.monotonic()
     with log.open("w") as err:
         proc = subprocess.Popen([str(MMRAG), "--library", str(folder), "add", *args.files],
-                                stdout=subprocess.DEVNULL, stderr=err)
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        # each progress line with the second it came, to place a peak of the timeline in a stage
+        stamp = threading.Thread(target=lambda: [err.write(f"{time.monotonic() - t0:7.1f} s  {line}")
+                                                 for line in proc.stderr], daemon=True)
+        stamp.start()
         root = psutil.Process(proc.pid)
         peaks: dict[tuple[int, str], float] = {}
         timeline: list[tuple[float, int]] = []
@@ -55,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
                 total += mb
             timeline.append((round(time.monotonic() - t0, 1), round(total)))
             time.sleep(0.5)
+        stamp.join(timeout=5)
     if not args.library:
         shutil.rmtree(folder, ignore_errors=True)
     print(f"exit {proc.returncode}, {time.monotonic() - t0:.1f} s; progress in {log}")

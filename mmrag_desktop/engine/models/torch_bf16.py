@@ -16,7 +16,12 @@ import numpy as np
 
 from ..errors import ModelError
 
-BATCH = 32  # texts per forward pass (16 and 64 ran as fast; memory is what ONNX Runtime's cap is for)
+# Texts per forward pass, and sequence lengths padded up to a multiple of PAD_TO: oneDNN keeps
+# kernels (with their own copies of the weights) per matrix shape, so unpadded batches of every
+# length grew the process by ~500 MB over a library; 16 texts padded to 32 tokens peaked 340 MB
+# lower than 32 unpadded texts and ran 10-14% faster (bench/README.md, session 18).
+BATCH = 16
+PAD_TO = 32
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
@@ -56,6 +61,10 @@ class Bf16Forward:
         import torch
 
         feed = {n: torch.from_numpy(np.asarray(encoded[n], dtype=np.int64)) for n in _INPUTS if n in encoded}
+        length = feed["input_ids"].shape[1]
+        extra = -length % PAD_TO  # padding: masked out, it changes no real token's state
+        if extra:
+            feed = {n: torch.nn.functional.pad(t, (0, extra)) for n, t in feed.items()}
         with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16):
-            out = self.model(**feed).last_hidden_state
+            out = self.model(**feed).last_hidden_state[:, :length]
         return out.float().numpy()
