@@ -17,7 +17,8 @@ quoted together with that sentence ("XMU=x sets the damping factor." + "The defa
 XMU=0.5."), as search highlights a sentence with the next one. When the question names a
 command-line option ("what does -F do"), the entry that starts with it is preferred. The term line of a definition list
 ("~/.octaverc" above "This file is used to make personal changes ...") is quoted with its
-description. A sentence is compared with the question together with its section's title, and one
+description, and a lead-in with the command or code it introduces ("Launch the GPG checking using
+the following command: $ gpg --verify nut-X.Y.Z.tar.gz.sig"). A sentence is compared with the question together with its section's title, and one
 that repeats the words of a sentence already chosen is still quoted when it carries a number or name
 that one lacks (the rows of a table: "Threads: 8 | CPU time [s]: 32.4").
 """
@@ -75,6 +76,9 @@ _PROSE_WORD = re.compile(r"(?<![\w.@#(\[])[a-z]{3,}(?![\w(\[])")
 _WH_QUESTION = re.compile(r"^\s*(?:which|what|how|why|when|where|who|does|do|is|are|can)\b", re.I)
 _LOOKS_LIKE = re.compile(r"\blooks? like\b|\bshow me\b", re.I)
 _CAPTION = re.compile(r"^(?:\.\.\.\s*)?fig(?:ure)?\.?\s*\d", re.I)
+_PROMPT = re.compile(r"^[$>%#]\s+\S")  # a shell or interpreter prompt: "$ gpg --verify ...", "> ev <- eigen(Sm)"
+_CODE_MARK = re.compile(r"[={}\[\]<>/$;]|\w\(|(?:^|\s)--?[A-Za-z]")  # "(top level)" in prose is none
+_BULLET = re.compile(r"^(?:[\u2022\u25e6\u25aa\u2023*]|-\s|\d+[.)]\s)")
 VALUE_BONUS = 0.15
 OTHER_DOC_PENALTY = 0.3  # off other manuals' sentences when the question names one (held-out h15; bench/README.md)
 OPTION_ENTRY_BONUS = 0.3  # held-out h01: 0.15 left "--with-fftw3=no ..." third (bench/README.md)
@@ -102,6 +106,7 @@ class Candidate:
     following: str = ""
     label: str = ""
     entry: bool = False  # the entry of an option, dot-command or setting the question names or asks for
+    introduces: bool = False  # a lead-in quoted with the command it introduces ("... command: $ gpg --verify ...")
 
 
 def is_quotable(sentence: str) -> bool:
@@ -169,9 +174,29 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 s = f"... {s}"
             nxt = sentences[pos + 1] if pos + 1 < len(sentences) else ""
             prev = " ".join(sentences[pos - 1].split()) if pos > 0 else ""
-            out.append(Candidate(b.id, pos, s, following=nxt if is_quotable(nxt) else "",
-                                 label=prev if is_term_line(prev) and not _example_of(prev, s) else ""))
+            introduces = introduces_code(s, nxt)
+            if introduces:  # "Launch the GPG checking using the following command:" says nothing alone
+                s = f"{s} {' '.join(nxt.split())}"
+            out.append(Candidate(b.id, pos, s, following="" if introduces or not is_quotable(nxt) else nxt,
+                                 label=prev if is_term_line(prev) and not _example_of(prev, s) else "",
+                                 introduces=introduces))
     return out
+
+
+def introduces_code(sentence: str, following: str) -> bool:
+    """True when `sentence` is a lead-in ("... using the following command:", "Had we only needed
+    the eigenvalues we could have used the assignment:") and `following`, the next line, the
+    command or code it introduces ("$ gpg --verify nut-X.Y.Z.tar.gz.sig", "> evals <-
+    eigen(Sm)$values"): a prompt or code marks, no prose sentence, no list item, and short enough to
+    quote together (PAIR_WORDS)."""
+    nxt = " ".join(following.split())
+    if not sentence.rstrip().endswith(":") or not nxt or _BULLET.match(nxt) or _reads_as_prose(nxt):
+        return False
+    if not (is_quotable(nxt) or _is_command_line(nxt)):  # a contents line, a transcript
+        return False
+    if len(sentence.split()) + len(nxt.split()) > PAIR_WORDS:
+        return False
+    return bool(_PROMPT.match(nxt) or _CODE_MARK.search(nxt))
 
 
 def _first_command(line: str) -> str | None:
@@ -270,7 +295,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             # "XMU=x sets the damping factor." + "The default value is XMU=0.5.": quote both
             c.text = f"{c.text} {c.following}"
             c.score += value_bonus / 2
-        if c.text.rstrip()[-1:] not in ".!?)":  # a lead-in to a list or a fragment, not an answer
+        if c.text.rstrip()[-1:] not in ".!?)" and not c.introduces:  # a lead-in to a list or a fragment, not an answer
             c.score -= LEAD_IN_PENALTY
     _lift_what_is_asked_for(question, blocks, cands, asked)
     return sorted(cands, key=lambda c: -c.score)

@@ -473,3 +473,23 @@ def test_a_question_that_names_a_manual_is_answered_from_it_first(embedder):
     assert blocks[chosen[0].block_id - 1].hit.doc == "R-intro.pdf"
     chosen = select_sentences("How do I read a CSV file?", blocks, embedder, max_sentences=3)
     assert blocks[chosen[0].block_id - 1].hit.doc == "gnuplot.pdf"
+
+
+def test_a_lead_in_is_quoted_with_the_command_it_introduces(embedder):
+    """Seen on the real NUT manual: "check that a NUT release tarball is genuine: which gpg command"
+    quoted "Launch the GPG checking using the following command: ..." without the command on the next
+    line. A lead-in and its command are one quote; a lead-in to a list stays a fragment."""
+    block = one_block("As of NUT 2.7.3, a new release key is used.\n"
+                      "Launch the GPG checking using the following command:\n$ gpg --verify nut-X.Y.Z.tar.gz.sig\n"
+                      "You should see a message mentioning a good signature.", "Verifying a release", "nut.pdf", 56)
+    best = rank_candidates("which gpg command checks that a NUT release tarball is genuine", block, embedder)[0]
+    assert best.text == "Launch the GPG checking using the following command: $ gpg --verify nut-X.Y.Z.tar.gz.sig"
+    assert best.introduces and quote_text(best.text, 1).startswith("Launch the GPG checking using the following")
+    listing = one_block("In this case, be sure to include the following information:\n- OS name and version,\n"
+                        "- exact NUT version.", "Support", "nut.pdf", 84)
+    assert all(not c.introduces for c in candidate_sentences(listing))
+    prose = one_block("The driver is started as follows:\nIt reads ups.conf and opens the port.", "Drivers")
+    assert all(not c.introduces for c in candidate_sentences(prose))
+    aside = one_block("Save may store data from devices inside a subcircuit:\n"
+                      "Save voltage on node 3 (top level) and current through vmeas (inside x1)", "Save")
+    assert all(not c.introduces for c in candidate_sentences(aside))
