@@ -18,7 +18,8 @@ XMU=0.5."), as search highlights a sentence with the next one. When the question
 command-line option ("what does -F do"), the entry that starts with it is preferred. The term line of a definition list
 ("~/.octaverc" above "This file is used to make personal changes ...") is quoted with its
 description, and a lead-in with the command or code it introduces ("Launch the GPG checking using
-the following command: $ gpg --verify nut-X.Y.Z.tar.gz.sig"). A sentence is compared with the question together with its section's title, and one
+the following command: $ gpg --verify nut-X.Y.Z.tar.gz.sig"), and a command's entry with its
+synopsis ("stat [options] [selection] Print some statistics ..."). A sentence is compared with the question together with its section's title, and one
 that repeats the words of a sentence already chosen is still quoted when it carries a number or name
 that one lacks (the rows of a table: "Threads: 8 | CPU time [s]: 32.4").
 """
@@ -78,6 +79,7 @@ _LOOKS_LIKE = re.compile(r"\blooks? like\b|\bshow me\b", re.I)
 _CAPTION = re.compile(r"^(?:\.\.\.\s*)?fig(?:ure)?\.?\s*\d", re.I)
 _PROMPT = re.compile(r"^[$>%#]\s+\S")  # a shell or interpreter prompt: "$ gpg --verify ...", "> ev <- eigen(Sm)"
 _CODE_MARK = re.compile(r"[={}\[\]<>/$;]|\w\(|(?:^|\s)--?[A-Za-z]")  # "(top level)" in prose is none
+_PLACEHOLDER = re.compile(r"\[[^\]]*\]|<[^>]*>|\{[^}]*\}")  # a synopsis's optional and variable parts
 _BULLET = re.compile(r"^(?:[\u2022\u25e6\u25aa\u2023*]|-\s|\d+[.)]\s)")
 VALUE_BONUS = 0.15
 OTHER_DOC_PENALTY = 0.3  # off other manuals' sentences when the question names one (held-out h15; bench/README.md)
@@ -177,10 +179,23 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             introduces = introduces_code(s, nxt)
             if introduces:  # "Launch the GPG checking using the following command:" says nothing alone
                 s = f"{s} {' '.join(nxt.split())}"
+            term = is_term_line(prev) or synopsis_of_section(prev, b.hit.section)
             out.append(Candidate(b.id, pos, s, following="" if introduces or not is_quotable(nxt) else nxt,
-                                 label=prev if is_term_line(prev) and not _example_of(prev, s) else "",
+                                 label=prev if term and not _example_of(prev, s) else "",
                                  introduces=introduces))
     return out
+
+
+def synopsis_of_section(line: str, section: str) -> bool:
+    """True for the synopsis of the command whose entry the section is ("stat [options]
+    [selection]" under "C.188 stat - print some statistics"): at most eight words, no prose, its
+    first word the section title's. The description after it names no command ("Print some
+    statistics (number of objects) on the selected portion of the design.")."""
+    words = line.split()
+    if not 0 < len(words) <= 8 or len(words[0]) < 2 or not heads_section(section, words[0]):
+        return False
+    rest = _PLACEHOLDER.sub(" ", " ".join(words[1:])).split()  # "[options] [selection]", "<file>"
+    return all(t.startswith("-") or t in ("...", "|") for t in rest)
 
 
 def introduces_code(sentence: str, following: str) -> bool:

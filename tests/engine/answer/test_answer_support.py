@@ -493,3 +493,16 @@ def test_a_lead_in_is_quoted_with_the_command_it_introduces(embedder):
     aside = one_block("Save may store data from devices inside a subcircuit:\n"
                       "Save voltage on node 3 (top level) and current through vmeas (inside x1)", "Save")
     assert all(not c.introduces for c in candidate_sentences(aside))
+
+
+def test_a_command_s_synopsis_is_quoted_with_its_description(embedder):
+    """Seen on the real Yosys manual: "How do I make yosys print statistics about cell usage?" quoted
+    "Print some statistics (number of objects) on the selected portion of the design." without the
+    command's name, which only its synopsis line and the section title carry."""
+    block = one_block("stat [options] [selection]\nPrint some statistics (number of objects) on the selected "
+                      "portion of the design.\n-top <module>\nprint design hierarchy with this module as top.",
+                      "Command Reference Manual > C.188 stat – print some statistics", "yosys.pdf", 185)
+    best = rank_candidates("how do I print statistics about the design", block, embedder)[0]
+    assert best.text.startswith("stat [options] [selection] Print some statistics")
+    other = one_block("Q <= D;\nThe cell types implement d-type flip-flops with enable.", "5.2 Q cells")
+    assert all(not c.label for c in candidate_sentences(other))
