@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from mmrag_desktop.engine.errors import ModelError
-from mmrag_desktop.engine.models.onnx_text import exported_path, onnx_layout, quantize, quantized_path
+from mmrag_desktop.engine.models.onnx_text import exported_path, fuse, onnx_layout, quantize, quantized_path
 from mmrag_desktop.engine.models.text_embedder import TextEmbedder
 from mmrag_desktop.engine.settings import cache_dir
 
@@ -49,9 +49,21 @@ def test_the_export_is_made_once_and_later_loads_skip_torch(embedder, tmp_path):
     v = second.encode(["a supply voltage of 5 V"])
     assert second._model is None  # the PyTorch weights were never loaded
     assert float((v @ first.encode(["a supply voltage of 5 V"]).T)[0, 0]) > 0.9999
+    import onnx
+
+    ops = {n.op_type for n in onnx.load(str(path), load_external_data=False).graph.node}
+    assert {"Attention", "SkipLayerNormalization"} <= ops  # ONNX Runtime's fusions (fuse)
     path.write_bytes(b"not an onnx file")  # damaged cache: exported again
     third = TextEmbedder(folder, threads=1)
     assert third.backend == "onnx" and path.stat().st_size > 1_000_000
+
+
+def test_an_export_the_optimizer_cannot_fuse_is_left_as_it_is(embedder, tmp_path, caplog):
+    broken = tmp_path / "model.onnx"
+    broken.write_bytes(b"not an onnx file")
+    config = TextEmbedder(embedder.model_dir, threads=1, backend="torch").model[0].auto_model.config
+    assert fuse(broken, config) is False and broken.read_bytes() == b"not an onnx file"
+    assert "not fused" in caplog.text
 
 
 def test_a_layout_onnx_cannot_run_stays_on_pytorch(embedder, tmp_path, monkeypatch):
