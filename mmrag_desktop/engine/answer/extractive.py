@@ -17,11 +17,12 @@ quoted together with that sentence ("XMU=x sets the damping factor." + "The defa
 XMU=0.5."), as search highlights a sentence with the next one. When the question names a
 command-line option ("what does -F do"), the entry that starts with it is preferred. The term line of a definition list
 ("~/.octaverc" above "This file is used to make personal changes ...") is quoted with its
-description, and a lead-in with the command or code it introduces ("Launch the GPG checking using
+description, a lead-in with the command or code it introduces ("Launch the GPG checking using
 the following command: $ gpg --verify nut-X.Y.Z.tar.gz.sig"), and a command's entry with its
-synopsis ("stat [options] [selection] Print some statistics ..."). A sentence is compared with the question together with its section's title, and one
-that repeats the words of a sentence already chosen is still quoted when it carries a number or name
-that one lacks (the rows of a table: "Threads: 8 | CPU time [s]: 32.4").
+synopsis ("stat [options] [selection] Print some statistics ..."). A sentence is compared with the
+question together with its section's title, and one that repeats the words of a sentence already
+chosen is still quoted when it carries a number or name that one lacks (the rows of a table:
+"Threads: 8 | CPU time [s]: 32.4").
 """
 
 from __future__ import annotations
