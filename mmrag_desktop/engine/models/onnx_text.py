@@ -100,10 +100,16 @@ def export(st_model, tokenizer, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(suffix=".onnx", dir=path.parent)
     os.close(fd)
-    fusable = getattr(auto_model.config, "model_type", "") in FUSED_TYPES and attention != "eager"
-    try:
-        if fusable:  # the plain attention graph, the one ONNX Runtime's optimizer recognises
+    fusable = getattr(auto_model.config, "model_type", "") in FUSED_TYPES
+    switched = False
+    if fusable and attention != "eager":
+        try:  # the plain attention graph, the one ONNX Runtime's optimizer recognises
             auto_model.set_attn_implementation("eager")
+            switched = True
+        except Exception as e:  # noqa: BLE001 - an older transformers: exported as it is, unfused
+            log.warning("the text model's ONNX export is not fused (%s: %s)", type(e).__name__, e)
+            fusable = False
+    try:
         with torch.inference_mode(), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the tracer's notes on control flow: not for a user's console
             torch.onnx.export(Hidden().eval(), tuple(sample[n] for n in names), tmp, input_names=names,
@@ -116,7 +122,7 @@ def export(st_model, tokenizer, path: Path) -> None:
         Path(tmp).unlink(missing_ok=True)
         raise ModelError("text_embedder", f"cannot export to ONNX ({type(e).__name__}: {e})") from e
     finally:
-        if fusable and attention:
+        if switched and attention:
             auto_model.set_attn_implementation(attention)
 
 
