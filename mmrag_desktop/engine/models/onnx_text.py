@@ -17,6 +17,7 @@ import logging
 import os
 import tempfile
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -134,21 +135,29 @@ def fuse(path: Path, config) -> bool:
     try:
         from onnxruntime.transformers.optimizer import optimize_model
 
-        root = logging.getLogger()
-        was = root.disabled
-        root.disabled = True  # the optimizer reports every fusion on the root logger
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                model = optimize_model(str(path), model_type="bert", num_heads=int(config.num_attention_heads),
-                                       hidden_size=int(config.hidden_size), opt_level=0)
-                model.save_model_to_file(str(path))
-        finally:
-            root.disabled = was
+        with _quiet():  # the optimizer reports every fusion on the root logger
+            model = optimize_model(str(path), model_type="bert", num_heads=int(config.num_attention_heads),
+                                   hidden_size=int(config.hidden_size), opt_level=0)
+            model.save_model_to_file(str(path))
         return True
     except Exception as e:  # noqa: BLE001 - the unfused export runs as well, only slower
         log.warning("the text model's ONNX export is not fused (%s: %s)", type(e).__name__, e)
         return False
+
+
+@contextmanager
+def _quiet():
+    """The root logger and warnings silenced while ONNX Runtime's tools run: they report on the root
+    logger, which is not for a user's console."""
+    root = logging.getLogger()
+    was = root.disabled
+    root.disabled = True
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        root.disabled = was
 
 
 def quantized_path(path: Path) -> Path:
@@ -166,17 +175,10 @@ def quantize(src: Path, dst: Path) -> None:
     try:
         from onnxruntime.quantization import QuantType, quantize_dynamic
 
-        root = logging.getLogger()
-        was = root.disabled
-        root.disabled = True  # the quantizer logs advice on pre-processing to the root logger
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                # a fused export's outputs have no inferred type (ONNX Runtime's own operators): float
-                quantize_dynamic(str(src), tmp, op_types_to_quantize=["MatMul", "Attention"], per_channel=True,
-                                 weight_type=QuantType.QInt8, extra_options={"DefaultTensorType": 1})
-        finally:
-            root.disabled = was
+        with _quiet():  # the quantizer logs advice on pre-processing to the root logger
+            # a fused export's outputs have no inferred type (ONNX Runtime's own operators): float
+            quantize_dynamic(str(src), tmp, op_types_to_quantize=["MatMul", "Attention"], per_channel=True,
+                             weight_type=QuantType.QInt8, extra_options={"DefaultTensorType": 1})
         os.replace(tmp, dst)
     except Exception as e:  # noqa: BLE001 - any quantizer failure means: stay on the float export
         Path(tmp).unlink(missing_ok=True)
