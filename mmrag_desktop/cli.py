@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable
 
 from .engine.errors import EngineError
+from .engine.log_lines import OneLineFormatter
 
 EXIT_FILES_FAILED = 3
 EXIT_INTERRUPTED = 130
@@ -162,11 +163,6 @@ class _StderrHandler(logging.StreamHandler):
             self.handleError(record)
 
 
-class _PlainFormatter(logging.Formatter):
-    def format(self, record: logging.LogRecord) -> str:
-        return f"mmrag: {record.levelname.lower()}: {record.getMessage()}"
-
-
 @contextlib.contextmanager
 def logging_to_stderr(verbose: int, quiet: bool):
     """Log to stderr while the verb runs: warnings (`mmrag: warning: ...`) by default, errors only
@@ -178,7 +174,7 @@ def logging_to_stderr(verbose: int, quiet: bool):
     if verbose:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%H:%M:%S"))
     else:
-        handler.setFormatter(_PlainFormatter())
+        handler.setFormatter(OneLineFormatter())
     # by level on the handler too: a GUI run earlier in the same process may have lowered the root's
     handler.setLevel(logging.ERROR if quiet else logging.NOTSET if verbose else logging.WARNING)
     root.addHandler(handler)

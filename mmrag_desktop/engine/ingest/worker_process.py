@@ -23,6 +23,7 @@ from pathlib import Path
 from .. import errors
 from ..errors import EngineError, WorkerDiedError
 from ..jobs import CancelToken, Progress
+from ..log_lines import OneLineFormatter
 from ..settings import Settings
 
 POLL_SECONDS = 0.1
@@ -53,19 +54,12 @@ def prepare_child() -> None:
     _log_plainly()
 
 
-class _OneLine(logging.Formatter):
-    """A warning as one line, never a traceback: the parent reports the file's failure itself."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        return f"mmrag: {record.levelname.lower()}: {record.getMessage()}"
-
-
 def _log_plainly() -> None:
     """The child's warnings go to stderr as the CLI prints them in its own process ("mmrag:
     warning: ..."); without a handler Python's last resort would print their tracebacks."""
     handler = logging.StreamHandler()
     handler.setLevel(logging.WARNING)
-    handler.setFormatter(_OneLine())
+    handler.setFormatter(OneLineFormatter())
     logging.getLogger().addHandler(handler)
 
 
