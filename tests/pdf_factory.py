@@ -167,12 +167,14 @@ TABLE_CELLS = [
 ]
 
 
-def make_ruled_table_pdf(path: Path, cells: list[list[str]] | None = None, *, rules: bool = True) -> SamplePdf:
+def make_ruled_table_pdf(path: Path, cells: list[list[str]] | None = None, *, rules: bool = True,
+                         after: str = "") -> SamplePdf:
     """One page: a paragraph, the caption "Table 1: Connector pin assignment" above a fully
-    ruled grid (header row bold), and a paragraph after it. `rules=False` draws the same
-    table without any lines (a borderless table, as Texinfo manuals print them).
+    ruled grid (header row bold), and a paragraph after it (`after`, or filler). `rules=False`
+    draws the same table without any lines (a borderless table, as Texinfo manuals print them).
 
-    info: "cells" (row-major texts), "bbox" (grid box), "caption", "cell_boxes"[r][c].
+    info: "cells" (row-major texts), "bbox" (grid box), "caption", "cell_boxes"[r][c],
+    "after" (the box of the paragraph after the table).
     """
     import pymupdf
 
@@ -200,11 +202,12 @@ def make_ruled_table_pdf(path: Path, cells: list[list[str]] | None = None, *, ru
             )
             brow.append((cx, cy, cx + col_w, cy + row_h))
         boxes.append(brow)
-    paragraph(page, MARGIN, bottom + 30, "After the table. " + LOREM, PAGE_W - 2 * MARGIN)
+    end = paragraph(page, MARGIN, bottom + 30, after or "After the table. " + LOREM, PAGE_W - 2 * MARGIN)
     doc.save(path)
     doc.close()
     return SamplePdf(
-        path, {"cells": cells, "bbox": (x0, top, x1, bottom), "caption": caption, "cell_boxes": boxes}
+        path, {"cells": cells, "bbox": (x0, top, x1, bottom), "caption": caption, "cell_boxes": boxes,
+               "after": (MARGIN, bottom + 30 - BODY_SIZE, PAGE_W - MARGIN, end)}
     )
 
 

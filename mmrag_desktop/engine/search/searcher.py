@@ -60,6 +60,11 @@ COMMON_DF = 0.05  # a keyword in more than this share of chunks is left out of a
 PRUNE_MIN_CHUNKS = 50_000
 OPTION_CANDIDATES = 300  # keyword candidates read for a command-line option the query names
 OPTION_QUERY_TERMS = 3  # a query about an option has at most this many other words ("avrdude", "option")
+# a table question's text hit becomes the page's table only when the table's best row matches the
+# question at least this share as well as the text's best sentence ("default heap size for malloc"
+# is a table question by its word "default"; the page's table lists printf sizes): dev box@5 0.776
+# at 0, 0.793 at 0.5-0.7, 0.810 at 0.8-1.0. Figures keep the swap (0.5 loses a held-out 2 figure box)
+REGION_MIN_MATCH = {"visual": 0.0, "table": 0.8}
 
 
 def _keyword_query(plan: QueryPlan, idf: dict[str, float], n_chunks: int) -> str:
@@ -295,7 +300,8 @@ class Searcher:
     def _prefer_page_regions(self, plan: QueryPlan, qvec: np.ndarray, idf: dict[str, float],
                              kept: list[int], rows: dict, highlights: dict, scored: dict, filters: Filters) -> None:
         """For a visual (table) question, a text hit on a page that holds a figure (table) becomes that
-        figure (table): the page was found by its words, the region is what the user asked to see."""
+        figure (table): the page was found by its words, the region is what the user asked to see
+        -- unless the region matches the question much worse than the text (REGION_MIN_MATCH)."""
         want = {"visual": ("figure",), "table": ("table",)}[plan.intent]
         if filters.kinds and not set(want) & set(filters.kinds):
             return
@@ -314,7 +320,7 @@ class Searcher:
                 hl = _row_highlight(new_rows[c], segs.get(c), qvec, plan, filters, idf)
                 if hl.page == page and (best is None or hl.score > best[1].score):
                     best = (c, hl)
-            if best is None:
+            if best is None or best[1].score < REGION_MIN_MATCH[plan.intent] * highlights[cid].score:
                 continue
             c, hl = best
             rows[c] = new_rows[c]

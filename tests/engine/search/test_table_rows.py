@@ -57,3 +57,33 @@ def test_the_row_matrix_follows_library_changes(library, tmp_path, monkeypatch):
     assert mixed.shape == pooled.shape and not (abs(mixed - pooled) < 1e-6).all()
     library.remove(library.documents()[0].id)
     assert library.table_rows.ranked(qvec, 5) == []
+
+
+SIZES = [
+    ["Routine", "Code size", "Formats"],
+    ["printf", "1.4k", "cdiopsux"],
+    ["printf_small", "0.45k", "cdosx"],
+    ["printf_fast", "1.2k", "cdsux"],
+    ["printf_tiny", "0.26k", "cdsux"],
+]
+HEAP = ("A default heap space of 1024 bytes is provided for malloc to allocate memory from. If you "
+        "need a different heap size, recompile _heap.c with the required size defined in HEAP_SIZE.")
+
+
+def test_a_table_question_shows_the_pages_table_only_when_the_table_answers_it(library, tmp_path):
+    """"default" makes a question a table question, and a table question's text hit becomes the
+    page's table (the user asked to see it) -- but not a table about something else: "default
+    heap size for malloc" keeps the paragraph that says 1024 bytes, not the printf sizes above it
+    (sdccman.pdf page 59)."""
+    sample = make_ruled_table_pdf(tmp_path / "library.pdf", SIZES, after=HEAP)
+    assert [e.stage for e in library.add([sample.path]) if e.stage in ("done", "failed")] == ["done"]
+
+    heap = library.search("default heap size for malloc", k=3)[0]
+    assert heap.kind == "text" and "1024 bytes" in heap.text
+    x0, y0, x1, y1 = sample.info["after"]
+    assert heap.bbox[1] >= y0 - 3 and heap.bbox[3] <= y1 + 3, (heap.bbox, sample.info["after"])
+
+    sizes = library.search("default code size of printf_small", k=3)[0]
+    assert sizes.kind == "table"
+    row_box = sample.info["cell_boxes"][2][0]
+    assert sizes.bbox[1] >= row_box[1] - 3 and sizes.bbox[3] <= row_box[3] + 3, (sizes.bbox, row_box)
