@@ -101,7 +101,7 @@ def choose_highlight(
             best = _best_row(scores, boxed, best)
     want = {best, _next_segment(scores, best)} if kind == "text" and best >= 0 else {best}
     chosen = [ln for ln in boxed if want & set(ln.get("s") or [])] if best >= 0 else []
-    return _lines_highlight(chosen or boxed, best, best_score)
+    return lines_highlight(chosen or boxed, best, best_score)
 
 
 def _next_segment(scores: np.ndarray, best: int) -> int:
@@ -117,7 +117,7 @@ def segment_highlight(lines: list[dict], segment: int, score: float, page: int |
     it has none."""
     chosen = [ln for ln in lines if ln.get("b") and segment in (ln.get("s") or [])
               and (page is None or ln["p"] == page)]
-    return _lines_highlight(chosen, segment, score) if chosen else None
+    return lines_highlight(chosen, segment, score) if chosen else None
 
 
 def caption_segments(lines: list[dict]) -> set[int]:
@@ -125,7 +125,8 @@ def caption_segments(lines: list[dict]) -> set[int]:
     return {s for ln in lines if caption_kind(ln["t"]) for s in ln.get("s") or []}
 
 
-def _lines_highlight(chosen: list[dict], segment: int, score: float) -> Highlight:
+def lines_highlight(chosen: list[dict], segment: int, score: float) -> Highlight:
+    """The highlight of these boxed lines (the page holding most of them is the hit's page)."""
     by_page: dict[int, list] = {}
     for ln in chosen:
         by_page.setdefault(ln["p"], []).append(tuple(ln["b"]))

@@ -3,7 +3,7 @@
 query -> dense (hnswlib) + keyword (FTS5 BM25) + exact identifiers / "Figure N" references
 + table chunks by their best row (table_rows.py) (+ CLIP image list when available) -> weighted
 RRF with intent weights -> highlight boxes -> the manuals the query names preferred (doc_names.py)
--> one hit per (doc, page) -> cross-encoder rerank of
+-> one hit per (doc, page) -> a lead-in that ends a chunk continued into the next -> cross-encoder rerank of
 the top RERANK_TOP (only when the user installed a reranker; search/rerank.py) -> MMR -> group
 enrichment -> hits.
 """
@@ -21,7 +21,7 @@ from ..hits import Hit
 from ..store.chunks import Filters
 from .doc_names import named_documents
 from .fusion import mmr, weighted_rrf
-from .highlight import Highlight, choose_highlight, segment_highlight
+from .highlight import Highlight, choose_highlight, lines_highlight, segment_highlight
 from .query import (
     QueryPlan,
     heads_section,
@@ -105,6 +105,11 @@ def _heading_entry_first(names: list[str], rows: dict, scored: dict) -> None:
         if any(heads_section(rows[cid]["section"], name) for name in names):
             scored[cid] = max(scored.values()) + 1e-6
             return
+
+
+def _inside(inner, outer) -> bool:
+    return (inner[0] >= outer[0] - 1 and inner[1] >= outer[1] - 1 and inner[2] <= outer[2] + 1
+            and inner[3] <= outer[3] + 1)
 
 
 def _same_region(row_a, hl_a: Highlight, row_b, hl_b: Highlight) -> bool:
@@ -220,6 +225,7 @@ class Searcher:
                 continue
             highlights[cid] = hl
             kept.append(cid)
+        self._continue_lead_ins(kept, rows, highlights, scored)
         if plan.intent in ("visual", "table"):
             self._prefer_page_regions(plan, qvec, idf, kept, rows, highlights, scored, filters)
         reranked = rerank_top(self.models.rerank_scores, plan.text, kept, rows, scored)
@@ -296,6 +302,40 @@ class Searcher:
                     candidate_hl[cid] = hl
                     scored[cid] = max(scored.values()) + 1e-6
                     return
+
+    def _continue_lead_ins(self, kept: list[int], rows: dict, highlights: dict, scored: dict) -> None:
+        """A text hit whose highlight ends with its chunk's last line, a lead-in ("To remove
+        objects the function rm is available:"), shows what that line announces: the next chunk
+        starts with the same line (chunks overlap) and goes on with it ("> rm(x, y, ...)"), so the
+        hit becomes that chunk, highlighting the lead-in and the segment after it."""
+        for i, cid in enumerate(kept):
+            row, hl = rows[cid], highlights[cid]
+            if row["kind"] != "text" or hl.segment < 0:
+                continue
+            lines = [ln for ln in json.loads(row["lines"] or "[]") if ln.get("b")]
+            if not lines or not lines[-1]["t"].rstrip().endswith(":"):
+                continue
+            last = lines[-1]
+            if not any(b == tuple(last["b"]) or _inside(last["b"], b) for p, b in hl.boxes if p == last["p"]):
+                continue
+            nxt = next((c for c in self.chunks.on_page(row["doc_id"], ("text",), last["p"]) if c > cid), None)
+            if nxt is None or nxt in kept:
+                continue
+            new = self.chunks.rows([nxt]).get(nxt)
+            if new is None:
+                continue
+            new_lines = [ln for ln in json.loads(new["lines"] or "[]") if ln.get("b")]
+            if len(new_lines) < 2 or new_lines[0]["t"] != last["t"] or not new_lines[0].get("s"):
+                continue
+            lead = new_lines[0]["s"][-1]
+            after = next((s for ln in new_lines[1:] for s in ln.get("s") or [] if s > lead), None)
+            if after is None:
+                continue
+            chosen = [ln for ln in new_lines if {lead, after} & set(ln.get("s") or [])]
+            rows[nxt] = new
+            highlights[nxt] = lines_highlight(chosen, lead, hl.score)
+            scored[nxt] = scored[cid]
+            kept[i] = nxt
 
     def _prefer_page_regions(self, plan: QueryPlan, qvec: np.ndarray, idf: dict[str, float],
                              kept: list[int], rows: dict, highlights: dict, scored: dict, filters: Filters) -> None:

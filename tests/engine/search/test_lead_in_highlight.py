@@ -1,0 +1,56 @@
+"""A highlight that ends on a lead-in ("... the function zap is available:") shows what it
+announces, even when a chunk boundary falls right after it (real PDF, SQLite, MiniLM)."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import write_pdf
+
+FILLER = [
+    "Objects created during a session are kept by name in the working memory of the program.",
+    "Each object may be a variable, an array of numbers, a character string or a function.",
+    "The names of the objects currently stored can be listed with the objects command.",
+    "Objects with short names such as x and y are common in an exploratory analysis.",
+    "Names like these mean something in one analysis but are hard to tell apart later.",
+    "It is good practice to use a separate working directory for each analysis you run.",
+    "The collection of objects currently stored is called the workspace of the session.",
+    "A workspace can be saved to a file at the end of a session and loaded again later.",
+    "Large objects take memory, so the workspace of a long session can grow very large.",
+    "The history of commands typed in a session is kept apart from the workspace itself.",
+]
+LEAD_IN = "To remove objects from the workspace the function zap is available:"
+CODE = "> zap(alpha, beta, gamma, delta)"
+AFTER = ["All remaining objects can be stored permanently in a file for use in future sessions.",
+         "At the end of each session you are asked whether to save the current workspace.",
+         "If you do, the objects are written to a file called .Workspace in the current directory."]
+
+
+def _page_lines(library) -> list[str]:
+    """FILLER lines (as many as fit) so that the lead-in is the last line of the first chunk:
+    the chunker closes a chunk before the line that would take it past TARGET_TOKENS."""
+    from mmrag_desktop.engine.ingest.pipeline import TARGET_TOKENS
+
+    cost = lambda text: library.embedder.count_tokens(text) + 1  # noqa: E731 - as chunking.py counts
+    budget = TARGET_TOKENS - cost(LEAD_IN)
+    lines: list[str] = []
+    for text in FILLER * 3:
+        if sum(map(cost, lines)) + cost(text) > budget:
+            break
+        lines.append(text)
+    assert sum(map(cost, lines + [LEAD_IN, CODE])) > TARGET_TOKENS
+    return lines + [LEAD_IN, CODE] + AFTER
+
+
+def test_a_lead_in_at_a_chunk_boundary_highlights_the_command_it_introduces(library, tmp_path):
+    lines = _page_lines(library)
+    pdf = write_pdf(tmp_path / "session.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines)]])
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    stored = [json.loads(r[0]) for r in library.conn.execute("SELECT lines FROM chunks ORDER BY id")]
+    # the case this is about: one chunk ends with the lead-in, the next starts with it (overlap)
+    assert any(a[-1]["t"] == LEAD_IN and b[0]["t"] == LEAD_IN for a, b in zip(stored, stored[1:], strict=False))
+
+    hit = library.search("how do I delete objects from the workspace", k=3)[0]
+    code_y = 90 + 16 * lines.index(CODE)
+    assert hit.bbox[1] <= code_y <= hit.bbox[3] + 3, (hit.bbox, code_y)
+    assert CODE in hit.text and LEAD_IN in hit.text
