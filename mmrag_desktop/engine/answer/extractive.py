@@ -4,8 +4,8 @@ Never quoted: a table's header row ("Name | Parameter | Units | Default"), table
 index lines ("4.25.1 DIP and QFP chips . . . 172", "plot, 12, 45"), runs of index entries ("Flags,
 41 Flat 24 (DS390), 59 Floating point"), running headers ("172 4.25.1 DIP and QFP chips
 customization"), runs of bare figure labels ("4 5 3 6 2 7 1 8 Dual-in-Line"), the "Labels:" list
-of a figure chunk, console output run together ("avrdude: ... avrdude: ... avrdude> ?", progress
-bars). A question that describes a figure ("schematic where a source feeds clamping diodes
+of a figure chunk, formulas whose symbols the PDF maps to no character ("���v(k+1) n ���≤RELTOL"),
+console output run together ("avrdude: ... avrdude: ... avrdude> ?", progress bars). A question that describes a figure ("schematic where a source feeds clamping diodes
 ...") is answered by the best-matching figure caption first; one that names a manual ("How do I read
 a CSV file into R?") by that manual's sentences first; one that asks for an option by the
 best-matching entry of an option list ("-c programmer-id Specify the programmer to be used."). When the
@@ -49,6 +49,9 @@ _INDEX_ENTRY = re.compile(r"[A-Za-z)\]],\s*\d+(?:\s*[-\u2013]\s*\d+)?(?=\s*(?:,|
 _HEADER = re.compile(r"^(?:\d+\s+\d+(?:\.\d+)+\s|\d+(?:\.\d+)+\s.{0,80}\s\d+$|(?:chapter|section|page)\s+\d+\b)", re.I)
 _BAR = re.compile(r"([#=*])\1{9,}")  # a progress bar or a rule of a console transcript
 _LABELS = re.compile(r"^(?:labels|referenced as|section)\s*:", re.I)
+# a character the PDF maps to no Unicode (U+FFFD: the symbols of a typeset formula); doxygen's
+# wrapped-line mark "\u2190\ufffd" in avr-libc is not one
+_UNMAPPED = re.compile(r"(?<!\u2190)\ufffd")
 # A figure chunk's parts ("Figure 2: ... Labels: ... Section: ... Referenced as: ...") are separate.
 _FIGURE_PART = re.compile(r"\s(?=(?:Labels|Section|Referenced as):\s)")
 _VALUE_Q = re.compile(
@@ -116,6 +119,8 @@ def is_quotable(sentence: str) -> bool:
     """False for navigation and label lines that never answer anything (see module docstring)."""
     s = " ".join(sentence.split())
     if not s or _LABELS.match(s) or _TOC.search(s) or _HEADER.match(s) or _LEADER.search(s):
+        return False
+    if len(_UNMAPPED.findall(s)) >= 2:  # a formula that would read "���v(k+1) n −v(k) n ���≤RELTOLvnmax"
         return False
     if _INDEX.search(s) and not re.search(r"[.!?]", s[:-1]):
         return False

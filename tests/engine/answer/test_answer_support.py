@@ -176,6 +176,17 @@ def test_prose_with_numbers_after_commas_is_quotable():
     assert is_quotable("Use pins 1, 2, 3 and 4 for the data bus, see Table 3, 4 and 5.")
 
 
+def test_a_formula_the_pdf_maps_to_no_characters_is_not_quoted():
+    """ngspice's convergence formula comes out of the PDF as U+FFFD runs (session 19, dev t01);
+    avr-libc's wrapped-line mark (an arrow then one U+FFFD) is not such a formula."""
+    assert not is_quotable("The algorithm has reached convergence when the difference (k +1) "
+                           "\ufffd\ufffd\ufffdv(k+1) n \u2212v(k) n \ufffd\ufffd\ufffd\u2264RELTOLvnmax +VNTOL")
+    assert not is_quotable("Temperature dependence of the saturation current is: \ufffdT1 \ufffdXTI N \ufffdEgq")
+    assert is_quotable("These variables point to __heap_start and __\u2190\ufffd heap_end, where "
+                       "__heap\u2190\ufffd start is filled in by the linker.")
+    assert is_quotable("The RELTOL parameter, which default value is 10\u22123, sets the relative tolerance.")
+
+
 def test_an_ellipsis_in_a_quoted_call_is_not_a_contents_line():
     assert is_quotable('pp = splinefit (. . ., "periodic", periodic) fits a periodic spline.')
 
