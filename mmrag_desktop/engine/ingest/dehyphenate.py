@@ -12,7 +12,8 @@ dictionary (the text embedder's whole-word vocabulary, when it has one): a known
 tail that is a suffix ("Benchmark-" / "ing") drops it; a head and tail that are both known words
 ("network-" / "mounted") keep it; "pre-" / "or post-" stays as printed; anything else, mostly the
 pieces of one word ("calcu-" / "lated", "In-" / "voking"), drops it. The errors left are compounds
-of words neither source knows ("Debian-" / "based" read as "Debianbased").
+of words neither source knows ("Debian-" / "based" read as "Debianbased"). A word that doxygen
+wrapped with its arrow mark ("__heap\u2190" / "_end") is joined without the mark, in code as well.
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ SUFFIXES = frozenset(
     "s es ed ing ings ly er ers est ion ions tion tions sion sions ation ations ment ments ness able ible ity "
     "ities ous al ally ive ize ized izes ise ised ises ic ical ure ures ance ence ant ent ency ancy".split())
 SUSPENDED = frozenset({"or", "and", "nor", "to"})  # "pre- or post-processing": the hyphen hangs
+# doxygen's mark of a word wrapped at a line end (a left arrow and a hook, which the PDF gives as
+# "-" or no character): "__heap_start and __\u2190-" / "heap_end" is "__heap_end", in code too
+_WRAPPED = re.compile(r"\u2190[-\ufffd]?$")
+_FIRST_TOKEN = re.compile(r"^\S+")
 
 
 class Vocabulary:
@@ -83,6 +88,16 @@ def join_hyphenated(lines: list[Line], vocab: Vocabulary) -> list[Line]:
     i = 0
     while i + 1 < len(out):
         a, b = out[i], out[i + 1]
+        wrapped = _WRAPPED.search(a.text.rstrip())
+        piece = _FIRST_TOKEN.match(b.text.lstrip()) if wrapped else None
+        if piece:
+            out[i] = replace(a, text=a.text.rstrip()[: wrapped.start()] + piece.group())
+            rest = b.text.lstrip()[piece.end():].lstrip()
+            if rest:
+                out[i + 1] = replace(b, text=rest)
+            else:
+                del out[i + 1]
+            continue
         head = _HEAD.search(a.text.rstrip()) if not (a.mono or b.mono) else None
         tail = _TAIL.match(b.text.lstrip()) if head else None
         if head and tail and tail.group(1) not in SUSPENDED:

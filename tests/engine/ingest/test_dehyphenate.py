@@ -48,6 +48,19 @@ def test_what_is_not_a_broken_word_is_left_alone():
     assert join_hyphenated(code, v) == code
 
 
+def test_a_word_doxygen_wrapped_with_its_arrow_mark_is_joined_without_it():
+    """avr-libc's manual (doxygen) wraps long identifiers and URLs with an arrow and a hook, which
+    the PDF gives as "\u2190-" or "\u2190\ufffd"; keyword search must find "__heap_end"."""
+    v = Vocabulary()
+    assert joined(v, "point to __heap_start and __\u2190-", "heap_end, respectively, where") == [
+        "point to __heap_start and __heap_end,", "respectively, where"]
+    assert joined(v, "use the bug tracker at https://savannah.nongnu.\u2190\ufffd", "org/bugs/ please") == [
+        "use the bug tracker at https://savannah.nongnu.org/bugs/", "please"]
+    code = lines("x = pgm_\u2190-", "read_byte(&table[i]);", mono=True)
+    assert [ln.text for ln in join_hyphenated(code, v)] == ["x = pgm_read_byte(&table[i]);"]
+    assert joined(v, "an arrow \u2190 in the middle", "stays") == ["an arrow \u2190 in the middle", "stays"]
+
+
 def test_a_line_that_only_held_the_tail_is_dropped():
     out = join_hyphenated(lines("the resistance is calcu-", "lated", "next line."), Vocabulary())
     assert [ln.text for ln in out] == ["the resistance is calculated", "next line."]
