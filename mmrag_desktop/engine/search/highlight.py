@@ -21,6 +21,15 @@ from ..elements import BBox, union_bbox
 from ..parse.pdf_blocks import caption_kind
 
 LEXICAL_WEIGHT = 0.25
+ANTONYM_PENALTY = 0.1
+# words a sentence embedder reads as near-synonyms of their opposites ("internal RAM" ~ "external RAM")
+_OPPOSITES = [("internal", "external"), ("input", "output"), ("inputs", "outputs"), ("read", "write"),
+              ("enable", "disable"), ("enabled", "disabled"), ("signed", "unsigned"), ("master", "slave"),
+              ("rising", "falling"), ("minimum", "maximum"), ("upper", "lower"), ("increase", "decrease"),
+              ("positive", "negative"), ("inverting", "non-inverting"), ("synchronous", "asynchronous"),
+              ("before", "after"), ("start", "stop"), ("open", "close"), ("load", "save"),
+              ("encode", "decode"), ("compress", "decompress"), ("local", "remote"), ("import", "export")]
+OPPOSITE = {a: b for a, b in _OPPOSITES} | {b: a for a, b in _OPPOSITES}
 SHORT_WORDS = 5
 SHORT_PENALTY = 0.03
 _WORD = re.compile(r"[a-z0-9]+")
@@ -65,6 +74,13 @@ def lexical_overlap(terms: list[str], text: str, idf: dict[str, float] | None = 
         weights[_stem(t)] = max(weights.get(_stem(t), 0.0), idf.get(t, 1.0) if idf else 1.0)
     total = sum(weights.values())
     return sum(w for st, w in weights.items() if st in have) / total if total else 0.0
+
+
+def opposes(terms: list[str], text: str) -> bool:
+    """True when `text` has the opposite of a query term ("internal" for "external") and not the
+    term itself."""
+    words = set(re.findall(r"[a-z]+(?:-[a-z]+)?", text.lower()))
+    return any(OPPOSITE[t] in words and t not in words for t in terms if t in OPPOSITE)
 
 
 def choose_highlight(
@@ -155,6 +171,8 @@ def _segment_scores(seg_vecs: np.ndarray | None, qvec: np.ndarray, lines: list[d
     scores = seg_vecs.astype(np.float32) @ qvec.astype(np.float32)
     texts = segment_texts(lines, len(seg_vecs))
     scores = scores + LEXICAL_WEIGHT * np.array([lexical_overlap(terms, t, idf) for t in texts], dtype=np.float32)
+    if ANTONYM_PENALTY:
+        scores = scores - ANTONYM_PENALTY * np.array([opposes(terms, t) for t in texts], dtype=np.float32)
     # heading-like fragments rarely hold the answer: a small penalty below SHORT_WORDS words
     words = np.array([len(t.split()) for t in texts], dtype=np.float32)
     scores = scores - SHORT_PENALTY * np.clip(SHORT_WORDS - words, 0, None)

@@ -76,6 +76,25 @@ def test_highlight_picks_best_segment_lines_and_spans_pages():
     assert only_p4.page == 4
 
 
+def test_a_sentence_with_the_opposite_of_a_query_word_is_not_the_highlight(embedder, monkeypatch):
+    """The embedder reads "internal RAM" as near "external RAM" (sdccman.pdf: the __idata sentence
+    outscored the __xdata one for "put a variable in external RAM on the 8051"); a sentence with
+    the opposite of a query word and without the word itself loses ANTONYM_PENALTY."""
+    from mmrag_desktop.engine.search import highlight
+
+    sentences = ["Variables in this address space will be allocated into the internal ram of a 8051.",
+                 "Variables in this address space will be placed in the external RAM."]
+    lines = [{"p": 41, "b": [72, 100 + 40 * i, 500, 112 + 40 * i], "t": t, "s": [i]} for i, t in enumerate(sentences)]
+    seg = embedder.encode(sentences)
+    query = "In SDCC, how do I put a variable in external RAM on the 8051?"
+    qvec, terms = embedder.encode([query])[0], plan_query(query).terms
+    assert highlight.opposes(terms, sentences[0]) and not highlight.opposes(terms, sentences[1])
+    monkeypatch.setattr(highlight, "ANTONYM_PENALTY", 0.0)
+    assert choose_highlight("table", lines, None, seg, qvec, terms, 41).segment == 0  # the embedder alone
+    monkeypatch.undo()
+    assert choose_highlight("table", lines, None, seg, qvec, terms, 41).segment == 1
+
+
 def test_table_highlight_is_a_row_not_the_repeated_caption():
     """The caption matches best (it names the table) and still ranks the chunk, but the box is the
     best row; with no row to show, the caption is the highlight."""
