@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..search.doc_names import named_documents
+from ..search.highlight import opposes
 from ..search.query import OPTION, heads_section, options_in, plan_query, prints_option, starts_with_option
 from ..sentence_split import split_sentences
 from .confidence import content_terms
@@ -92,6 +93,7 @@ FIGURE_BONUS = 1.0  # the best caption first for a figure asked for (dev: 1.0 ov
 OPTION_BONUS = 1.0  # the entry of an option the question names answers it: a look-up (no question set asks so)
 PAIR_WORDS = 60  # a sentence and the next one it needs, quoted together, stay this short
 LEAD_IN_PENALTY = 0.2
+OPPOSITE_PENALTY = 0.1  # as search's highlight (search/highlight.py ANTONYM_PENALTY)
 # the extractive answer's own choices (bench/README.md, "sessions 10-11: the extractive answer"): four
 # sentences and a larger weight for the block's search rank raised the gold page cited and the gold
 # fact stated on the dev set, held-out set and held-out set 2 alike; quote-first keeps the defaults
@@ -298,6 +300,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         if heads[c.block_id] and c.block_id not in defining and _reads_as_prose(c.text) and not c.text.startswith("..."):
             defining[c.block_id] = c.position
     settings = _settings_named(question)
+    q_words = plan_query(question).terms
     n = max(b.id for b in blocks)
     for i, c in enumerate(cands):
         cover = len(q_terms & set(content_terms(c.text))) / len(q_terms) if q_terms else 0.0
@@ -318,6 +321,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score += value_bonus / 2
         if c.text.rstrip()[-1:] not in ".!?)" and not c.introduces:  # a lead-in to a list or a fragment, not an answer
             c.score -= LEAD_IN_PENALTY
+        if opposes(q_words, c.text):  # "internal ram" for "external RAM": the embedder reads them alike
+            c.score -= OPPOSITE_PENALTY
     _lift_what_is_asked_for(question, blocks, cands, asked)
     return sorted(cands, key=lambda c: -c.score)
 

@@ -23,12 +23,12 @@ from ..parse.pdf_blocks import caption_kind
 LEXICAL_WEIGHT = 0.25
 ANTONYM_PENALTY = 0.1
 # words a sentence embedder reads as near-synonyms of their opposites ("internal RAM" ~ "external RAM")
-_OPPOSITES = [("internal", "external"), ("input", "output"), ("inputs", "outputs"), ("read", "write"),
-              ("enable", "disable"), ("enabled", "disabled"), ("signed", "unsigned"), ("master", "slave"),
-              ("rising", "falling"), ("minimum", "maximum"), ("upper", "lower"), ("increase", "decrease"),
-              ("positive", "negative"), ("inverting", "non-inverting"), ("synchronous", "asynchronous"),
-              ("before", "after"), ("start", "stop"), ("open", "close"), ("load", "save"),
-              ("encode", "decode"), ("compress", "decompress"), ("local", "remote"), ("import", "export")]
+# (adjectives and nouns, whose forms do not change; verbs such as load/save or start/stop do, and
+# "It also loads a saved workspace" would read as "load" without "save")
+_OPPOSITES = [("internal", "external"), ("input", "output"), ("read", "write"), ("enable", "disable"),
+              ("enabled", "disabled"), ("signed", "unsigned"), ("master", "slave"), ("rising", "falling"),
+              ("minimum", "maximum"), ("upper", "lower"), ("positive", "negative"),
+              ("inverting", "non-inverting"), ("synchronous", "asynchronous"), ("local", "remote")]
 OPPOSITE = {a: b for a, b in _OPPOSITES} | {b: a for a, b in _OPPOSITES}
 SHORT_WORDS = 5
 SHORT_PENALTY = 0.03
@@ -76,11 +76,17 @@ def lexical_overlap(terms: list[str], text: str, idf: dict[str, float] | None = 
     return sum(w for st, w in weights.items() if st in have) / total if total else 0.0
 
 
+def _singular(word: str) -> str:
+    return word[:-1] if word.endswith("s") and word[:-1] in OPPOSITE else word
+
+
 def opposes(terms: list[str], text: str) -> bool:
     """True when `text` has the opposite of a query term ("internal" for "external") and not the
-    term itself."""
-    words = set(re.findall(r"[a-z]+(?:-[a-z]+)?", text.lower()))
-    return any(OPPOSITE[t] in words and t not in words for t in terms if t in OPPOSITE)
+    term itself; a pair the query names both sides of ("inputs ... output") does not count."""
+    asked = {_singular(t) for t in terms}
+    words = {_singular(w) for w in re.findall(r"[a-z]+(?:-[a-z]+)?", text.lower())}
+    return any(OPPOSITE[t] in words and t not in words and OPPOSITE[t] not in asked
+               for t in asked if t in OPPOSITE)
 
 
 def choose_highlight(

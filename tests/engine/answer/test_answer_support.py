@@ -191,6 +191,23 @@ def test_an_ellipsis_in_a_quoted_call_is_not_a_contents_line():
     assert is_quotable('pp = splinefit (. . ., "periodic", periodic) fits a periodic spline.')
 
 
+def test_a_sentence_with_the_opposite_of_a_question_word_is_not_quoted_first(embedder, monkeypatch):
+    """MiniLM scores "internal ram of a 8051" above "placed in the external RAM" for a question
+    about external RAM (sdccman.pdf page 41); OPPOSITE_PENALTY puts the external one first. A
+    question that names both sides ("inputs ... output") penalises neither."""
+    from mmrag_desktop.engine.answer import extractive
+
+    bl = pack_evidence([hit(1, "Variables in this address space will be allocated into the internal ram of a 8051. "
+                               "Variables in this address space will be placed in the external RAM.")], 1000)
+    question = "In SDCC, how do I put a variable in external RAM on the 8051?"
+    monkeypatch.setattr(extractive, "OPPOSITE_PENALTY", 0.0)
+    assert "internal" in rank_candidates(question, bl, embedder)[0].text  # the embedder alone
+    monkeypatch.undo()
+    assert "external RAM" in rank_candidates(question, bl, embedder)[0].text
+    assert extractive.opposes(["output"], "a linear variation with respect to the control input")
+    assert not extractive.opposes(["output", "inputs"], "a linear variation with respect to the control input")
+
+
 def test_the_sentence_with_the_asked_for_value_is_preferred(embedder):
     bl = pack_evidence([hit(1, "The digital outputs of the expEYES kit are described in this section. "
                                "OD0 can drive up to 100 mA current.\n"
