@@ -41,6 +41,17 @@ DIRECTIVE = r"\.[A-Za-z][A-Za-z0-9_]+"
 _OPTION_RE = re.compile(r"(?<![\w-])" + OPTION + r"|(?<![\w.])" + DIRECTIVE + r"(?!\w|\.\w)")
 # a heading's number ("15.6.1 ", "C.12 ", "2.3.4. ")
 _HEADING_NUMBER = re.compile(r"^\s*(?:[A-Z]\.)?\d+(?:\.\d+)*\.?\s+")
+# a quantity as manuals write it: "5V", "5 V", "5 volts", "3.3 V", "100mA", "10 kHz" (unit -> its word)
+_UNITS = {
+    "v": "volt", "mv": "millivolt", "kv": "kilovolt", "a": "amp", "ma": "milliamp", "ua": "microamp",
+    "\u00b5a": "microamp", "w": "watt", "mw": "milliwatt", "kw": "kilowatt", "hz": "hertz",
+    "khz": "kilohertz", "mhz": "megahertz", "ghz": "gigahertz", "ms": "millisecond", "us": "microsecond",
+    "\u00b5s": "microsecond", "ns": "nanosecond", "ohm": "ohm", "kohm": "kilohm", "mohm": "megohm",
+    "pf": "picofarad", "nf": "nanofarad", "uf": "microfarad", "\u00b5f": "microfarad",
+    "uh": "microhenry", "mh": "millihenry", "kb": "kilobyte", "mb": "megabyte", "gb": "gigabyte",
+}
+_UNIT_WORDS = {w: u for u, w in _UNITS.items()} | {"ampere": "a", "ohms": "ohm", "\u03c9": "ohm"}
+_QUANTITY_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?([A-Za-z\u00b5\u03a9\u03c9]+)\b")
 _FIG_REF_RE = re.compile(r"\b(fig(?:ure)?s?\.?|tables?|tab\.)\s*([0-9]+(?:[.\-\u2013][0-9]+)*)", re.I)
 
 
@@ -80,6 +91,7 @@ def plan_query(query: str) -> QueryPlan:
         number = re.sub(r"[.\u2013]", "-", m.group(2))
         ref_keys.append(f"{kind}:{number}")
         phrases.append(quote_term(f"{kind} {m.group(2)}"))
+    phrases.extend(quote_term(form) for form in quantity_forms(text))
     exact = " OR ".join(dict.fromkeys(phrases))
     singular = [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in lowered]
     vis = sum(1 for w, s in zip(lowered, singular, strict=True) if w in VISUAL_WORDS or s in VISUAL_WORDS)
@@ -88,6 +100,20 @@ def plan_query(query: str) -> QueryPlan:
     options = options_in(text)
     return QueryPlan(text=text, terms=terms, fts=fts, identifiers=identifiers, exact_fts=exact,
                      intent=intent, ref_keys=ref_keys, options=options)
+
+
+def quantity_forms(text: str) -> list[str]:
+    """Every way a manual may write each quantity `text` names: "5V" -> "5v", "5 v", "5 volt"
+    (FTS5's porter stemmer reads "volts" as "volt"); "10 kHz" and "10 kilohertz" alike."""
+    out: list[str] = []
+    for number, unit in _QUANTITY_RE.findall(text):
+        word = unit.lower()
+        word = word[:-1] if word.endswith("s") and word[:-1] in _UNIT_WORDS else word
+        short = word if word in _UNITS else _UNIT_WORDS.get(word)
+        if short is None or unit == "a":  # "3 a" is an article more often than amperes
+            continue
+        out += [f"{number}{short}", f"{number} {short}", f"{number} {_UNITS[short]}"]
+    return list(dict.fromkeys(out))
 
 
 def options_in(text: str) -> list[str]:

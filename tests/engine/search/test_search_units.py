@@ -206,3 +206,26 @@ def test_chunker_footnotes_end_their_chunk_and_stay_within_budget(chunker, embed
     assert chunks[0].text.startswith("Relays switch the pump.")
     assert sum(c.text.count(note.strip()) for c in chunks) == 12
     assert all(embedder.count_tokens(c.text) <= 238 for c in chunks)
+
+
+def test_a_quantity_is_searched_in_every_way_manuals_write_it():
+    from mmrag_desktop.engine.search.query import quantity_forms
+
+    assert quantity_forms("can the inputs take 5V?") == ["5v", "5 v", "5 volt"]
+    assert quantity_forms("a 5 V supply") == quantity_forms("5 volts") == ["5v", "5 v", "5 volt"]
+    assert quantity_forms("3.3V logic, 100mA out, a 10 kHz clock") == [
+        "3.3v", "3.3 v", "3.3 volt", "100ma", "100 ma", "100 milliamp", "10khz", "10 khz", "10 kilohertz"]
+    assert quantity_forms("3 A fuse") == ["3a", "3 a", "3 amp"]
+    assert quantity_forms("version 2 and 3 a second time; R2 at pin 5") == []  # an article, no units
+
+
+def test_a_quantity_written_one_way_finds_a_page_that_writes_it_another(library, tmp_path):
+    from conftest import write_pdf
+
+    inputs = write_pdf(tmp_path / "inputs.pdf", [[(72, 110, "The analog inputs accept up to 5 volts against ground.")]])
+    outputs = write_pdf(tmp_path / "outputs.pdf", [[(72, 110, "The digital outputs deliver 3 mA, 5 of them in all.")]])
+    assert [e.stage for e in library.add([inputs, outputs]) if e.stage in ("done", "failed")] == ["done", "done"]
+    for query in ("which pins take 5V", "which pins take 5 V"):
+        hits = library.search(query, k=2)
+        assert hits[0].doc == "inputs.pdf" and hits[0].sources.get("exact") == 1, (query, hits[0].sources)
+        assert all("exact" not in h.sources for h in hits if h.doc == "outputs.pdf")
