@@ -19,7 +19,8 @@ command-line option ("what does -F do"), the entry that starts with it is prefer
 ("~/.octaverc" above "This file is used to make personal changes ...") is quoted with its
 description, a lead-in with the command or code it introduces ("Launch the GPG checking using
 the following command: $ gpg --verify nut-X.Y.Z.tar.gz.sig"), and a command's entry with its
-synopsis ("stat [options] [selection] Print some statistics ..."). A sentence is compared with the
+synopsis ("stat [options] [selection] Print some statistics ..."); "The default value is 1 µV." with
+the sentence before it, whose default it is ("VNTOL=x resets ..."). A sentence is compared with the
 question together with its section's title, and one that repeats the words of a sentence already
 chosen is still quoted when it carries a number or name that one lacks (the rows of a table:
 "Threads: 8 | CPU time [s]: 32.4").
@@ -85,6 +86,9 @@ _CAPTION = re.compile(r"^(?:\.\.\.\s*)?fig(?:ure)?\.?\s*\d", re.I)
 _PROMPT = re.compile(r"^[$>%#]\s+\S")  # a shell or interpreter prompt: "$ gpg --verify ...", "> ev <- eigen(Sm)"
 _CODE_MARK = re.compile(r"[={}\[\]<>/$;]|\w\(|(?:^|\s)--?[A-Za-z]")  # "(top level)" in prose is none
 _PLACEHOLDER = re.compile(r"\[[^\]]*\]|<[^>]*>|\{[^}]*\}")  # a synopsis's optional and variable parts
+# a value that belongs to the sentence before it: "VNTOL=x resets the absolute voltage error tolerance."
+# + "The default value is 1 µV." (alone, after RELTOL's sentence, it read as RELTOL's default)
+_ITS_DEFAULT = re.compile(r"^(?:the |its )?default(?: value)?(?: is\b|:)", re.I)
 _BULLET = re.compile(r"^(?:[\u2022\u25e6\u25aa\u2023*]|-\s|\d+[.)]\s)")
 VALUE_BONUS = 0.15
 OTHER_DOC_PENALTY = 0.3  # off other manuals' sentences when the question names one (held-out h15; bench/README.md)
@@ -188,6 +192,11 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             if introduces:  # "Launch the GPG checking using the following command:" says nothing alone
                 s = f"{s} {' '.join(nxt.split())}"
             term = is_term_line(prev) or synopsis_of_section(prev, b.hit.section)
+            if _ITS_DEFAULT.match(s):  # whose default: the sentence before says
+                if prev and is_quotable(prev):
+                    term = True
+                else:
+                    s = f"... {s}"
             out.append(Candidate(b.id, pos, s, following="" if introduces or not is_quotable(nxt) else nxt,
                                  label=prev if term and not _example_of(prev, s) else "",
                                  introduces=introduces))

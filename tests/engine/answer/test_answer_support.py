@@ -176,6 +176,22 @@ def test_prose_with_numbers_after_commas_is_quotable():
     assert is_quotable("Use pins 1, 2, 3 and 4 for the data bus, see Table 3, 4 and 5.")
 
 
+def test_a_default_is_quoted_with_the_sentence_it_belongs_to(embedder):
+    """ngspice's option list: "The default value is 1 µV." belongs to VNTOL's sentence before it;
+    quoted alone after RELTOL's own sentence it read as RELTOL's default (session 19)."""
+    bl = pack_evidence([hit(1, "RELTOL=x resets the relative error tolerance of the program. The default value is "
+                               "0.001 (0.1%). VNTOL=x resets the absolute voltage error tolerance of the program. "
+                               "The default value is 1 \u00b5V."),
+                        hit(2, "The default is trapezoidal. METHOD=name sets the integration method.")], 1000)
+    ranked = rank_candidates("What is the default value of RELTOL in ngspice?", bl, embedder)
+    shown = [c.text for c in ranked]
+    assert "VNTOL=x resets the absolute voltage error tolerance of the program. The default value is 1 \u00b5V." in shown
+    assert "The default value is 1 \u00b5V." not in shown
+    assert "... The default is trapezoidal." in shown  # the block starts with it: a continuation
+    checker = SupportChecker(bl, embedder)
+    assert checker.check(quote_text(shown[0], ranked[0].block_id), quote=True).supported
+
+
 def test_a_formula_the_pdf_maps_to_no_characters_is_not_quoted():
     """ngspice's convergence formula comes out of the PDF as U+FFFD runs (session 19, dev t01);
     avr-libc's wrapped-line mark (an arrow then one U+FFFD) is not such a formula."""
