@@ -5,9 +5,10 @@ index lines ("4.25.1 DIP and QFP chips . . . 172", "plot, 12, 45"), runs of inde
 41 Flat 24 (DS390), 59 Floating point"), running headers ("172 4.25.1 DIP and QFP chips
 customization"), runs of bare figure labels ("4 5 3 6 2 7 1 8 Dual-in-Line"), the "Labels:" list
 of a figure chunk, formulas whose symbols the PDF maps to no character ("���v(k+1) n ���≤RELTOL"),
-console output run together ("avrdude: ... avrdude: ... avrdude> ?", progress bars). A question that describes a figure ("schematic where a source feeds clamping diodes
-...") is answered by the best-matching figure caption first; one that names a manual ("How do I read
-a CSV file into R?") by that manual's sentences first; one that asks for an option by the
+console output run together ("avrdude: ... avrdude: ... avrdude> ?", progress bars). A question
+that describes a figure ("schematic where a source feeds clamping diodes ...") is answered by the
+best-matching figure caption first; one that names a manual ("How do I read a CSV file into R?")
+by that manual's sentences first; one that asks for an option by the
 best-matching entry of an option list ("-c programmer-id Specify the programmer to be used."). When the
 question asks for a value (how much, how many, default, maximum, ...) a sentence that carries a
 number is preferred; when it asks for a name (which command, option, function, ...), one that

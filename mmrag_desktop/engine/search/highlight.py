@@ -177,7 +177,7 @@ def _segment_scores(seg_vecs: np.ndarray | None, qvec: np.ndarray, lines: list[d
     scores = seg_vecs.astype(np.float32) @ qvec.astype(np.float32)
     texts = segment_texts(lines, len(seg_vecs))
     scores = scores + LEXICAL_WEIGHT * np.array([lexical_overlap(terms, t, idf) for t in texts], dtype=np.float32)
-    if ANTONYM_PENALTY:
+    if ANTONYM_PENALTY and any(_singular(t) in OPPOSITE for t in terms):
         scores = scores - ANTONYM_PENALTY * np.array([opposes(terms, t) for t in texts], dtype=np.float32)
     # heading-like fragments rarely hold the answer: a small penalty below SHORT_WORDS words
     words = np.array([len(t.split()) for t in texts], dtype=np.float32)
