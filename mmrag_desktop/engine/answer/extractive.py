@@ -12,7 +12,8 @@ by that manual's sentences first; one that asks for an option by the
 best-matching entry of an option list ("-c programmer-id Specify the programmer to be used."). When the
 question asks for a value (how much, how many, default, maximum, ...) a sentence that carries a
 number is preferred; when it asks for a name (which command, option, function, ...), one that
-carries an identifier (a command-line option when an option, flag or switch is asked for); a
+carries an identifier (a command-line option when an option, flag or switch is asked for, a file
+or directory when one is: "which startup file", "where does gnuplot write ..."); a
 sentence that lacks it while the next sentence of its block carries it is
 quoted together with that sentence ("XMU=x sets the damping factor." + "The default value is
 XMU=0.5."), as search highlights a sentence with the next one. When the question names a
@@ -67,6 +68,13 @@ _NAME_Q = re.compile(
     r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:command|option|function|flag|setting|variable|parameter|"
     r"keyword|name|register|pin|signal|macro|argument|switch|directive|statement|package|library|file|"
     r"location|directory|folder|program|tool|type|mode|style|format)s?\b|\bwhat is it called\b|^\s*where\b", re.I)
+# a file or directory is asked for: "where does gnuplot write the fit log", "which startup file ..."
+_FILE_Q = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:files?|director(?:y|ies)|folders?|paths?)\b|"
+                     r"^\s*where\b.*\b(?:writes?|written|stored?|saved?|put|keep|kept|installed?|go|goes|"
+                     r"searche[sd]|look(?:s|ed)?|reads?|loads?|found)\b", re.I)
+# a file or directory as manuals print it: "fit.log", ".octaverc", "~/.Rprofile", "R_HOME/library"
+_FILE_TERM = re.compile(r"(?<![\w.])(?:~?[\w$.-]*/[\w$.-]+|\.[A-Za-z][\w-]+|[A-Za-z_][\w-]*\.[a-z][a-z0-9]{0,4})(?![\w(])")
+_NOT_FILE = frozenset({"e.g", "i.e", "etc", "vs", "cf", "approx", "no", "fig"})
 # an option, flag or switch is asked for: "which avrdude option sets ...", "sdcc option that dumps ..."
 _OPTION_Q = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:option|flag|switch)s?\b|"
                        r"\b(?:option|flag|switch)\s+(?:that|to|which)\b", re.I)
@@ -271,10 +279,13 @@ def near_duplicate(sentence: str, other: str) -> bool:
 
 
 def _asked_kind(question: str) -> str:
-    """"option" when the question asks for a command-line option, flag or switch, "name" for
-    another name, "value" when it asks for a value, else ""."""
+    """"option" when the question asks for a command-line option, flag or switch, "file" for a
+    file or directory ("where does gnuplot write the fit log"), "name" for another name, "value"
+    when it asks for a value, else ""."""
     if _OPTION_Q.search(question):
         return "option"
+    if _FILE_Q.search(question):
+        return "file"
     if _NAME_Q.search(question):
         return "name"
     return "value" if _VALUE_Q.search(question) else ""
@@ -298,7 +309,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         vecs = embedder.encode([question] + [in_section(c.text, section[c.block_id]) for c in cands])
         cos = vecs[1:] @ vecs[0]
     asked = _asked_kind(question)
-    if asked == "option" and not any(_carries(f"{c.label} {c.text}", asked) for c in cands):
+    if asked in ("option", "file") and not any(_carries(f"{c.label} {c.text}", asked) for c in cands):
         asked = "name"  # "which ngbehavior flag ...": the flags are words here ("kicad"), not "-x"
     # options and dot-commands, and command names written in snake_case ("opt_clean"; product names
     # such as "KiCad" or "OpenBSD" head sections that do not define them)
@@ -418,9 +429,13 @@ def in_section(sentence: str, section: str) -> str:
 
 def _carries(text: str, asked: str) -> bool:
     """True when `text` holds the kind of term asked for: a number ("value"), an identifier
-    ("name"), a command-line option ("option": "-F", "--without-fftw")."""
+    ("name"), a command-line option ("option": "-F", "--without-fftw"), a file or directory
+    ("file": "fit.log", "~/.octaverc", "R_HOME/library")."""
     if asked == "option":
         return any(t.kind == "name" and t.norm.startswith("-") for t in terms(text))
+    if asked == "file":
+        return any(m.group().rstrip(".").lower() not in _NOT_FILE and not m.group()[:1].isdigit()
+                   for m in _FILE_TERM.finditer(text))
     return any(t.kind == ("number" if asked == "value" else "name") for t in terms(text))
 
 

@@ -176,6 +176,25 @@ def test_prose_with_numbers_after_commas_is_quotable():
     assert is_quotable("Use pins 1, 2, 3 and 4 for the data bus, see Table 3, 4 and 5.")
 
 
+def test_a_question_for_a_file_prefers_the_sentence_that_names_one(embedder):
+    """"which startup file ..." and "where does gnuplot write ..." ask for a file or directory: the
+    sentence with "~/.octaverc" or "fit.log" is preferred (dev t17, session 19); "where is the reset
+    pin" does not ask for one."""
+    from mmrag_desktop.engine.answer.extractive import _asked_kind, _carries
+
+    assert _asked_kind("which startup file holds my personal octave settings") == "file"
+    assert _asked_kind("where does gnuplot write the iteration history of a fit") == "file"
+    assert _asked_kind("in which directories is the .spiceinit file searched for") == "file"
+    assert _asked_kind("where is the reset pin") == "name"
+    assert _carries('The same information is written to a log file, "fit.log".', "file")
+    assert _carries("the main library is R_HOME/library, but others can be used", "file")
+    assert not _carries("Use e.g. version 2.6.2 and call eigen() on it.", "file")
+    bl = pack_evidence([hit(1, "Your personal Octave settings are kept in a startup file that Octave reads at start-up. "
+                               "Octave looks for it in your home directory as ~/.octaverc when it starts.")], 1000)
+    best = rank_candidates("which startup file holds my personal octave settings", bl, embedder)[0]
+    assert "~/.octaverc" in best.text  # the best-matching sentence, quoted with the next one that names it
+
+
 def test_a_default_is_quoted_with_the_sentence_it_belongs_to(embedder):
     """ngspice's option list: "The default value is 1 µV." belongs to VNTOL's sentence before it;
     quoted alone after RELTOL's own sentence it read as RELTOL's default (session 19)."""
