@@ -300,9 +300,9 @@ def test_a_chunk_that_starts_mid_sentence_is_quoted_as_a_continuation(embedder):
 
 
 def test_questions_that_ask_for_a_name_in_more_words():
-    assert _asked_kind("which startup file holds my personal octave settings") == "name"
+    assert _asked_kind("which startup file holds my personal octave settings") == "file"  # a name of a file
     assert _asked_kind("what environment variable sets the library path") == "name"
-    assert _asked_kind("where does gnuplot write the iteration history of a fit") == "name"
+    assert _asked_kind("where does gnuplot write the iteration history of a fit") == "file"
     assert _asked_kind("how much current can OD0 drive") == "value"
     assert _asked_kind("why does the fit stop early") == ""
 
