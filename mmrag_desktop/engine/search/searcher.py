@@ -310,7 +310,7 @@ class Searcher:
         hit becomes that chunk, highlighting the lead-in and the segment after it."""
         for i, cid in enumerate(kept):
             row, hl = rows[cid], highlights[cid]
-            if row["kind"] != "text" or hl.segment < 0:
+            if row["kind"] != "text" or hl.segment < 0 or not row["text"].rstrip().endswith(":"):
                 continue
             lines = [ln for ln in json.loads(row["lines"] or "[]") if ln.get("b")]
             if not lines or not lines[-1]["t"].rstrip().endswith(":"):
@@ -318,11 +318,11 @@ class Searcher:
             last = lines[-1]
             if not any(b == tuple(last["b"]) or _inside(last["b"], b) for p, b in hl.boxes if p == last["p"]):
                 continue
-            nxt = next((c for c in self.chunks.on_page(row["doc_id"], ("text",), last["p"]) if c > cid), None)
+            nxt = self.chunks.next_text(row["doc_id"], row["ord"])
             if nxt is None or nxt in kept:
                 continue
             new = self.chunks.rows([nxt]).get(nxt)
-            if new is None:
+            if new is None or not new["text"].startswith(last["t"]):
                 continue
             new_lines = [ln for ln in json.loads(new["lines"] or "[]") if ln.get("b")]
             if len(new_lines) < 2 or new_lines[0]["t"] != last["t"] or not new_lines[0].get("s"):

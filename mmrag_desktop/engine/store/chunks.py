@@ -117,6 +117,12 @@ class Chunks:
             f"SELECT id FROM chunks WHERE doc_id = ? AND kind {test} AND page <= ? AND page_end >= ? ORDER BY id",
             (doc_id, *values, page, page))]
 
+    def next_text(self, doc_id: int, ord_: int) -> int | None:
+        """The id of the document's next text chunk after position `ord_`, None at its end."""
+        row = self.db.one("SELECT id FROM chunks WHERE doc_id = ? AND ord > ? AND kind = 'text' ORDER BY ord LIMIT 1",
+                          (doc_id, ord_))
+        return row[0] if row else None
+
     def term_df(self, terms: list[str]) -> dict[str, int]:
         """How many chunks contain each term (a word or a phrase; FTS5 counts, cached until the
         chunk count changes)."""
