@@ -3,9 +3,9 @@
 query -> dense (hnswlib) + keyword (FTS5 BM25) + exact identifiers / "Figure N" references
 + table chunks by their best row (table_rows.py) (+ CLIP image list when available) -> weighted
 RRF with intent weights -> highlight boxes -> the manuals the query names preferred (doc_names.py)
--> one hit per (doc, page) -> a lead-in that ends a chunk continued into the next -> cross-encoder rerank of
-the top RERANK_TOP (only when the user installed a reranker; search/rerank.py) -> MMR -> group
-enrichment -> hits.
+-> one hit per (doc, page) -> a lead-in that ends a chunk continued into the next chunk ->
+cross-encoder rerank of the top RERANK_TOP (only when the user installed a reranker;
+search/rerank.py) -> MMR -> group enrichment -> hits.
 """
 
 from __future__ import annotations
@@ -108,6 +108,7 @@ def _heading_entry_first(names: list[str], rows: dict, scored: dict) -> None:
 
 
 def _inside(inner, outer) -> bool:
+    """True when box `inner` lies within box `outer` (1 pt of slack)."""
     return (inner[0] >= outer[0] - 1 and inner[1] >= outer[1] - 1 and inner[2] <= outer[2] + 1
             and inner[3] <= outer[3] + 1)
 
@@ -316,7 +317,7 @@ class Searcher:
             if not lines or not lines[-1]["t"].rstrip().endswith(":"):
                 continue
             last = lines[-1]
-            if not any(b == tuple(last["b"]) or _inside(last["b"], b) for p, b in hl.boxes if p == last["p"]):
+            if not any(_inside(last["b"], b) for p, b in hl.boxes if p == last["p"]):  # the lead-in is shown
                 continue
             nxt = self.chunks.next_text(row["doc_id"], row["ord"])
             if nxt is None or nxt in kept:
