@@ -216,6 +216,8 @@ def test_chunk_rows_ids_and_lookups(store):
     assert store.chunks.count() == 4 and sorted(store.chunks.ids_of_document(doc)) == ids
     assert store.chunks.by_group_keys(["figure:3"], Filters()) == [ids[1], ids[2]]
     assert store.chunks.on_page(doc, ("figure", "table"), 2) == [ids[1], ids[3]]
+    # the next text chunk in the document's order skips the figure between; none after the last
+    assert store.chunks.next_text(doc, 0) == ids[2] and store.chunks.next_text(doc, 2) is None
     assert store.chunks.text_row(ids[0]) == ("Pump overview", "Chapter > Electrical", '[{"p": 1}]', "{}")
     assert store.chunks.text_row(10**9) is None
     store.chunks.add_links({(ids[2], ids[1], "refers_to")})
