@@ -131,6 +131,12 @@ class ParsedDocument(Protocol):
     def close(self) -> None: ...
 
 
+def box_inside(inner: BBox, outer: BBox, slack: float = 0.0) -> bool:
+    """True when box `inner` lies within box `outer`, each edge allowed `slack` points past it."""
+    return (inner[0] >= outer[0] - slack and inner[1] >= outer[1] - slack and inner[2] <= outer[2] + slack
+            and inner[3] <= outer[3] + slack)
+
+
 def union_bbox(boxes: list[BBox]) -> BBox | None:
     """Smallest box containing all `boxes`, or None for an empty list."""
     if not boxes:

@@ -66,8 +66,8 @@ _VALUE_Q = re.compile(
 # "which startup file", "what environment variable", "where does gnuplot write ...": a name is asked for
 _NAME_Q = re.compile(
     r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:command|option|function|flag|setting|variable|parameter|"
-    r"keyword|name|register|pin|signal|macro|argument|switch|directive|statement|package|library|file|"
-    r"location|directory|folder|program|tool|type|mode|style|format)s?\b|\bwhat is it called\b|^\s*where\b", re.I)
+    r"keyword|name|register|pin|signal|macro|argument|switch|directive|statement|package|library|"
+    r"location|program|tool|type|mode|style|format)s?\b|\bwhat is it called\b|^\s*where\b", re.I)
 # a file or directory is asked for: "where does gnuplot write the fit log", "which startup file ..."
 _FILE_Q = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:files?|director(?:y|ies)|folders?|paths?)\b|"
                      r"^\s*where\b.*\b(?:writes?|written|stored?|saved?|put|keep|kept|installed?|go|goes|"
@@ -313,7 +313,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         asked = "name"  # "which ngbehavior flag ...": the flags are words here ("kicad"), not "-x"
     # options and dot-commands, and command names written in snake_case ("opt_clean"; product names
     # such as "KiCad" or "OpenBSD" head sections that do not define them)
-    options = options_in(question) + [w for w in plan_query(question).identifiers if "_" in w.strip("_")]
+    plan = plan_query(question)
+    options = options_in(question) + [w for w in plan.identifiers if "_" in w.strip("_")]
     heads = {b.id: any(heads_section(b.hit.section, o) for o in options) for b in blocks}
     # in a section headed by the name, its first sentence of prose defines it ("This pass identifies ...")
     defining = {}
@@ -321,7 +322,6 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         if heads[c.block_id] and c.block_id not in defining and _reads_as_prose(c.text) and not c.text.startswith("..."):
             defining[c.block_id] = c.position
     settings = _settings_named(question)
-    q_words = plan_query(question).terms
     n = max(b.id for b in blocks)
     for i, c in enumerate(cands):
         cover = len(q_terms & set(content_terms(c.text))) / len(q_terms) if q_terms else 0.0
@@ -342,7 +342,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score += value_bonus / 2
         if c.text.rstrip()[-1:] not in ".!?)" and not c.introduces:  # a lead-in to a list or a fragment, not an answer
             c.score -= LEAD_IN_PENALTY
-        if opposes(q_words, c.text):  # "internal ram" for "external RAM": the embedder reads them alike
+        if opposes(plan.terms, c.text):  # "internal ram" for "external RAM": the embedder reads them alike
             c.score -= OPPOSITE_PENALTY
     _lift_what_is_asked_for(question, blocks, cands, asked)
     return sorted(cands, key=lambda c: -c.score)

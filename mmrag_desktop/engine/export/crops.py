@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..elements import BBox
+from ..elements import BBox, box_inside
 
 CROP_DPI = 144  # 2x screen size: body text stays legible on screen and on paper
 MAX_SIDE_PX = 1400
@@ -107,11 +107,9 @@ def _encode(pil_image, prefer_jpeg: bool = False) -> tuple[str, bytes]:
 
 def _outer(boxes: list[BBox]) -> list[BBox]:
     """The boxes not lying inside another one (a citation lists a sentence's lines and their union)."""
-    def inside(a: BBox, b: BBox) -> bool:
-        return a[0] >= b[0] - 1 and a[1] >= b[1] - 1 and a[2] <= b[2] + 1 and a[3] <= b[3] + 1
     out: list[BBox] = []
     for i, a in enumerate(boxes):
-        if not any(j != i and inside(a, b) and (not inside(b, a) or j < i) for j, b in enumerate(boxes)):
+        if not any(j != i and box_inside(a, b, 1) and (not box_inside(b, a, 1) or j < i) for j, b in enumerate(boxes)):
             out.append(a)
     return out
 

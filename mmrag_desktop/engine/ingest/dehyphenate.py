@@ -91,24 +91,27 @@ def join_hyphenated(lines: list[Line], vocab: Vocabulary) -> list[Line]:
         wrapped = _WRAPPED.search(a.text.rstrip())
         piece = _FIRST_TOKEN.match(b.text.lstrip()) if wrapped else None
         if piece:
-            out[i] = replace(a, text=a.text.rstrip()[: wrapped.start()] + piece.group())
-            rest = b.text.lstrip()[piece.end():].lstrip()
-            if rest:
-                out[i + 1] = replace(b, text=rest)
-            else:
-                del out[i + 1]
+            _move_up(out, i, a.text.rstrip()[: wrapped.start()] + piece.group(), piece.end())
             continue
         head = _HEAD.search(a.text.rstrip()) if not (a.mono or b.mono) else None
         tail = _TAIL.match(b.text.lstrip()) if head else None
         if head and tail and tail.group(1) not in SUSPENDED:
             word_head, word_tail = head.group(1), tail.group(1)
             joint = "-" if vocab.keeps_hyphen(word_head, word_tail) else ""
-            rest = b.text.lstrip()[tail.end():].lstrip()
-            out[i] = replace(a, text=a.text.rstrip()[:-1] + joint + word_tail)
-            if rest:
-                out[i + 1] = replace(b, text=rest)
-            else:
-                del out[i + 1]
+            if _move_up(out, i, a.text.rstrip()[:-1] + joint + word_tail, tail.end()):
                 continue
         i += 1
     return out
+
+
+def _move_up(out: list[Line], i: int, joined: str, cut: int) -> bool:
+    """Line `i` becomes `joined` (its text with the word's tail); line i + 1 keeps what follows
+    `cut` in its stripped text, or is dropped when nothing does. True when it was dropped."""
+    b = out[i + 1]
+    out[i] = replace(out[i], text=joined)
+    rest = b.text.lstrip()[cut:].lstrip()
+    if rest:
+        out[i + 1] = replace(b, text=rest)
+        return False
+    del out[i + 1]
+    return True

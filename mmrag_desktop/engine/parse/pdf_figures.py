@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..elements import BBox, Line
+from ..elements import BBox, Line, box_inside
 from .pdf_blocks import caption_kind
 
 MIN_FIGURE_SIDE = 40.0  # pt: smaller images are icons, bullets, rules
@@ -82,7 +82,7 @@ def pad_with_labels(box: BBox, lines: list[Line]) -> BBox:
         limit = max(0.7 * (box[2] - box[0]), 40.0)
         for ln in lines:
             b = ln.bbox
-            if _contains(box, b) or caption_kind(ln.text) or (b[2] - b[0]) > limit:
+            if box_inside(b, box) or caption_kind(ln.text) or (b[2] - b[0]) > limit:
                 continue
             if _distance(box, b) <= LABEL_PAD:
                 grown = (min(grown[0], b[0]), min(grown[1], b[1]), max(grown[2], b[2]), max(grown[3], b[3]))
@@ -142,10 +142,6 @@ def _overlap_area(a: BBox, b: BBox) -> float:
     w = min(a[2], b[2]) - max(a[0], b[0])
     h = min(a[3], b[3]) - max(a[1], b[1])
     return w * h if w > 0 and h > 0 else 0.0
-
-
-def _contains(outer: BBox, inner: BBox) -> bool:
-    return outer[0] <= inner[0] and outer[1] <= inner[1] and outer[2] >= inner[2] and outer[3] >= inner[3]
 
 
 def _distance(a: BBox, b: BBox) -> float:

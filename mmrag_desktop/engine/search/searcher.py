@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..elements import box_inside
 from ..hits import Hit
 from ..store.chunks import Filters
 from .doc_names import named_documents
@@ -105,12 +106,6 @@ def _heading_entry_first(names: list[str], rows: dict, scored: dict) -> None:
         if any(heads_section(rows[cid]["section"], name) for name in names):
             scored[cid] = max(scored.values()) + 1e-6
             return
-
-
-def _inside(inner, outer) -> bool:
-    """True when box `inner` lies within box `outer` (1 pt of slack)."""
-    return (inner[0] >= outer[0] - 1 and inner[1] >= outer[1] - 1 and inner[2] <= outer[2] + 1
-            and inner[3] <= outer[3] + 1)
 
 
 def _same_region(row_a, hl_a: Highlight, row_b, hl_b: Highlight) -> bool:
@@ -317,13 +312,13 @@ class Searcher:
             if not lines or not lines[-1]["t"].rstrip().endswith(":"):
                 continue
             last = lines[-1]
-            if not any(_inside(last["b"], b) for p, b in hl.boxes if p == last["p"]):  # the lead-in is shown
+            if not any(box_inside(last["b"], b, 1) for p, b in hl.boxes if p == last["p"]):  # the lead-in is shown
                 continue
             nxt = self.chunks.next_text(row["doc_id"], row["ord"])
             if nxt is None or nxt in kept:
                 continue
             new = self.chunks.rows([nxt]).get(nxt)
-            if new is None or not new["text"].startswith(last["t"]):
+            if new is None:
                 continue
             new_lines = [ln for ln in json.loads(new["lines"] or "[]") if ln.get("b")]
             if len(new_lines) < 2 or new_lines[0]["t"] != last["t"] or not new_lines[0].get("s"):
