@@ -227,7 +227,9 @@ def states_fact(text: str, groups: list[list[str]]) -> bool | None:
             return ix.has(Term(alt, "number", value=ts[0].value, unit=ts[0].unit))
         a = " ".join(alt.lower().split())
         import re as _re
-        return _re.search(r"(?<![\w])" + _re.escape(a) + r"(?![\w])", low) is not None
+        # whole tokens, but a call's opening "rm(" takes its arguments: "rm(x, y)"
+        after = "" if a.endswith("(") else r"(?![\w])"
+        return _re.search(r"(?<![\w])" + _re.escape(a) + after, low) is not None
 
     return all(any(has(a) for a in g) for g in groups)
 
