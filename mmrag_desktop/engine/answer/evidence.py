@@ -17,6 +17,7 @@ TokenCounter = Callable[[str], int]
 _BRACKETED = re.compile(r"\[([^\[\]\n]{0,60}?\d[^\[\]\n]{0,60}?)\]")
 # The evidence is fenced in the prompt by these tags; text from a document cannot write them.
 FENCE_OPEN, FENCE_CLOSE = "<evidence>", "</evidence>"
+PROMPT = re.compile(r"^[$>%#]\s+\S")  # a shell or interpreter prompt: "$ gpg --verify ...", "> ev <- eigen(Sm)"
 _FENCE_TAG = re.compile(r"<(\s*/?\s*evidence)", re.I)
 _KIND_LABEL = {"table": "table", "figure": "figure", "caption": "caption", "code": "code", "formula": "formula"}
 
@@ -38,14 +39,16 @@ def fenced(text: str) -> str:
 
 def unwrap_lines(text: str) -> str:
     """Text with PDF line wraps joined: a long line not ending a sentence continues on the
-    next; short lines without final punctuation (headings, list labels) stay on their own."""
+    next; short lines without final punctuation (headings, list labels) stay on their own, and so
+    does a command after a prompt ("> rm(x, y, z, ink, junk, temp, foo, bar)" is no wrapped line
+    of the sentence that follows it)."""
     lines = [" ".join(line.split()) for line in text.splitlines()]
     lines = [line for line in lines if line]
     out: list[str] = []
-    for line in lines:
+    for i, line in enumerate(lines):
         if out:
             prev = out[-1]
-            wrapped = len(prev.split()) >= 6 and prev[-1] not in ".!?:;"
+            wrapped = len(prev.split()) >= 6 and prev[-1] not in ".!?:;" and not PROMPT.match(lines[i - 1])
             if wrapped:
                 out[-1] = prev + " " + line
                 continue

@@ -40,6 +40,7 @@ from ..search.highlight import opposes
 from ..search.query import OPTION, heads_section, options_in, plan_query, prints_option, starts_with_option
 from ..sentence_split import split_sentences
 from .confidence import content_terms
+from .evidence import PROMPT as _PROMPT
 from .evidence import EvidenceBlock
 from .key_terms import terms
 from .quote_boxes import row_cells
@@ -92,7 +93,6 @@ _PROSE_WORD = re.compile(r"(?<![\w.@#(\[])[a-z]{3,}(?![\w(\[])")
 _WH_QUESTION = re.compile(r"^\s*(?:which|what|how|why|when|where|who|does|do|is|are|can)\b", re.I)
 _LOOKS_LIKE = re.compile(r"\blooks? like\b|\bshow me\b", re.I)
 _CAPTION = re.compile(r"^(?:\.\.\.\s*)?fig(?:ure)?\.?\s*\d", re.I)
-_PROMPT = re.compile(r"^[$>%#]\s+\S")  # a shell or interpreter prompt: "$ gpg --verify ...", "> ev <- eigen(Sm)"
 _CODE_MARK = re.compile(r"[={}\[\]<>/$;]|\w\(|(?:^|\s)--?[A-Za-z]")  # "(top level)" in prose is none
 _PLACEHOLDER = re.compile(r"\[[^\]]*\]|<[^>]*>|\{[^}]*\}")  # a synopsis's optional and variable parts
 # a value that belongs to the sentence before it: "VNTOL=x resets the absolute voltage error tolerance."
@@ -231,13 +231,14 @@ def introduces_code(sentence: str, following: str) -> bool:
     eigen(Sm)$values"): a prompt or code marks, no prose sentence, no list item, and short enough to
     quote together (PAIR_WORDS)."""
     nxt = " ".join(following.split())
-    if not sentence.rstrip().endswith(":") or not nxt or _BULLET.match(nxt) or _reads_as_prose(nxt):
+    prompted = bool(_PROMPT.match(nxt))  # "> rm(x, y, z, ink, junk, temp, foo, bar)" ends in ")" but is no prose
+    if not sentence.rstrip().endswith(":") or not nxt or _BULLET.match(nxt) or (_reads_as_prose(nxt) and not prompted):
         return False
     if not (is_quotable(nxt) or _is_command_line(nxt)):  # a contents line, a transcript
         return False
     if len(sentence.split()) + len(nxt.split()) > PAIR_WORDS:
         return False
-    return bool(_PROMPT.match(nxt) or _CODE_MARK.search(nxt))
+    return prompted or bool(_CODE_MARK.search(nxt))
 
 
 def _first_command(line: str) -> str | None:

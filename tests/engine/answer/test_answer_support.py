@@ -558,6 +558,24 @@ def test_a_lead_in_is_quoted_with_the_command_it_introduces(embedder):
     assert all(not c.introduces for c in candidate_sentences(aside))
 
 
+def test_a_command_after_a_prompt_is_its_own_line_and_quoted_with_its_lead_in():
+    """Seen on the real R manual: "> rm(x, y, z, ink, junk, temp, foo, bar)" ran into the next
+    paragraph ("... foo, bar) All objects created during an R session ...") as one quoted sentence,
+    and its lead-in stayed a fragment (the command ends in ")", which read as prose)."""
+    block = one_block("To remove objects the function rm is available:\n> rm(x, y, z, ink, junk, temp, foo, bar)\n"
+                      "All objects created during an R session can be stored permanently in a file.", "Data permanency",
+                      "R-intro.pdf", 12)
+    assert block[0].text.splitlines()[1] == "> rm(x, y, z, ink, junk, temp, foo, bar)"
+    texts = [c.text for c in candidate_sentences(block)]
+    assert texts[0] == "To remove objects the function rm is available: > rm(x, y, z, ink, junk, temp, foo, bar)"
+    assert "All objects created during an R session can be stored permanently in a file." in texts
+    assert not any("bar) All" in t for t in texts)
+    # the same when the sentence that ends in the command wraps onto the prompt line
+    wrapped = one_block("From a running R process they can be removed by\n> remove.packages(c(\"pkg1\", \"pkg2\"))\n"
+                        "Finally, one can just remove the package directory from the library.", "Uninstalling", "R-admin.pdf")
+    assert wrapped[0].text.splitlines()[-1] == "Finally, one can just remove the package directory from the library."
+
+
 def test_a_command_s_synopsis_is_quoted_with_its_description(embedder):
     """Seen on the real Yosys manual: "How do I make yosys print statistics about cell usage?" quoted
     "Print some statistics (number of objects) on the selected portion of the design." without the
