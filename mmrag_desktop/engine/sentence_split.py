@@ -7,7 +7,8 @@ a sentence after an abbreviation that is usually followed by more of the same se
 "approx. 5 V", "e.g. the", "No. 4", "Eq. 2.1", "vs. time") or inside a number ("3.3 V"). A single
 capital is not taken for an initial: in manuals it is a unit or a name ("5 V.", "part A."). With `newlines=True` every line break is a boundary
 too (evidence text whose lines are list items, table rows or headings), unless a lower-case word
-follows it (a wrapped line), and so is a bullet. With `clauses=True` a semicolon or colon followed
+follows it (a wrapped line), and so is a bullet; the end of a line that starts with a prompt ("> ",
+"$ ") always is (the command is no part of the sentence after it). With `clauses=True` a semicolon or colon followed
 by white space and a capital or digit ends a piece too ("Note: The device ...", "...; Pin 2 ...":
 chunk segments, the units search highlights).
 
@@ -34,6 +35,8 @@ _BOUNDARY = re.compile(r"([.!?]+[\"')\]]*)(\s+)" + _OPENER)
 _CLAUSE = re.compile(r"([;:])(\s+)" + _OPENER)
 _LAST_WORD = re.compile(r"([A-Za-z][A-Za-z.]*)\.$")
 _BULLET = re.compile(r"\s+(?=\u2022)")
+PROMPT = re.compile(r"^[$>%#]\s+\S")  # a shell or interpreter prompt: "$ gpg --verify ...", "> ev <- eigen(Sm)"
+_PROMPT_LINE = re.compile(r"^[$>%#][ \t]+\S.*$", re.M)
 
 
 def _is_abbreviation(before: str, after: str) -> bool:
@@ -62,6 +65,7 @@ def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) 
         cuts.extend(m.end(1) for m in _CLAUSE.finditer(text))
     if newlines:  # a line break before a lower-case word is a wrapped line, not a boundary
         cuts.extend(m.start() for m in re.finditer(r"\n+(?![a-z])", text))
+        cuts.extend(m.end() for m in _PROMPT_LINE.finditer(text))  # a command ends its line: "> rm(x)\nobjects ..."
         cuts.extend(m.start() for m in _BULLET.finditer(text))
     spans: list[tuple[int, int]] = []
     start = 0

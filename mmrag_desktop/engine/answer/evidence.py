@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ..elements import BBox
 from ..hits import Hit
+from ..sentence_split import PROMPT
 from .events import Citation
 
 TokenCounter = Callable[[str], int]
@@ -17,7 +18,6 @@ TokenCounter = Callable[[str], int]
 _BRACKETED = re.compile(r"\[([^\[\]\n]{0,60}?\d[^\[\]\n]{0,60}?)\]")
 # The evidence is fenced in the prompt by these tags; text from a document cannot write them.
 FENCE_OPEN, FENCE_CLOSE = "<evidence>", "</evidence>"
-PROMPT = re.compile(r"^[$>%#]\s+\S")  # a shell or interpreter prompt: "$ gpg --verify ...", "> ev <- eigen(Sm)"
 _FENCE_TAG = re.compile(r"<(\s*/?\s*evidence)", re.I)
 _KIND_LABEL = {"table": "table", "figure": "figure", "caption": "caption", "code": "code", "formula": "formula"}
 

@@ -38,9 +38,9 @@ from dataclasses import dataclass
 from ..search.doc_names import named_documents
 from ..search.highlight import opposes
 from ..search.query import OPTION, heads_section, options_in, plan_query, prints_option, starts_with_option
+from ..sentence_split import PROMPT as _PROMPT
 from ..sentence_split import split_sentences
 from .confidence import content_terms
-from .evidence import PROMPT as _PROMPT
 from .evidence import EvidenceBlock
 from .key_terms import terms
 from .quote_boxes import row_cells

@@ -62,6 +62,7 @@ def test_one_splitter_keeps_abbreviations_and_numbers_together():
         "A line", "Another line.", "\u2022 one", "\u2022 two"]
     assert split_plain("A line that wraps\nonto the next one.\n2 items", newlines=True) == [
         "A line that wraps\nonto the next one.", "2 items"]
+    assert split_plain("> rm(x, y)\nremoves both.", newlines=True) == ["> rm(x, y)", "removes both."]
     # the answer splitter: a marker that opens a sentence belongs to the previous one
     assert split_sentences("It works. [1] See Eq. 2 next [2].") == ["It works. [1]", "See Eq. 2 next [2]."]
 
@@ -574,6 +575,10 @@ def test_a_command_after_a_prompt_is_its_own_line_and_quoted_with_its_lead_in():
     wrapped = one_block("From a running R process they can be removed by\n> remove.packages(c(\"pkg1\", \"pkg2\"))\n"
                         "Finally, one can just remove the package directory from the library.", "Uninstalling", "R-admin.pdf")
     assert wrapped[0].text.splitlines()[-1] == "Finally, one can just remove the package directory from the library."
+    # and when the sentence after the command starts in lower case (R-admin: "install.packages can ...")
+    lower = one_block('> install.packages("Rcmdr", dependencies = TRUE)\ninstall.packages can install a source '
+                      "package from a local .tar.gz file by setting argument repos to NULL.", "Installing packages")
+    assert [c.text for c in candidate_sentences(lower)][-1].startswith("install.packages can install a source")
 
 
 def test_a_command_s_synopsis_is_quoted_with_its_description(embedder):
