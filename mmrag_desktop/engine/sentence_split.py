@@ -8,7 +8,7 @@ a sentence after an abbreviation that is usually followed by more of the same se
 capital is not taken for an initial: in manuals it is a unit or a name ("5 V.", "part A."). With `newlines=True` every line break is a boundary
 too (evidence text whose lines are list items, table rows or headings), unless a lower-case word
 follows it (a wrapped line), and so is a bullet; the end of a line that starts with a prompt ("> ",
-"$ ") always is (the command is no part of the sentence after it). With `clauses=True` a semicolon or colon followed
+"$ ") is one before a name in code too ("install.packages can install ..."). With `clauses=True` a semicolon or colon followed
 by white space and a capital or digit ends a piece too ("Note: The device ...", "...; Pin 2 ...":
 chunk segments, the units search highlights).
 
@@ -36,7 +36,9 @@ _CLAUSE = re.compile(r"([;:])(\s+)" + _OPENER)
 _LAST_WORD = re.compile(r"([A-Za-z][A-Za-z.]*)\.$")
 _BULLET = re.compile(r"\s+(?=\u2022)")
 PROMPT = re.compile(r"^[$>%#]\s+\S")  # a shell or interpreter prompt: "$ gpg --verify ...", "> ev <- eigen(Sm)"
-_PROMPT_LINE = re.compile(r"^[$>%#][ \t]+\S.*$", re.M)
+# a prompt's line before a line that opens with a name in code ("install.packages can ..."): prose
+# in lower case after it continues the sentence ("> ev <- eigen(Sm)" + "will assign this list to ev.")
+_PROMPT_LINE = re.compile(r"^[$>%#][ \t]+\S.*$(?=\n[a-z]\w*[._(])", re.M)
 
 
 def _is_abbreviation(before: str, after: str) -> bool:
@@ -65,7 +67,7 @@ def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) 
         cuts.extend(m.end(1) for m in _CLAUSE.finditer(text))
     if newlines:  # a line break before a lower-case word is a wrapped line, not a boundary
         cuts.extend(m.start() for m in re.finditer(r"\n+(?![a-z])", text))
-        cuts.extend(m.end() for m in _PROMPT_LINE.finditer(text))  # a command ends its line: "> rm(x)\nobjects ..."
+        cuts.extend(m.end() for m in _PROMPT_LINE.finditer(text))
         cuts.extend(m.start() for m in _BULLET.finditer(text))
     spans: list[tuple[int, int]] = []
     start = 0

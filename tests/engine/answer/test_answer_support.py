@@ -62,7 +62,11 @@ def test_one_splitter_keeps_abbreviations_and_numbers_together():
         "A line", "Another line.", "\u2022 one", "\u2022 two"]
     assert split_plain("A line that wraps\nonto the next one.\n2 items", newlines=True) == [
         "A line that wraps\nonto the next one.", "2 items"]
-    assert split_plain("> rm(x, y)\nremoves both.", newlines=True) == ["> rm(x, y)", "removes both."]
+    # a command after a prompt: prose in lower case continues the sentence, a name in code starts one
+    assert split_plain("> ev <- eigen(Sm)\nwill assign this list to ev.", newlines=True) == [
+        "> ev <- eigen(Sm)\nwill assign this list to ev."]
+    assert split_plain('> install.packages("x")\ninstall.packages can install it.', newlines=True) == [
+        '> install.packages("x")', "install.packages can install it."]
     # the answer splitter: a marker that opens a sentence belongs to the previous one
     assert split_sentences("It works. [1] See Eq. 2 next [2].") == ["It works. [1]", "See Eq. 2 next [2]."]
 
