@@ -47,6 +47,8 @@ from .quote_boxes import row_cells
 
 _TOC = re.compile(r"(?:(?:\.\s?){4,}|\u2026|\s{3,})\s*[0-9ivxlc]+\s*$|^\d+(?:\.\d+)+\s+\S.*\s\d+\s*$", re.I)
 _LEADER = re.compile(r"(?:\.\s?){5,}")  # dot leaders of a contents or index line, wherever the line was cut
+# a chapter's line of a contents page, which has no dot leaders: "6 avr-libc and assembler programs 27"
+_CHAPTER_ENTRY = re.compile(r"^(?:[A-Z]|\d+)\s+\S[^.!?]{2,80}\s\d+$")
 _INDEX = re.compile(r",\s*\d+(?:\s*[-,]\s*\d+)*\s*$")
 # one back-of-book index entry inside a run of them: "Flags, 41 Flat", "heap (malloc), 58 Higher"
 # (the page number follows a word and comes before the next capitalised entry, a comma or the end)
@@ -188,9 +190,10 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             sentences = [line.strip() for line in text.split("\n") if line.strip()]
         else:
             sentences = [p for s in split_sentences(text, newlines=True) for p in _FIGURE_PART.split(s)]
+        contents = any(_TOC.search(x) or _LEADER.search(x) for x in sentences)
         for pos, s in enumerate(sentences):
             words = s.split()
-            if len(words) < min_words or not is_quotable(s):
+            if len(words) < min_words or not is_quotable(s) or (contents and _CHAPTER_ENTRY.match(" ".join(words))):
                 continue
             s = " ".join(words[:max_words]) + (" ..." if len(words) > max_words else "")
             if pos == 0 and s[:1].islower():  # the chunk starts mid-sentence: "... default value is 1.0e-12."

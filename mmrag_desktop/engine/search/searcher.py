@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -50,7 +51,12 @@ KIND_BOOST = {
 # MRR@10 among 0.2-1.0 (0.3-0.6 all lift R@5 from 0.89 to 0.92)
 LIST_WEIGHTS = {"dense": 1.0, "keyword": 0.9, "exact": 1.2, "image": 0.6, "rows": 0.45, "options": 2.0}
 MMR_LAMBDA = 0.7
-NAV_PENALTY = 0.6
+NAV_PENALTY = 0.6  # contents and index chunks, off the final score (the best sentence's match included)
+# a chunk is navigation when this share of its lines has dot leaders (unchanged on all four sets at
+# 0.4-0.6; avr-libc's contents lines that lost their page numbers ranked first for "How do I declare
+# a string constant in program memory with avr-libc?", the best-sentence match outweighing a penalty
+# on the fused score alone)
+NAV_LEADERS = 0.6
 PAGE_HIGHLIGHT_RATIO = 0.7
 SEGMENT_WEIGHT = 0.5  # weight of the best sentence's match in the final score
 # a hit of a document the query names (doc_names.py): dev R@1 0.651 at 1.0-1.35, 0.667 at 1.5 and the
@@ -85,6 +91,19 @@ def _keyword_query(plan: QueryPlan, idf: dict[str, float], n_chunks: int) -> str
     if rare:
         return " OR ".join(quote_term(t) for t in rare)
     return " AND ".join(quote_term(t) for t in terms)
+
+
+_LEADER_RUN = re.compile(r"(?:\. ?){5,}")
+
+
+def _navigation(row: dict) -> bool:
+    """A contents or index chunk: flagged at ingest (lines ending in dot leaders and a page
+    number), or most of its lines with dot leaders whose page numbers the line lost ("5.4 Storing
+    and Retrieving Strings in the Program Space . . . . . .")."""
+    if '"nav": true' in row["meta"]:
+        return True
+    lines = row["text"].split("\n")
+    return sum(1 for ln in lines if _LEADER_RUN.search(ln)) >= NAV_LEADERS * len(lines)
 
 
 def _row_highlight(row: dict, seg_vecs, qvec: np.ndarray, plan: QueryPlan, filters: Filters,
@@ -185,7 +204,7 @@ class Searcher:
         rows = self.chunks.rows(pool)
         boost = KIND_BOOST.get(plan.intent, {})
         scored = {
-            cid: fused[cid] * boost.get(rows[cid]["kind"], 1.0) * (NAV_PENALTY if '"nav": true' in rows[cid]["meta"] else 1.0)
+            cid: fused[cid] * boost.get(rows[cid]["kind"], 1.0)
             for cid in pool if cid in rows
         }
         order = sorted(scored, key=scored.get, reverse=True)
@@ -196,6 +215,8 @@ class Searcher:
         for cid in order:
             best = candidate_hl[cid].score
             scored[cid] = scored[cid] / top + SEGMENT_WEIGHT * (best if np.isfinite(best) else 0.0)
+            if _navigation(rows[cid]):  # its contents line matches the query as well as the heading does
+                scored[cid] *= NAV_PENALTY
         self._prefer_named_documents(plan, rows, scored)
         if "options" in lists:
             self._option_entry_first(plan, lists["options"], rows, candidate_hl, scored)

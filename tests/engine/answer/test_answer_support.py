@@ -231,6 +231,18 @@ def test_an_ellipsis_in_a_quoted_call_is_not_a_contents_line():
     assert is_quotable('pp = splinefit (. . ., "periodic", periodic) fits a periodic spline.')
 
 
+def test_a_chapter_line_of_a_contents_page_is_not_quoted():
+    """avr-libc's contents (page 3): a chapter's line has no dot leaders ("6 avr-libc and assembler
+    programs 27") and was quoted as an answer; among contents lines it is one of them. The same
+    shape in prose evidence stays quotable."""
+    contents = one_block("5.4 Storing and Retrieving Strings in the Program Space . . . . . . . . . . . .\n"
+                         "5.5 Caveats . . . . . . . . . . . . . . . . . . . .\n6 avr-libc and assembler programs 27",
+                         "avr-libc", "avr-libc-user-manual.pdf", 3)
+    assert candidate_sentences(contents) == []
+    prose = one_block("The pins are numbered as below.\n2 resistors connect the LED to pin 5", "Wiring")
+    assert [c.text for c in candidate_sentences(prose)][-1] == "2 resistors connect the LED to pin 5"
+
+
 def test_a_sentence_with_the_opposite_of_a_question_word_is_not_quoted_first(embedder, monkeypatch):
     """MiniLM scores "internal ram of a 8051" above "placed in the external RAM" for a question
     about external RAM (sdccman.pdf page 41); OPPOSITE_PENALTY puts the external one first. A
