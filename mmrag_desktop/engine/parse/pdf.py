@@ -33,7 +33,15 @@ from .pdf_footnotes import footnote_lines, mark_set_apart
 from .pdf_furniture import Signature, furniture_ids, signature
 from .pdf_headings import FontStats, match_toc, toc_by_page
 from .pdf_layout import reading_segments, same_row
-from .pdf_lines import char_count, lines_from_dict, listing_numbers, merge_row, textpage_flags
+from .pdf_lines import (
+    char_count,
+    exponent_marks,
+    lines_from_dict,
+    listing_numbers,
+    mark_exponents,
+    merge_row,
+    textpage_flags,
+)
 from .pdf_tables import (
     TableMode,
     find_captioned_tables,
@@ -59,6 +67,11 @@ class _Extracted:
     textpage: Any
     lines: list[Line]
     sig: Signature
+    exponents: list[tuple[BBox, str]]
+
+    def words(self) -> list[tuple]:
+        """The page's word list, exponents marked ("10^6")."""
+        return mark_exponents(self.textpage.extractWORDS(), self.exponents)
 
 
 class PdfDocument:
@@ -177,8 +190,9 @@ class PdfDocument:
     def _extract(self, index: int) -> _Extracted:
         page = self._doc[index]
         tp = page.get_textpage(flags=textpage_flags())
-        lines = lines_from_dict(tp.extractDICT(), index + 1)
-        return _Extracted(index, page, tp, lines, signature(lines, page.rect.height))
+        page_dict = tp.extractDICT()
+        lines = lines_from_dict(page_dict, index + 1)
+        return _Extracted(index, page, tp, lines, signature(lines, page.rect.height), exponent_marks(page_dict))
 
     def _finish(self, ext: _Extracted, neighbours: list[Signature]) -> PageContent:
         page = ext.page
@@ -215,14 +229,14 @@ class PdfDocument:
             and has_ruling(drawings)
             and not _only_code_frames(drawings, lines)
         ):
-            words = ext.textpage.extractWORDS()
+            words = ext.words()
             tables = find_ruled_tables(page, words, lines, pno, self.tables, drawings)
             self.stats["table_pages_checked"] += 1
             self.stats["tables"] += len(tables)
         captions = uncaptioned_table_captions(lines, tables) if self.tables == "layout" else []
         if captions:
             if words is None:
-                words = ext.textpage.extractWORDS()
+                words = ext.words()
             found = find_captioned_tables(page, words, lines, pno, captions, tables)
             self.stats["captioned_table_pages_checked"] += 1
             self.stats["tables"] += len(found)
@@ -279,7 +293,7 @@ class PdfDocument:
         vector: list[BBox] = []
         if clusters:
             if words is None:
-                words = ext.textpage.extractWORDS()
+                words = ext.words()
             vector = [
                 pad_with_labels(b, lines) for b in vector_regions(clusters, words, tables, width, height)
                 if not _code_frame(b, drawings, lines)

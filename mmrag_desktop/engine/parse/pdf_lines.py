@@ -55,7 +55,7 @@ def lines_from_dict(page_dict: dict[str, Any], page_no: int) -> list[Line]:
             continue
         for line in block.get("lines", ()):
             spans = line.get("spans", ())
-            text = normalize_text("".join(s.get("text", "") for s in spans)).strip()
+            text = normalize_text("".join(_span_texts(spans))).strip()
             if not text:
                 continue
             chars = bold = mono = 0
@@ -87,6 +87,67 @@ def lines_from_dict(page_dict: dict[str, Any], page_no: int) -> list[Line]:
                     note_mark=note_mark,
                 )
             )
+    return out
+
+
+SUPERSCRIPT = 1  # MuPDF's span flag for a raised, smaller span
+_EXPONENT = re.compile(r"^[0-9\u2212-]")
+
+
+def _exponent_starts(spans: Any) -> list[bool]:
+    """For each span: True when it opens an exponent, a raised span of digits (or a minus) right
+    after a number ("10" + raised "6" is 10^6, not 106; "10" + raised "\u2212" "3" is 10^\u22123)."""
+    out = []
+    prev = None
+    for s in spans:
+        t = s.get("text", "")
+        out.append(bool(prev is not None and s.get("flags", 0) & SUPERSCRIPT and _EXPONENT.match(t)
+                        and not prev.get("flags", 0) & SUPERSCRIPT and prev.get("text", "")[-1:].isdigit()))
+        prev = s
+    return out
+
+
+def _span_texts(spans: Any) -> list[str]:
+    """The spans' texts, "^" before each exponent (see _exponent_starts)."""
+    return [("^" if start else "") + s.get("text", "") for s, start in zip(spans, _exponent_starts(spans), strict=True)]
+
+
+def exponent_marks(page_dict: dict[str, Any]) -> list[tuple[BBox, str]]:
+    """(box, text) of every exponent on the page (its raised spans together): where a word of the
+    page's word list ("106", "25.4\u00d710\u22126") must read "10^6", "25.4\u00d710^\u22126"."""
+    out: list[tuple[BBox, str]] = []
+    for block in page_dict.get("blocks", ()):
+        for line in block.get("lines", ()) if block.get("type", 0) == 0 else ():
+            spans = line.get("spans", ())
+            starts = _exponent_starts(spans)
+            for i, start in enumerate(starts):
+                if not start:
+                    continue
+                run = [spans[i]]
+                for s in spans[i + 1:]:
+                    if not s.get("flags", 0) & SUPERSCRIPT or " " in s.get("text", ""):
+                        break
+                    run.append(s)
+                box = (min(s["bbox"][0] for s in run), min(s["bbox"][1] for s in run),
+                       max(s["bbox"][2] for s in run), max(s["bbox"][3] for s in run))
+                out.append((box, "".join(s.get("text", "") for s in run).strip()))
+    return out
+
+
+def mark_exponents(words: list[tuple], marks: list[tuple[BBox, str]]) -> list[tuple]:
+    """`words` (PyMuPDF word tuples) with "^" before each exponent a word ends with."""
+    if not marks:
+        return words
+    out = []
+    for w in words:
+        text = w[4]
+        for (x0, y0, x1, y1), exp in marks:
+            cx = (x0 + x1) / 2
+            if (exp and w[0] <= cx <= w[2] and y0 < w[3] and y1 > w[1] and text.endswith(exp)
+                    and text[:-len(exp)][-1:].isdigit()):
+                text = text[:-len(exp)] + "^" + exp
+                break
+        out.append(w if text == w[4] else (*w[:4], text, *w[5:]))
     return out
 
 

@@ -447,3 +447,43 @@ def test_a_listing_s_line_numbers_are_not_text(tmp_path):
     assert "opt_clean [options] [selection]" in texts
     assert not any(t.strip().isdigit() or t[:2] in {"1 ", "3 ", "4 ", "6 "} for t in texts)
     assert "01 52.00 111.0 830" in texts
+
+
+def _raise(page, x, baseline, base: str, exponent: str, size: float = 10.0) -> None:
+    """Draw `exponent` raised and smaller right after `base` drawn at (x, baseline), as TeX sets 10^6."""
+    import pymupdf
+
+    page.insert_text((x + pymupdf.get_text_length(base, fontname="helv", fontsize=size), baseline - 0.36 * size),
+                     exponent, fontsize=0.75 * size, fontname="helv")
+
+
+def test_an_exponent_is_not_read_as_more_digits(tmp_path):
+    """ngspice's scale-factor table prints 10 with a raised 6 for Meg; PyMuPDF's words and lines read
+    "106", a number the manual never states. Table cells and lines mark the exponent: "10^6"."""
+    import pymupdf
+
+    rows = [("Suffix", "Name", "Factor", ""), ("Meg", "Mega", "10", "6"), ("K", "Kilo", "10", "3"),
+            ("m", "milli", "10", "-3")]
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    x0, top, col_w, row_h = 100.0, 100.0, 120.0, 20.0
+    for r in range(len(rows) + 1):
+        page.draw_line((x0, top + r * row_h), (x0 + 3 * col_w, top + r * row_h), width=0.8)
+    for c in range(4):
+        page.draw_line((x0 + c * col_w, top), (x0 + c * col_w, top + len(rows) * row_h), width=0.8)
+    for r, (*texts, exponent) in enumerate(rows):
+        for c, text in enumerate(texts):
+            page.insert_text((x0 + c * col_w + 5, top + r * row_h + 14), text, fontsize=10, fontname="helv")
+            if c == 2 and exponent:
+                _raise(page, x0 + c * col_w + 5, top + r * row_h + 14, text, exponent)
+    page.insert_text((72, 300), "Vectors hold at most 2", fontsize=10, fontname="helv")
+    _raise(page, 72, 300, "Vectors hold at most 2", "31")
+    page.insert_text((72, 330), "Each page holds 10 records.", fontsize=10, fontname="helv")
+    doc.save(tmp_path / "scale.pdf")
+    doc.close()
+    (parsed,) = parse(tmp_path / "scale.pdf")
+    table = next(b for b in parsed.blocks if b.kind == "table").table
+    assert [[c.text for c in row][2] for row in table.rows()] == ["Factor", "10^6", "10^3", "10^-3"]
+    text = " ".join(ln.text for b in parsed.blocks for ln in b.lines)
+    assert "at most 2^31" in text and "231" not in text
+    assert "Each page holds 10 records." in text
