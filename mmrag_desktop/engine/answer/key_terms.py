@@ -37,6 +37,8 @@ _NUMBER = re.compile(
     r"(?<![\w.])([-+\u2212]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)"
     r"(?:\s?([A-Za-z%°µΩω][A-Za-z°µΩω]{0,4})\b)?"
 )
+# a power as the parser marks an exponent ("10^6", "2^31", "25.4\u00d710^\u22126", parse/pdf_lines.py)
+_POWER = re.compile(r"(?<![\w.^])(?:(\d+(?:\.\d+)?)\s?[\u00d7x*]\s?)?(\d+)\^([-+\u2212]?\d{1,3})(?![\w.])")
 _TOKEN = re.compile(r"(?<![\w-])(?:--?[A-Za-z][\w-]*|[A-Za-z_][\w]*(?:[.:][A-Za-z_]\w*)*(?:\(\))?|\d+[A-Za-z_]\w*)")
 _QUOTED = re.compile(r"`([^`\n]{1,60})`|[\"\u201c]([^\"\u201d\s]{1,40})[\"\u201d]|'([^'\s]{1,40})'")
 
@@ -62,6 +64,22 @@ def _value(s: str) -> float | None:
         return float(s.replace(",", "").replace("\u2212", "-"))
     except ValueError:
         return None
+
+
+def _powers(text: str) -> tuple[list[tuple[str, float]], str]:
+    """The powers in `text` ("10^6" -> 1e6, "25.4\u00d710^\u22126" -> 2.54e-05) as (shown, value),
+    and `text` with them blanked (their digits are no numbers of their own)."""
+    found = []
+    for m in _POWER.finditer(text):
+        try:
+            value = float(m.group(2)) ** int(m.group(3).replace("\u2212", "-"))
+        except (OverflowError, ZeroDivisionError):
+            continue
+        if m.group(1):
+            value *= float(m.group(1))
+        found.append((m.group(0), value))
+        text = text[: m.start()] + " " * len(m.group(0)) + text[m.end():]
+    return found, text
 
 
 def _unit(u: str | None) -> str:
@@ -94,7 +112,9 @@ def terms(sentence: str) -> list[Term]:
         q = next(g for g in m.groups() if g is not None).strip()
         if q and len(q.split()) == 1 and any(c.isalnum() for c in q):
             out.setdefault(("name", q.lower()), Term(q, "name", norm=q.lower()))
-    masked = text
+    powers, masked = _powers(text)
+    for shown, v in powers:
+        out.setdefault(("number", v, ""), Term(shown, "number", value=v))
     for m in _TOKEN.finditer(text):
         tok = m.group(0)
         if _is_name(tok) and not _NUMBER.fullmatch(tok):
@@ -124,6 +144,9 @@ class TermIndex:
         self.numbers: dict[float, set[str]] = {}
         if not numbers:
             return
+        powers, text = _powers(text)
+        for _shown, v in powers:
+            self.numbers.setdefault(round(v, 9), set()).add("")
         for m in _NUMBER.finditer(text):
             v = _value(m.group(1))
             if v is not None:

@@ -72,6 +72,18 @@ def test_one_splitter_keeps_abbreviations_and_numbers_together():
 
 
 # ---- numbers and names -----------------------------------------------------------------------
+def test_a_power_is_one_number():
+    """The parser marks exponents ("10^6", parse/pdf_lines.py): a power is one number by its value,
+    so "0.001" or "1e-3" in an answer is backed by "10^\u22123" in the evidence, and the base and
+    exponent alone are not."""
+    got = {(t.text, round(t.value, 12)) for t in terms("Meg is 10^6 [1], mil 25.4\u00d710^\u22126, at most 2^31 elements.")}
+    assert got == {("10^6", 1e6), ("25.4\u00d710^\u22126", 25.4e-6), ("2^31", 2.0 ** 31)}
+    ix = TermIndex("The RELTOL parameter, which default value is 10^\u22123, sets the relative tolerance.")
+    assert ix.has(terms("0.001")[0]) and ix.has(terms("1e-3")[0])
+    assert not ix.has(terms("10")[0]) and not ix.has(terms("3")[0])
+    assert missing_terms(terms("The default is 0.002."), ix) and not missing_terms(terms("The default is 0.001."), ix)
+
+
 def test_terms_find_numbers_units_and_identifiers():
     got = {(t.text, t.kind) for t in terms("OD0 drives 100 mA [1]; use `droptol`, only.values, --without-fftw, 1e-3 and PORTB.")}
     assert got == {("OD0", "name"), ("100 mA", "number"), ("droptol", "name"), ("only.values", "name"),
