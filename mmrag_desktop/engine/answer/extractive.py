@@ -101,6 +101,9 @@ _PLACEHOLDER = re.compile(r"\[[^\]]*\]|<[^>]*>|\{[^}]*\}")  # a synopsis's optio
 # + "The default value is 1 µV." (alone, after RELTOL's sentence, it read as RELTOL's default)
 _ITS_DEFAULT = re.compile(r"^(?:the |its )?default(?: value)?(?: is\b|:)", re.I)
 _BULLET = re.compile(r"^(?:[\u2022\u25e6\u25aa\u2023*]|-\s|\d+[.)]\s)")
+# a section that lists documents or links: its items are titles ("• UPS HOWTO (The Linux
+# Documentation Project)"), no answer to anything
+_REFERENCE_SECTION = re.compile(r"\b(?:links|references|bibliography|further reading|see also|resources)\b", re.I)
 VALUE_BONUS = 0.15
 OTHER_DOC_PENALTY = 0.3  # off other manuals' sentences when the question names one (held-out h15; bench/README.md)
 OPTION_ENTRY_BONUS = 0.3  # held-out h01: 0.15 left "--with-fftw3=no ..." third (bench/README.md)
@@ -191,9 +194,12 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
         else:
             sentences = [p for s in split_sentences(text, newlines=True) for p in _FIGURE_PART.split(s)]
         contents = any(_TOC.search(x) or _LEADER.search(x) for x in sentences)
+        references = bool(_REFERENCE_SECTION.search(b.hit.section.split(" > ")[-1]))
         for pos, s in enumerate(sentences):
             words = s.split()
             if len(words) < min_words or not is_quotable(s) or (contents and _CHAPTER_ENTRY.match(" ".join(words))):
+                continue
+            if references and _BULLET.match(s) and s.rstrip()[-1:] not in ".!?":  # a listed title
                 continue
             s = " ".join(words[:max_words]) + (" ..." if len(words) > max_words else "")
             if pos == 0 and s[:1].islower():  # the chunk starts mid-sentence: "... default value is 1.0e-12."

@@ -255,6 +255,19 @@ def test_a_chapter_line_of_a_contents_page_is_not_quoted():
     assert [c.text for c in candidate_sentences(prose)][-1] == "2 resistors connect the LED to pin 5"
 
 
+def test_a_listed_title_under_links_or_references_is_not_quoted():
+    """NUT's "E.4 Offsite Links": "Which command shows the status of a UPS in NUT?" led with "•
+    Monitoring a UPS with nut on Debian or Ubuntu Linux (Avery Fay)", a link's title. A bullet that
+    is a sentence stays, and so do title-like bullets under other sections."""
+    text = ("These are general information about UPS:\n\u2022 UPS HOWTO (The Linux Documentation Project)\n"
+            "\u2022 Monitoring a UPS with nut on Debian or Ubuntu Linux (Avery Fay)\n"
+            "\u2022 The upsc client shows the status of a UPS.")
+    links = [c.text for c in candidate_sentences(one_block(text, "E Documentation > E.4 Offsite Links", "nut.pdf", 83))]
+    assert links == ["These are general information about UPS:", "\u2022 The upsc client shows the status of a UPS."]
+    other = [c.text for c in candidate_sentences(one_block(text, "6 Configuration > 6.2 Monitoring", "nut.pdf", 38))]
+    assert "\u2022 UPS HOWTO (The Linux Documentation Project)" in other
+
+
 def test_a_sentence_with_the_opposite_of_a_question_word_is_not_quoted_first(embedder, monkeypatch):
     """MiniLM scores "internal ram of a 8051" above "placed in the external RAM" for a question
     about external RAM (sdccman.pdf page 41); OPPOSITE_PENALTY puts the external one first. A
