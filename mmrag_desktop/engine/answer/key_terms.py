@@ -66,6 +66,12 @@ def _value(s: str) -> float | None:
         return None
 
 
+def _key(value: float) -> float:
+    """A number as it is compared: nine significant digits ("0.50" = "0.5"; 1e-14 is not 1e-12,
+    which rounding to nine decimals made both 0)."""
+    return float(f"{value:.9g}")
+
+
 def _powers(text: str) -> tuple[list[tuple[str, float]], str]:
     """The powers in `text` ("10^6" -> 1e6, "25.4\u00d710^\u22126" -> 2.54e-05) as (shown, value),
     and `text` with them blanked (their digits are no numbers of their own)."""
@@ -146,20 +152,20 @@ class TermIndex:
             return
         powers, text = _powers(text)
         for _shown, v in powers:
-            self.numbers.setdefault(round(v, 9), set()).add("")
+            self.numbers.setdefault(_key(v), set()).add("")
         for m in _NUMBER.finditer(text):
             v = _value(m.group(1))
             if v is not None:
-                self.numbers.setdefault(round(v, 9), set()).add(_unit(m.group(2)))
+                self.numbers.setdefault(_key(v), set()).add(_unit(m.group(2)))
         for m in re.finditer(r"(\d+(?:\.\d+)?)([A-Za-z%µΩω]{1,4})\b", text):  # "100mA", "3.3V"
             v = _value(m.group(1))
             if v is not None and _unit(m.group(2)):
-                self.numbers.setdefault(round(v, 9), set()).add(_unit(m.group(2)))
+                self.numbers.setdefault(_key(v), set()).add(_unit(m.group(2)))
 
     def has(self, term: Term) -> bool:
         """True when this text contains `term` (see the module docstring for how they compare)."""
         if term.kind == "number":
-            units = self.numbers.get(round(term.value, 9))
+            units = self.numbers.get(_key(term.value))
             if units is None:
                 return False
             return not term.unit or term.unit in units or "" in units

@@ -84,6 +84,14 @@ def test_a_power_is_one_number():
     assert missing_terms(terms("The default is 0.002."), ix) and not missing_terms(terms("The default is 0.001."), ix)
 
 
+def test_small_numbers_are_told_apart():
+    """Numbers were compared rounded to nine decimals: "1e-14" was backed by GMIN's "1.0e-12" (and
+    by any 0). They are compared by nine significant digits."""
+    ix = TermIndex("GMIN=x resets the value of GMIN. The default value is 1.0e-12; the offset is 0 V.")
+    assert ix.has(terms("1e-12")[0]) and ix.has(terms("0.000000000001")[0])
+    assert not ix.has(terms("1e-14")[0]) and not ix.has(terms("1e-15")[0])
+
+
 def test_terms_find_numbers_units_and_identifiers():
     got = {(t.text, t.kind) for t in terms("OD0 drives 100 mA [1]; use `droptol`, only.values, --without-fftw, 1e-3 and PORTB.")}
     assert got == {("OD0", "name"), ("100 mA", "number"), ("droptol", "name"), ("only.values", "name"),
