@@ -55,6 +55,7 @@ _INDEX = re.compile(r",\s*\d+(?:\s*[-,]\s*\d+)*\s*$")
 _INDEX_ENTRY = re.compile(r"[A-Za-z)\]],\s*\d+(?:\s*[-\u2013]\s*\d+)?(?=\s*(?:,|$|[A-Z_]))")
 _HEADER = re.compile(r"^(?:\d+\s+\d+(?:\.\d+)+\s|\d+(?:\.\d+)+\s.{0,80}\s\d+$|(?:chapter|section|page)\s+\d+\b)", re.I)
 _BAR = re.compile(r"([#=*])\1{9,}")  # a progress bar or a rule of a console transcript
+_SEE_ALSO = re.compile(r"^see also\s*:", re.I)  # Texinfo's "See also: [voronoi], page 832, [convhulln], ..."
 _LABELS = re.compile(r"^(?:labels|referenced as|section)\s*:", re.I)
 # a character the PDF maps to no Unicode (U+FFFD: the symbols of a typeset formula); doxygen's
 # wrapped-line mark "\u2190\ufffd" in avr-libc is not one
@@ -138,7 +139,7 @@ class Candidate:
 def is_quotable(sentence: str) -> bool:
     """False for navigation and label lines that never answer anything (see module docstring)."""
     s = " ".join(sentence.split())
-    if not s or _LABELS.match(s) or _TOC.search(s) or _HEADER.match(s) or _LEADER.search(s):
+    if not s or _LABELS.match(s) or _SEE_ALSO.match(s) or _TOC.search(s) or _HEADER.match(s) or _LEADER.search(s):
         return False
     if len(_UNMAPPED.findall(s)) >= 2:  # a formula that would read "���v(k+1) n −v(k) n ���≤RELTOLvnmax"
         return False
@@ -209,7 +210,8 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             introduces = introduces_code(s, nxt)
             if introduces:  # "Launch the GPG checking using the following command:" says nothing alone
                 s = f"{s} {' '.join(nxt.split())}"
-            term = is_term_line(prev) or synopsis_of_section(prev, b.hit.section)
+            # a figure chunk's "Section: G.3.3 SOLA-330" line names no term
+            term = not _LABELS.match(prev) and (is_term_line(prev) or synopsis_of_section(prev, b.hit.section))
             if _ITS_DEFAULT.match(s):  # whose default: the sentence before says
                 if prev and is_quotable(prev):
                     term = True

@@ -276,6 +276,19 @@ def test_a_listed_title_under_links_or_references_is_not_quoted():
     assert "\u2022 UPS HOWTO (The Linux Documentation Project)" in other
 
 
+def test_see_also_lines_and_a_figure_s_section_line_are_not_quoted():
+    """Octave's "See also: [voronoi], page 832, [convhulln], page 837, ..." was quoted as an answer
+    sentence, and a figure chunk's "Section: G.3.3 SOLA-330" line as the label of the figure's
+    text (it reads like a definition list's term)."""
+    assert not is_quotable("See also: [voronoi], page 832, [convhulln], page 837, [delaunayn], page 826.")
+    assert is_quotable("See the voronoi function for the diagram itself.")
+    figure = pack_evidence([Hit(chunk_id=1, doc_id=1, doc="nut.pdf", page=92, bbox=None, kind="figure", score=0.03,
+                                text="Section: G.3.3 SOLA-330\nText in figure: Male DB-9 Female DB-9 SOLA-330 UPS "
+                                     "serial cable", section="G.3.3 SOLA-330")], 1000)
+    (cand,) = candidate_sentences(figure)
+    assert cand.text.startswith("Text in figure:") and cand.label == ""
+
+
 def test_a_sentence_with_the_opposite_of_a_question_word_is_not_quoted_first(embedder, monkeypatch):
     """MiniLM scores "internal ram of a 8051" above "placed in the external RAM" for a question
     about external RAM (sdccman.pdf page 41); OPPOSITE_PENALTY puts the external one first. A
