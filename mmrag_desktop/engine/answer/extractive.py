@@ -38,15 +38,14 @@ from dataclasses import dataclass
 from ..search.doc_names import named_documents
 from ..search.highlight import opposes
 from ..search.query import OPTION, heads_section, options_in, plan_query, prints_option, starts_with_option
+from ..sentence_split import DOT_LEADERS, split_sentences
 from ..sentence_split import PROMPT as _PROMPT
-from ..sentence_split import split_sentences
 from .confidence import content_terms
 from .evidence import EvidenceBlock
 from .key_terms import terms
 from .quote_boxes import row_cells
 
 _TOC = re.compile(r"(?:(?:\.\s?){4,}|\u2026|\s{3,})\s*[0-9ivxlc]+\s*$|^\d+(?:\.\d+)+\s+\S.*\s\d+\s*$", re.I)
-_LEADER = re.compile(r"(?:\.\s?){5,}")  # dot leaders of a contents or index line, wherever the line was cut
 # a chapter's line of a contents page, which has no dot leaders: "6 avr-libc and assembler programs 27"
 _CHAPTER_ENTRY = re.compile(r"^(?:[A-Z]|\d+)\s+\S[^.!?]{2,80}\s\d+$")
 _INDEX = re.compile(r",\s*\d+(?:\s*[-,]\s*\d+)*\s*$")
@@ -139,7 +138,7 @@ class Candidate:
 def is_quotable(sentence: str) -> bool:
     """False for navigation and label lines that never answer anything (see module docstring)."""
     s = " ".join(sentence.split())
-    if not s or _LABELS.match(s) or _SEE_ALSO.match(s) or _TOC.search(s) or _HEADER.match(s) or _LEADER.search(s):
+    if not s or _LABELS.match(s) or _SEE_ALSO.match(s) or _TOC.search(s) or _HEADER.match(s) or DOT_LEADERS.search(s):
         return False
     if len(_UNMAPPED.findall(s)) >= 2:  # a formula that would read "���v(k+1) n −v(k) n ���≤RELTOLvnmax"
         return False
@@ -194,7 +193,7 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             sentences = [line.strip() for line in text.split("\n") if line.strip()]
         else:
             sentences = [p for s in split_sentences(text, newlines=True) for p in _FIGURE_PART.split(s)]
-        contents = any(_TOC.search(x) or _LEADER.search(x) for x in sentences)
+        contents = any(_TOC.search(x) or DOT_LEADERS.search(x) for x in sentences)
         references = bool(_REFERENCE_SECTION.search(b.hit.section.split(" > ")[-1]))
         for pos, s in enumerate(sentences):
             words = s.split()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -20,6 +19,7 @@ import numpy as np
 
 from ..elements import box_inside
 from ..hits import Hit
+from ..sentence_split import DOT_LEADERS
 from ..store.chunks import Filters
 from .doc_names import named_documents
 from .fusion import mmr, weighted_rrf
@@ -93,9 +93,6 @@ def _keyword_query(plan: QueryPlan, idf: dict[str, float], n_chunks: int) -> str
     return " AND ".join(quote_term(t) for t in terms)
 
 
-_LEADER_RUN = re.compile(r"(?:\. ?){5,}")
-
-
 def _navigation(row: dict) -> bool:
     """A contents or index chunk: flagged at ingest (lines ending in dot leaders and a page
     number), or most of its lines with dot leaders whose page numbers the line lost ("5.4 Storing
@@ -103,7 +100,7 @@ def _navigation(row: dict) -> bool:
     if '"nav": true' in row["meta"]:
         return True
     lines = row["text"].split("\n")
-    return sum(1 for ln in lines if _LEADER_RUN.search(ln)) >= NAV_LEADERS * len(lines)
+    return sum(1 for ln in lines if DOT_LEADERS.search(ln)) >= NAV_LEADERS * len(lines)
 
 
 def _row_highlight(row: dict, seg_vecs, qvec: np.ndarray, plan: QueryPlan, filters: Filters,
