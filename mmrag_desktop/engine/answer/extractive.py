@@ -105,6 +105,11 @@ _BULLET = re.compile(r"^(?:[\u2022\u25e6\u25aa\u2023*]|-\s|\d+[.)]\s)")
 # Documentation Project)"), no answer to anything
 _REFERENCE_SECTION = re.compile(r"\b(?:links|references|bibliography|further reading|see also|resources)\b", re.I)
 VALUE_BONUS = 0.15
+# a how-to question ("How do I delete all variables from the R workspace?") is answered by a command:
+# a lead-in quoted with its command gains as a sentence with an asked-for value does (dev: only t22's
+# third sentence changes; the other sets identical)
+HOWTO_BONUS = 0.15
+_HOWTO_Q = re.compile(r"^\s*how\s+(?:do|can|could|should|would)\s+(?:i|you|we|one)\b|^\s*how\s+to\b", re.I)
 OTHER_DOC_PENALTY = 0.3  # off other manuals' sentences when the question names one (held-out h15; bench/README.md)
 OPTION_ENTRY_BONUS = 0.3  # held-out h01: 0.15 left "--with-fftw3=no ..." third (bench/README.md)
 FIGURE_BONUS = 1.0  # the best caption first for a figure asked for (dev: 1.0 over 0.5; bench/README.md)
@@ -344,6 +349,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             # the entry of the option or setting the question names ("ITL1=x resets the dc iteration limit.")
             c.score += OPTION_BONUS
             c.entry = True
+        if HOWTO_BONUS and c.introduces and _HOWTO_Q.search(question):
+            c.score += HOWTO_BONUS
         if asked and _carries(c.text, asked):
             c.score += value_bonus
         elif (asked and c.following and _carries(c.following, asked) and not _OPTION_ENTRY.match(c.following)

@@ -643,6 +643,32 @@ def test_a_command_after_a_prompt_is_its_own_line_and_quoted_with_its_lead_in():
     assert [c.text for c in candidate_sentences(lower)][-1].startswith("install.packages can install a source")
 
 
+def test_a_how_to_question_prefers_the_command_and_its_lead_in(embedder, monkeypatch):
+    """"How do I delete all variables from the R workspace?": MiniLM scores "You will be asked if
+    you want to save the R workspace ..." far above "To remove objects the function rm is
+    available: > rm(...)"; a how-to question is answered by the command (HOWTO_BONUS)."""
+    from mmrag_desktop.engine.answer import extractive
+
+    block = one_block("To remove objects the function rm is available:\n> rm(x, y, z, ink, junk, temp, foo, bar)\n"
+                      "All objects created during an R session can be stored permanently in a file.", "Data permanency",
+                      "R-intro.pdf", 12)
+    lead_in = "To remove objects the function rm is available: > rm(x, y, z, ink, junk, temp, foo, bar)"
+    other = "All objects created during an R session can be stored permanently in a file."
+
+    def scores(question: str, bonus: float | None = None) -> dict[str, float]:
+        if bonus is not None:
+            monkeypatch.setattr(extractive, "HOWTO_BONUS", bonus)
+        out = {c.text: c.score for c in rank_candidates(question, block, embedder)}
+        monkeypatch.undo()
+        return out
+
+    how = "How do I delete all variables from the R workspace?"
+    assert scores(how)[lead_in] == pytest.approx(scores(how, 0.0)[lead_in] + 0.15)  # the default bonus
+    assert scores(how)[other] == pytest.approx(scores(how, 0.0)[other])
+    plain = "delete variables from the R workspace"  # asks no how-to: no bonus
+    assert scores(plain) == pytest.approx(scores(plain, 0.0))
+
+
 def test_a_command_s_synopsis_is_quoted_with_its_description(embedder):
     """Seen on the real Yosys manual: "How do I make yosys print statistics about cell usage?" quoted
     "Print some statistics (number of objects) on the selected portion of the design." without the
