@@ -36,10 +36,11 @@ _CLAUSE = re.compile(r"([;:])(\s+)" + _OPENER)
 _LAST_WORD = re.compile(r"([A-Za-z][A-Za-z.]*)\.$")
 _BULLET = re.compile(r"\s+(?=\u2022)")
 DOT_LEADERS = re.compile(r"(?:\.\s?){5,}")  # a contents or index line's dot leaders, wherever the line was cut
-PROMPT = re.compile(r"^[$>%#]\s+\S")  # a shell or interpreter prompt: "$ gpg --verify ...", "> ev <- eigen(Sm)"
+_PROMPT_MARK = r"^[$>%#]"  # a shell or interpreter prompt: "$ gpg --verify ...", "> ev <- eigen(Sm)"
+PROMPT = re.compile(_PROMPT_MARK + r"\s+\S")
 # a prompt's line before a line that opens with a name in code ("install.packages can ..."): prose
 # in lower case after it continues the sentence ("> ev <- eigen(Sm)" + "will assign this list to ev.")
-_PROMPT_LINE = re.compile(r"^[$>%#][ \t]+\S.*$(?=\n[a-z]\w*[._(])", re.M)
+_PROMPT_LINE = re.compile(_PROMPT_MARK + r"[ \t]+\S.*$(?=\n[a-z]\w*[._(])", re.M)
 
 
 def _is_abbreviation(before: str, after: str) -> bool:

@@ -338,6 +338,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         if heads[c.block_id] and c.block_id not in defining and _reads_as_prose(c.text) and not c.text.startswith("..."):
             defining[c.block_id] = c.position
     settings = _settings_named(question)
+    howto_bonus = HOWTO_BONUS if _HOWTO_Q.search(question) else 0.0
     n = max(b.id for b in blocks)
     for i, c in enumerate(cands):
         cover = len(q_terms & set(content_terms(c.text))) / len(q_terms) if q_terms else 0.0
@@ -349,8 +350,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             # the entry of the option or setting the question names ("ITL1=x resets the dc iteration limit.")
             c.score += OPTION_BONUS
             c.entry = True
-        if HOWTO_BONUS and c.introduces and _HOWTO_Q.search(question):
-            c.score += HOWTO_BONUS
+        if c.introduces:
+            c.score += howto_bonus
         if asked and _carries(c.text, asked):
             c.score += value_bonus
         elif (asked and c.following and _carries(c.following, asked) and not _OPTION_ENTRY.match(c.following)

@@ -11,7 +11,7 @@ import functools
 import re
 from typing import Any
 
-from ..elements import BBox, Line
+from ..elements import BBox, Line, union_bbox
 
 LIGATURES = {
     "\ufb00": "ff",
@@ -128,9 +128,7 @@ def exponent_marks(page_dict: dict[str, Any]) -> list[tuple[BBox, str]]:
                     if not s.get("flags", 0) & SUPERSCRIPT or " " in s.get("text", ""):
                         break
                     run.append(s)
-                box = (min(s["bbox"][0] for s in run), min(s["bbox"][1] for s in run),
-                       max(s["bbox"][2] for s in run), max(s["bbox"][3] for s in run))
-                out.append((box, "".join(s.get("text", "") for s in run).strip()))
+                out.append((union_bbox([s["bbox"] for s in run]), "".join(s.get("text", "") for s in run).strip()))
     return out
 
 
