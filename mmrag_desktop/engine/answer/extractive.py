@@ -101,6 +101,9 @@ _PLACEHOLDER = re.compile(r"\[[^\]]*\]|<[^>]*>|\{[^}]*\}")  # a synopsis's optio
 # + "The default value is 1 µV." (alone, after RELTOL's sentence, it read as RELTOL's default)
 _ITS_DEFAULT = re.compile(r"^(?:the |its )?default(?: value)?(?: is\b|:)", re.I)
 _BULLET = re.compile(r"^(?:[\u2022\u25e6\u25aa\u2023*]|-\s|\d+[.)]\s)")
+# a list item's number or letter, split off as a piece of its own ("5." of "5. The Asymptote
+# examples directory ..."): no sentence that completes the item before it (nor its value)
+_ENUMERATOR = re.compile(r"^\(?(?:\d{1,3}|[A-Za-z]|[ivxIVX]{1,4})[.)]$")
 # a section that lists documents or links: its items are titles ("• UPS HOWTO (The Linux
 # Documentation Project)"), no answer to anything
 _REFERENCE_SECTION = re.compile(r"\b(?:links|references|bibliography|further reading|see also|resources)\b", re.I)
@@ -221,7 +224,8 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                     term = True
                 else:
                     s = f"... {s}"
-            out.append(Candidate(b.id, pos, s, following="" if introduces or not is_quotable(nxt) else nxt,
+            following = "" if introduces or not is_quotable(nxt) or _ENUMERATOR.match(nxt.strip()) else nxt
+            out.append(Candidate(b.id, pos, s, following=following,
                                  label=prev if term and not _example_of(prev, s) else "",
                                  introduces=introduces))
     return out

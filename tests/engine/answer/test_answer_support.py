@@ -236,6 +236,19 @@ def test_a_default_is_quoted_with_the_sentence_it_belongs_to(embedder):
     assert checker.check(quote_text(shown[0], ranked[0].block_id), quote=True).supported
 
 
+def test_the_number_of_the_next_list_item_is_not_quoted_with_an_item(embedder):
+    """Asymptote's search path (session 21, a manual of no set): "4. The Asymptote system directory
+    (by default, ...)." was quoted with the "5." that numbers the next item, as if it were its value."""
+    bl = pack_evidence([hit(1, "4. The Asymptote system directory (by default, /usr/share/asymptote under UNIX and\n"
+                               "C:\\Program Files\\Asymptote under MSDOS).\n"
+                               "5. The Asymptote examples directory (by default, /usr/share/doc/asymptote/examples\n"
+                               "under UNIX).")], 1000)
+    ranked = rank_candidates("What is the default system directory of Asymptote?", bl, embedder)
+    shown = [c.text for c in ranked]
+    assert any(t.startswith("The Asymptote system directory") for t in shown)
+    assert not any(t.rstrip().endswith("5.") for t in shown), shown
+
+
 def test_a_formula_the_pdf_maps_to_no_characters_is_not_quoted():
     """ngspice's convergence formula comes out of the PDF as U+FFFD runs (session 19, dev t01);
     avr-libc's wrapped-line mark (an arrow then one U+FFFD) is not such a formula."""
