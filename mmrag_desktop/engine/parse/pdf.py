@@ -35,12 +35,14 @@ from .pdf_headings import FontStats, match_toc, toc_by_page
 from .pdf_layout import reading_segments, same_row
 from .pdf_lines import (
     char_count,
+    dict_with_underscores,
     exponent_marks,
     lines_from_dict,
     listing_numbers,
     mark_exponents,
     merge_row,
     textpage_flags,
+    underscore_rules,
 )
 from .pdf_tables import (
     TableMode,
@@ -68,6 +70,7 @@ class _Extracted:
     lines: list[Line]
     sig: Signature
     exponents: list[tuple[BBox, str]]
+    drawings: list[dict[str, Any]]
 
     def words(self) -> list[tuple]:
         """The page's word list, exponents marked ("10^6")."""
@@ -160,6 +163,7 @@ class PdfDocument:
             content = self._guard(i, self._finish, buf[i], neighbours)
             buf[i].textpage = None
             buf[i].page = None
+            buf[i].drawings = []
             buf.pop(i - WINDOW, None)
             yield content
 
@@ -190,9 +194,13 @@ class PdfDocument:
     def _extract(self, index: int) -> _Extracted:
         page = self._doc[index]
         tp = page.get_textpage(flags=textpage_flags())
-        page_dict = tp.extractDICT()
+        drawings = page.get_drawings()
+        rules = underscore_rules(drawings)
+        # only a page with short rules pays for the characters' boxes (an underscore TeX drew)
+        page_dict = dict_with_underscores(tp.extractRAWDICT(), rules) if rules else tp.extractDICT()
         lines = lines_from_dict(page_dict, index + 1)
-        return _Extracted(index, page, tp, lines, signature(lines, page.rect.height), exponent_marks(page_dict))
+        return _Extracted(index, page, tp, lines, signature(lines, page.rect.height), exponent_marks(page_dict),
+                          drawings)
 
     def _finish(self, ext: _Extracted, neighbours: list[Signature]) -> PageContent:
         page = ext.page
@@ -217,7 +225,7 @@ class PdfDocument:
             )
 
         regions: list[Block] = []
-        drawings = page.get_drawings()
+        drawings = ext.drawings
         clusters: list[BBox] = []
         if len(drawings) >= 2:
             clusters = [(r.x0, r.y0, r.x1, r.y1) for r in page.cluster_drawings(drawings=drawings)]

@@ -132,6 +132,50 @@ def exponent_marks(page_dict: dict[str, Any]) -> list[tuple[BBox, str]]:
     return out
 
 
+# TeX draws "\\_" in its OT1 fonts as a short rule at the baseline, not a glyph: MuPDF reads the gap
+# as a space ("fd labeling", "max atom" for fd_labeling, max_atom)
+UNDERSCORE_MAX_HEIGHT = 1.2  # points
+UNDERSCORE_WIDTH = (1.5, 8.0)  # about 0.3 em of body text
+
+
+def underscore_rules(drawings: list[dict[str, Any]]) -> list[BBox]:
+    """Boxes of the short thin horizontal rules among a page's drawings (where an underscore may
+    be drawn)."""
+    out: list[BBox] = []
+    for d in drawings:
+        r = d.get("rect")
+        if r is not None and r.height < UNDERSCORE_MAX_HEIGHT and UNDERSCORE_WIDTH[0] < r.width < UNDERSCORE_WIDTH[1]:
+            out.append((float(r.x0), float(r.y0), float(r.x1), float(r.y1)))
+    return out
+
+
+def _underscore(box: Any, size: float, rules: list[BBox]) -> str | None:
+    """What a space reads as when a rule lies in its gap, in its lower half or just under it (the
+    baseline): "_", or "_ " / " _" when the gap holds a space besides the rule ("argument_ and");
+    None when no rule does."""
+    x0, y0, x1, y1 = box
+    for r in rules:
+        if r[0] >= x0 - 1.5 and r[2] <= x1 + 1.5 and y0 + (y1 - y0) / 2 < r[1] < y1 + 2.5:
+            if (x1 - x0) - (r[2] - r[0]) <= 0.3 * size:
+                return "_"
+            return "_ " if r[0] + r[2] < x0 + x1 else " _"
+    return None
+
+
+def dict_with_underscores(raw: dict[str, Any], rules: list[BBox]) -> dict[str, Any]:
+    """PyMuPDF's "rawdict" of a page as its "dict" (each span's text from its characters), a space
+    over a rule of `rules` read as "_". Modifies and returns `raw`."""
+    for block in raw.get("blocks", ()):
+        for line in block.get("lines", ()) if block.get("type", 0) == 0 else ():
+            lx0, ly0, lx1, ly1 = line["bbox"]
+            near = [r for r in rules if r[0] >= lx0 - 2 and r[2] <= lx1 + 2 and ly0 <= r[1] <= ly1 + 2.5]
+            for s in line.get("spans", ()):
+                size = float(s.get("size", 0.0))
+                s["text"] = "".join((near and c["c"] == " " and _underscore(c["bbox"], size, near)) or c["c"]
+                                    for c in s.get("chars", ()))
+    return raw
+
+
 def mark_exponents(words: list[tuple], marks: list[tuple[BBox, str]]) -> list[tuple]:
     """`words` (PyMuPDF word tuples) with "^" before each exponent a word ends with."""
     if not marks:

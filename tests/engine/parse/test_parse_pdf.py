@@ -487,3 +487,38 @@ def test_an_exponent_is_not_read_as_more_digits(tmp_path):
     text = " ".join(ln.text for b in parsed.blocks for ln in b.lines)
     assert "at most 2^31" in text and "231" not in text
     assert "Each page holds 10 records." in text
+
+
+def test_an_underscore_drawn_as_a_rule_reads_as_an_underscore(tmp_path):
+    """TeX's OT1 fonts draw "\\_" as a short rule on the baseline, no glyph: GNU Prolog's manual read
+    "fd labeling(+fd variable list)" and "flag max atom" (gnuplot's and Octave's manuals too). A rule
+    in a word gap is an underscore; a gap holding a space besides the rule keeps it ("argument_ and");
+    a long rule under a heading is no underscore."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    width = pymupdf.get_text_length
+
+    def rule(x, y):  # 5 pt wide, 0.4 pt thick, on the baseline at y
+        page.draw_rect(pymupdf.Rect(x + 0.5, y + 0.8, x + 5.5, y + 1.2), color=None, fill=(0, 0, 0))
+
+    x = 72.0
+    for n, piece in enumerate(["fd", "labeling(+fd", "variable", "list)"]):
+        page.insert_text((x, 100), piece, fontsize=10, fontname="cour")
+        x += width(piece, fontname="cour", fontsize=10)
+        if n < 3:
+            rule(x, 100)
+            x += 6.0  # MuPDF reads the gap as a space
+    before = "completes argu with argument"
+    page.insert_text((72, 130), before + "  and emits a beep", fontsize=10, fontname="cour")
+    rule(72 + width(before, fontname="cour", fontsize=10), 130)  # over the first of two spaces
+    page.insert_text((72, 160), "Stack sizes", fontsize=10, fontname="helv")
+    page.draw_rect(pymupdf.Rect(72, 161, 140, 161.6), color=None, fill=(0, 0, 0))
+    doc.save(tmp_path / "underscores.pdf")
+    doc.close()
+    (parsed,) = parse(tmp_path / "underscores.pdf")
+    texts = [ln.text for b in parsed.blocks for ln in b.lines]
+    assert "fd_labeling(+fd_variable_list)" in texts
+    assert "completes argu with argument_ and emits a beep" in texts
+    assert "Stack sizes" in texts
