@@ -1,4 +1,5 @@
-"""Text lines of a PDF page from PyMuPDF's "dict" extraction: text, box, size, bold, mono.
+"""Text lines of a PDF page from PyMuPDF's "dict" extraction: text, box, size, bold, mono (from
+"rawdict" on a page with short rules, where a space may be an underscore TeX drew as a rule).
 
 Ligatures are expanded (MuPDF does it when TEXT_PRESERVE_LIGATURES is off; the table
 below catches fonts that map them to the Unicode presentation forms anyway), so "ﬁle"
@@ -132,7 +133,7 @@ def exponent_marks(page_dict: dict[str, Any]) -> list[tuple[BBox, str]]:
     return out
 
 
-# TeX draws "\\_" in its OT1 fonts as a short rule at the baseline, not a glyph: MuPDF reads the gap
+# TeX draws "\_" in its OT1 fonts as a short rule at the baseline, not a glyph: MuPDF reads the gap
 # as a space ("fd labeling", "max atom" for fd_labeling, max_atom)
 UNDERSCORE_MAX_HEIGHT = 1.2  # points
 UNDERSCORE_WIDTH = (1.5, 8.0)  # about 0.3 em of body text
