@@ -37,6 +37,7 @@ from .pdf_lines import (
     char_count,
     dict_with_underscores,
     exponent_marks,
+    join_underscored,
     lines_from_dict,
     listing_numbers,
     mark_exponents,
@@ -73,8 +74,9 @@ class _Extracted:
     drawings: list[dict[str, Any]]
 
     def words(self) -> list[tuple]:
-        """The page's word list, exponents marked ("10^6")."""
-        return mark_exponents(self.textpage.extractWORDS(), self.exponents)
+        """The page's word list, exponents marked ("10^6"), words an underscore rule joins joined."""
+        return join_underscored(mark_exponents(self.textpage.extractWORDS(), self.exponents),
+                                underscore_rules(self.drawings))
 
 
 class PdfDocument:

@@ -177,6 +177,25 @@ def dict_with_underscores(raw: dict[str, Any], rules: list[BBox]) -> dict[str, A
     return raw
 
 
+def join_underscored(words: list[tuple], rules: list[BBox]) -> list[tuple]:
+    """`words` (PyMuPDF word tuples) with two words of one line joined by "_" where a rule of
+    `rules` fills the gap between them (table cells read "MAX_ATOM", not "MAX ATOM")."""
+    if not rules or not words:
+        return words
+    out = [words[0]]
+    for v in words[1:]:
+        w = out[-1]
+        size = w[3] - w[1]
+        if v[5:7] == w[5:7] and any(
+            r[0] >= w[2] - 1.5 and r[2] <= v[0] + 1.5 and w[1] + size / 2 < r[1] < w[3] + 2.5
+            and (v[0] - w[2]) - (r[2] - r[0]) <= 0.3 * size for r in rules
+        ):
+            out[-1] = (w[0], min(w[1], v[1]), v[2], max(w[3], v[3]), f"{w[4]}_{v[4]}", *w[5:])
+        else:
+            out.append(v)
+    return out
+
+
 def mark_exponents(words: list[tuple], marks: list[tuple[BBox, str]]) -> list[tuple]:
     """`words` (PyMuPDF word tuples) with "^" before each exponent a word ends with."""
     if not marks:

@@ -515,10 +515,25 @@ def test_an_underscore_drawn_as_a_rule_reads_as_an_underscore(tmp_path):
     rule(72 + width(before, fontname="cour", fontsize=10), 130)  # over the first of two spaces
     page.insert_text((72, 160), "Stack sizes", fontsize=10, fontname="helv")
     page.draw_rect(pymupdf.Rect(72, 161, 140, 161.6), color=None, fill=(0, 0, 0))
+    x0, top, col_w, row_h = 100.0, 200.0, 120.0, 20.0  # a ruled table of prose: "atoms | 32768 | MAX_ATOM"
+    rows = [("Stack", "Size", "Variable"), ("local", "16384", "LOCALSZ"), ("global", "32768", "GLOBALSZ"),
+            ("atoms", "32768", "MAX")]
+    for r in range(len(rows) + 1):
+        page.draw_line((x0, top + r * row_h), (x0 + 3 * col_w, top + r * row_h), width=0.8)
+    for c in range(4):
+        page.draw_line((x0 + c * col_w, top), (x0 + c * col_w, top + len(rows) * row_h), width=0.8)
+    for r, row in enumerate(rows):
+        for c, cell in enumerate(row):
+            page.insert_text((x0 + c * col_w + 5, top + r * row_h + 14), cell, fontsize=10, fontname="helv")
+    x = x0 + 2 * col_w + 5 + width("MAX", fontname="helv", fontsize=10)
+    rule(x, top + 3 * row_h + 14)
+    page.insert_text((x + 6, top + 3 * row_h + 14), "ATOM", fontsize=10, fontname="helv")
     doc.save(tmp_path / "underscores.pdf")
     doc.close()
     (parsed,) = parse(tmp_path / "underscores.pdf")
-    texts = [ln.text for b in parsed.blocks for ln in b.lines]
+    texts = [ln.text for b in parsed.blocks if b.kind != "table" for ln in b.lines]
     assert "fd_labeling(+fd_variable_list)" in texts
     assert "completes argu with argument_ and emits a beep" in texts
     assert "Stack sizes" in texts
+    table = next(b for b in parsed.blocks if b.kind == "table").table
+    assert [c.text for c in table.rows()[3]] == ["atoms", "32768", "MAX_ATOM"]
