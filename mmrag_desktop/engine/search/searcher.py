@@ -49,6 +49,10 @@ KIND_BOOST = {
 }
 # "rows": table chunks by their best row (table_rows.py); 0.45 chosen on the development set by
 # MRR@10 among 0.2-1.0 (0.3-0.6 all lift R@5 from 0.89 to 0.92)
+# an identifier in more chunks than this share names what a whole manual is about ("NUT", "SDCC",
+# "PDP-11", "GNU"): matched exactly it pulls that manual's every page, not the passage asked for
+# (held-out 2 R@1 0.648 -> 0.722, the other sets the same or better; bench/README.md, session 21)
+EXACT_MAX_SHARE = 0.02
 LIST_WEIGHTS = {"dense": 1.0, "keyword": 0.9, "exact": 1.2, "image": 0.6, "rows": 0.45, "options": 2.0}
 MMR_LAMBDA = 0.7
 NAV_PENALTY = 0.6  # contents and index chunks, off the final score (the best sentence's match included)
@@ -171,7 +175,8 @@ class Searcher:
         similarity = dict(dense)
         idf = self.chunks.term_idf(plan.terms)
         lists["keyword"] = self.chunks.keyword_ids(_keyword_query(plan, idf, self.chunks.count()), n_cand, filters)
-        exact = self.chunks.keyword_ids(plan.exact_fts, 20, filters) if plan.exact_fts else []
+        exact_fts = self._rare_exact(plan)
+        exact = self.chunks.keyword_ids(exact_fts, 20, filters) if exact_fts else []
         if plan.ref_keys:
             named = self.chunks.by_group_keys(plan.ref_keys, filters)
             exact = named + [c for c in exact if c not in set(named)]
@@ -273,6 +278,16 @@ class Searcher:
             for cid in scored:
                 if rows[cid]["doc_id"] in named:
                     scored[cid] *= NAMED_DOC_BOOST
+
+    def _rare_exact(self, plan: QueryPlan) -> str:
+        """The query's exact phrases without identifiers found in more than EXACT_MAX_SHARE of
+        the chunks."""
+        if not plan.identifiers:
+            return plan.exact_fts
+        dfs = self.chunks.term_df(plan.identifiers)
+        limit = EXACT_MAX_SHARE * self.chunks.count()
+        common = {quote_term(w) for w in plan.identifiers if dfs.get(w, 0) > limit}
+        return " OR ".join(p for p in plan.exact_fts.split(" OR ") if p not in common) if common else plan.exact_fts
 
     def _option_ids(self, plan: QueryPlan, filters: Filters, n: int = 20) -> list[int]:
         """Chunks that print a command-line option or dot-command the query names ("-F", ".save").
