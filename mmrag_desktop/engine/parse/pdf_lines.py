@@ -150,13 +150,18 @@ def underscore_rules(drawings: list[dict[str, Any]]) -> list[BBox]:
     return out
 
 
+def _in_gap(x0: float, y0: float, x1: float, y1: float, r: BBox) -> bool:
+    """True when rule `r` lies in the gap from x0 to x1 of a line from y0 to y1, in its lower half
+    or just under it (the baseline)."""
+    return r[0] >= x0 - 1.5 and r[2] <= x1 + 1.5 and y0 + (y1 - y0) / 2 < r[1] < y1 + 2.5
+
+
 def _underscore(box: Any, size: float, rules: list[BBox]) -> str | None:
-    """What a space reads as when a rule lies in its gap, in its lower half or just under it (the
-    baseline): "_", or "_ " / " _" when the gap holds a space besides the rule ("argument_ and");
-    None when no rule does."""
+    """What a space reads as when a rule lies in its gap (`_in_gap`): "_", or "_ " / " _" when the
+    gap holds a space besides the rule ("argument_ and"); None when no rule does."""
     x0, y0, x1, y1 = box
     for r in rules:
-        if r[0] >= x0 - 1.5 and r[2] <= x1 + 1.5 and y0 + (y1 - y0) / 2 < r[1] < y1 + 2.5:
+        if _in_gap(x0, y0, x1, y1, r):
             if (x1 - x0) - (r[2] - r[0]) <= 0.3 * size:
                 return "_"
             return "_ " if r[0] + r[2] < x0 + x1 else " _"
@@ -187,8 +192,7 @@ def join_underscored(words: list[tuple], rules: list[BBox]) -> list[tuple]:
         w = out[-1]
         size = w[3] - w[1]
         if v[5:7] == w[5:7] and any(
-            r[0] >= w[2] - 1.5 and r[2] <= v[0] + 1.5 and w[1] + size / 2 < r[1] < w[3] + 2.5
-            and (v[0] - w[2]) - (r[2] - r[0]) <= 0.3 * size for r in rules
+            _in_gap(w[2], w[1], v[0], w[3], r) and (v[0] - w[2]) - (r[2] - r[0]) <= 0.3 * size for r in rules
         ):
             out[-1] = (w[0], min(w[1], v[1]), v[2], max(w[3], v[3]), f"{w[4]}_{v[4]}", *w[5:])
         else:
