@@ -47,12 +47,12 @@ KIND_BOOST = {
     "table": {"table": 1.3},
     "text": {},
 }
-# "rows": table chunks by their best row (table_rows.py); 0.45 chosen on the development set by
-# MRR@10 among 0.2-1.0 (0.3-0.6 all lift R@5 from 0.89 to 0.92)
 # an identifier in more chunks than this share names what a whole manual is about ("NUT", "SDCC",
 # "PDP-11", "GNU"): matched exactly it pulls that manual's every page, not the passage asked for
 # (held-out 2 R@1 0.648 -> 0.722, the other sets the same or better; bench/README.md, session 21)
 EXACT_MAX_SHARE = 0.02
+# "rows": table chunks by their best row (table_rows.py); 0.45 chosen on the development set by
+# MRR@10 among 0.2-1.0 (0.3-0.6 all lift R@5 from 0.89 to 0.92)
 LIST_WEIGHTS = {"dense": 1.0, "keyword": 0.9, "exact": 1.2, "image": 0.6, "rows": 0.45, "options": 2.0}
 MMR_LAMBDA = 0.7
 NAV_PENALTY = 0.6  # contents and index chunks, off the final score (the best sentence's match included)
