@@ -55,6 +55,11 @@ _INDEX_ENTRY = re.compile(r"[A-Za-z)\]],\s*\d+(?:\s*[-\u2013]\s*\d+)?(?=\s*(?:,|
 _HEADER = re.compile(r"^(?:\d+\s+\d+(?:\.\d+)+\s|\d+(?:\.\d+)+\s.{0,80}\s\d+$|(?:chapter|section|page)\s+\d+\b)", re.I)
 _BAR = re.compile(r"([#=*])\1{9,}")  # a progress bar or a rule of a console transcript
 _SEE_ALSO = re.compile(r"^see also\s*:", re.I)  # Texinfo's "See also: [voronoi], page 832, [convhulln], ..."
+# a sentence that only points elsewhere: Texinfo's "See [option -gdb-port], page 77."
+_XREF_ONLY = re.compile(r"^(?:see(?: also)?|refer to)\s+(?:(?:section|chapter|appendix)\s+[\w.]+\s+)?\[[^\]]*\],?"
+                        r"\s+page\s+\d+\s*\.?$", re.I)
+# a page number is no value ("See [option -gdb-port], page 77", "see set format (p. 150)")
+_PAGE_REF = re.compile(r"\b(?:pages?|pp?\.)\s*\d+(?:\s*[-\u2013]\s*\d+)?", re.I)
 _LABELS = re.compile(r"^(?:labels|referenced as|section)\s*:", re.I)
 # a character the PDF maps to no Unicode (U+FFFD: the symbols of a typeset formula); doxygen's
 # wrapped-line mark "\u2190\ufffd" in avr-libc is not one
@@ -146,7 +151,8 @@ class Candidate:
 def is_quotable(sentence: str) -> bool:
     """False for navigation and label lines that never answer anything (see module docstring)."""
     s = " ".join(sentence.split())
-    if not s or _LABELS.match(s) or _SEE_ALSO.match(s) or _TOC.search(s) or _HEADER.match(s) or DOT_LEADERS.search(s):
+    if (not s or _LABELS.match(s) or _SEE_ALSO.match(s) or _XREF_ONLY.match(s) or _TOC.search(s) or _HEADER.match(s)
+            or DOT_LEADERS.search(s)):
         return False
     if len(_UNMAPPED.findall(s)) >= 2:  # a formula that would read "���v(k+1) n −v(k) n ���≤RELTOLvnmax"
         return False
@@ -459,7 +465,9 @@ def _carries(text: str, asked: str) -> bool:
     if asked == "file":
         return any(m.group().rstrip(".").lower() not in _NOT_FILE and not m.group()[:1].isdigit()
                    for m in _FILE_TERM.finditer(text))
-    return any(t.kind == ("number" if asked == "value" else "name") for t in terms(text))
+    if asked == "value":
+        return any(t.kind == "number" for t in terms(_PAGE_REF.sub(" ", text)))
+    return any(t.kind == "name" for t in terms(text))
 
 
 def select_sentences(

@@ -249,6 +249,19 @@ def test_the_number_of_the_next_list_item_is_not_quoted_with_an_item(embedder):
     assert not any(t.rstrip().endswith("5.") for t in shown), shown
 
 
+def test_a_cross_reference_is_no_answer_and_a_page_number_no_value(embedder):
+    """OpenOCD's manual (session 21, a manual of no set): "See [option -gdb-port], page 77." ranked
+    above "... the port number defaults to 3333." for a question about the default port: it only
+    points elsewhere, and its page number counted as the value asked for."""
+    bl = pack_evidence([hit(1, "The GDB port for the first target will be the base port. When not specified during "
+                               "the configuration stage, the port number defaults to 3333. See [option -gdb-port], "
+                               "page 77.")], 1000)
+    shown = [c.text for c in rank_candidates("Which port does OpenOCD listen on for GDB by default?", bl, embedder)]
+    assert "See [option -gdb-port], page 77." not in shown
+    assert not _carries("see set format (p. 150) for more details", "value")
+    assert _carries("the port number defaults to 3333 (see page 5)", "value")
+
+
 def test_a_formula_the_pdf_maps_to_no_characters_is_not_quoted():
     """ngspice's convergence formula comes out of the PDF as U+FFFD runs (session 19, dev t01);
     avr-libc's wrapped-line mark (an arrow then one U+FFFD) is not such a formula."""
