@@ -104,7 +104,9 @@ _CODE_MARK = re.compile(r"[={}\[\]<>/$;]|\w\(|(?:^|\s)--?[A-Za-z]")  # "(top lev
 _PLACEHOLDER = re.compile(r"\[[^\]]*\]|<[^>]*>|\{[^}]*\}")  # a synopsis's optional and variable parts
 # a value that belongs to the sentence before it: "VNTOL=x resets the absolute voltage error tolerance."
 # + "The default value is 1 µV." (alone, after RELTOL's sentence, it read as RELTOL's default)
-_ITS_DEFAULT = re.compile(r"^(?:the |its )?default(?: value)?(?: is\b|:)", re.I)
+# (also "When not specified ..., the port number defaults to 3333.": whose port, the sentence before says)
+_ITS_DEFAULT = re.compile(r"^(?:(?:when|if)\b[^,.]{0,80},\s*)?(?:(?:the |its )?default(?: value)?(?: is\b|:)"
+                          r"|(?:the |its )(?:\w+ ){0,2}defaults to\b)", re.I)
 _BULLET = re.compile(r"^(?:[\u2022\u25e6\u25aa\u2023*]|-\s|\d+[.)]\s)")
 # a list item's number or letter, split off as a piece of its own ("5." of "5. The Asymptote
 # examples directory ..."): no sentence that completes the item before it (nor its value)

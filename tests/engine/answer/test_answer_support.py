@@ -249,6 +249,18 @@ def test_the_number_of_the_next_list_item_is_not_quoted_with_an_item(embedder):
     assert not any(t.rstrip().endswith("5.") for t in shown), shown
 
 
+def test_a_default_of_an_unnamed_thing_is_quoted_with_the_sentence_before(embedder):
+    """OpenOCD's manual: "When not specified during the configuration stage, the port number defaults
+    to 6666." alone answered a question about the telnet port; it is the Tcl port's, which the
+    sentence before names."""
+    bl = pack_evidence([hit(1, "The Tcl server listens on the tcl_port for machine interfaces. When not specified "
+                               "during the configuration stage, the port number defaults to 6666.")], 1000)
+    shown = [c.text for c in rank_candidates("What is the default telnet port of OpenOCD?", bl, embedder)]
+    alone = "When not specified during the configuration stage, the port number defaults to 6666."
+    assert alone not in shown
+    assert any(t.startswith("The Tcl server listens") and t.endswith(alone) for t in shown), shown
+
+
 def test_a_cross_reference_is_no_answer_and_a_page_number_no_value(embedder):
     """OpenOCD's manual (session 21, a manual of no set): "See [option -gdb-port], page 77." ranked
     above "... the port number defaults to 3333." for a question about the default port: it only
