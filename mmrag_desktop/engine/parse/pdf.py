@@ -72,11 +72,11 @@ class _Extracted:
     sig: Signature
     exponents: list[tuple[BBox, str]]
     drawings: list[dict[str, Any]]
+    underscores: list[BBox]  # the short rules among `drawings` (underscore_rules)
 
     def words(self) -> list[tuple]:
         """The page's word list, exponents marked ("10^6"), words an underscore rule joins joined."""
-        return join_underscored(mark_exponents(self.textpage.extractWORDS(), self.exponents),
-                                underscore_rules(self.drawings))
+        return join_underscored(mark_exponents(self.textpage.extractWORDS(), self.exponents), self.underscores)
 
 
 class PdfDocument:
@@ -202,7 +202,7 @@ class PdfDocument:
         page_dict = dict_with_underscores(tp.extractRAWDICT(), rules) if rules else tp.extractDICT()
         lines = lines_from_dict(page_dict, index + 1)
         return _Extracted(index, page, tp, lines, signature(lines, page.rect.height), exponent_marks(page_dict),
-                          drawings)
+                          drawings, rules)
 
     def _finish(self, ext: _Extracted, neighbours: list[Signature]) -> PageContent:
         page = ext.page

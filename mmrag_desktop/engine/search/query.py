@@ -63,10 +63,15 @@ class QueryPlan:
     terms: list[str]
     fts: str  # OR of quoted terms ('' when nothing searchable)
     identifiers: list[str] = field(default_factory=list)
-    exact_fts: str = ""  # phrase query for identifiers / "Figure N" references
+    exact_phrases: list[str] = field(default_factory=list)  # quoted phrases: identifiers, "Figure N", quantities
     intent: str = "text"  # text | visual | table
     ref_keys: list[str] = field(default_factory=list)  # 'figure:3' style keys named by the query
     options: list[str] = field(default_factory=list)  # command-line options named, as written ("-F")
+
+    @property
+    def exact_fts(self) -> str:
+        """The phrase query for identifiers / "Figure N" references ('' when there are none)."""
+        return " OR ".join(self.exact_phrases)
 
 
 def plan_query(query: str) -> QueryPlan:
@@ -92,13 +97,13 @@ def plan_query(query: str) -> QueryPlan:
         ref_keys.append(f"{kind}:{number}")
         phrases.append(quote_term(f"{kind} {m.group(2)}"))
     phrases.extend(quote_term(form) for form in quantity_forms(text))
-    exact = " OR ".join(dict.fromkeys(phrases))
     singular = [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in lowered]
     vis = sum(1 for w, s in zip(lowered, singular, strict=True) if w in VISUAL_WORDS or s in VISUAL_WORDS)
     tab = sum(1 for w, s in zip(lowered, singular, strict=True) if w in TABLE_WORDS or s in TABLE_WORDS)
     intent = "visual" if vis > tab and vis > 0 else "table" if tab > 0 else "text"
     options = options_in(text)
-    return QueryPlan(text=text, terms=terms, fts=fts, identifiers=identifiers, exact_fts=exact,
+    return QueryPlan(text=text, terms=terms, fts=fts, identifiers=identifiers,
+                     exact_phrases=list(dict.fromkeys(phrases)),
                      intent=intent, ref_keys=ref_keys, options=options)
 
 

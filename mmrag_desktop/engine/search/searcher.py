@@ -287,7 +287,7 @@ class Searcher:
         dfs = self.chunks.term_df(plan.identifiers)
         limit = EXACT_MAX_SHARE * self.chunks.count()
         common = {quote_term(w) for w in plan.identifiers if dfs.get(w, 0) > limit}
-        return " OR ".join(p for p in plan.exact_fts.split(" OR ") if p not in common) if common else plan.exact_fts
+        return " OR ".join(p for p in plan.exact_phrases if p not in common)
 
     def _option_ids(self, plan: QueryPlan, filters: Filters, n: int = 20) -> list[int]:
         """Chunks that print a command-line option or dot-command the query names ("-F", ".save").
