@@ -20,7 +20,8 @@ XMU=0.5."), as search highlights a sentence with the next one. When the question
 command-line option ("what does -F do"), the entry that starts with it is preferred. The term line of a definition list
 ("~/.octaverc" above "This file is used to make personal changes ...") is quoted with its
 description, a lead-in with the command or code it introduces ("Launch the GPG checking using
-the following command: $ gpg --verify nut-X.Y.Z.tar.gz.sig"), and a command's entry with its
+the following command: $ gpg --verify nut-X.Y.Z.tar.gz.sig"; the following lines with the same
+prompt too: "Connect SINE to A1 and try: >>>import ... >>>vfit, par = em.fit_sine(t,v)"), and a command's entry with its
 synopsis ("stat [options] [selection] Print some statistics ..."); "The default value is 1 µV." with
 the sentence before it, whose default it is ("VNTOL=x resets ..."). A sentence is compared with the
 question together with its section's title, and one that repeats the words of a sentence already
@@ -101,6 +102,7 @@ _WH_QUESTION = re.compile(r"^\s*(?:which|what|how|why|when|where|who|does|do|is|
 _LOOKS_LIKE = re.compile(r"\blooks? like\b|\bshow me\b", re.I)
 _CAPTION = re.compile(r"^(?:\.\.\.\s*)?fig(?:ure)?\.?\s*\d", re.I)
 _CODE_MARK = re.compile(r"[={}\[\]<>/$;]|\w\(|(?:^|\s)--?[A-Za-z]")  # "(top level)" in prose is none
+_PROMPT_RUN = re.compile(r"[$>%#]*")  # the prompt a line of a command block opens with (">>>", "$", "")
 _PLACEHOLDER = re.compile(r"\[[^\]]*\]|<[^>]*>|\{[^}]*\}")  # a synopsis's optional and variable parts
 # a value that belongs to the sentence before it: "VNTOL=x resets the absolute voltage error tolerance."
 # + "The default value is 1 µV." (alone, after RELTOL's sentence, it read as RELTOL's default)
@@ -224,7 +226,7 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             prev = " ".join(sentences[pos - 1].split()) if pos > 0 else ""
             introduces = introduces_code(s, nxt)
             if introduces:  # "Launch the GPG checking using the following command:" says nothing alone
-                s = f"{s} {' '.join(nxt.split())}"
+                s = " ".join([s] + code_block(nxt, sentences[pos + 2:], PAIR_WORDS - len(s.split())))
             # a figure chunk's "Section: G.3.3 SOLA-330" line names no term
             term = not _LABELS.match(prev) and (is_term_line(prev) or synopsis_of_section(prev, b.hit.section))
             if _ITS_DEFAULT.match(s):  # whose default: the sentence before says
@@ -266,6 +268,26 @@ def introduces_code(sentence: str, following: str) -> bool:
     if len(sentence.split()) + len(nxt.split()) > PAIR_WORDS:
         return False
     return prompted or bool(_CODE_MARK.search(nxt))
+
+
+def code_block(first: str, rest: Sequence[str], budget: int) -> list[str]:
+    """The lines of the command block that starts with `first` (each with its white space
+    normalised): `first`, then each line of `rest` that opens with the same prompt (">>>", "$ ",
+    "> ") and reads as no prose, while the block stays within `budget` words ("Connect SINE to A1
+    and try:" introduces ">>>import expeyes.eyemath as em", ">>>t,v= p.capture_hr(1, 400,50)",
+    ">>>vfit, par = em.fit_sine(t,v)")."""
+    block = [" ".join(first.split())]
+    prompt = _PROMPT_RUN.match(block[0]).group(0)
+    used = len(block[0].split())
+    for line in rest:
+        line = " ".join(line.split())
+        if not prompt or _PROMPT_RUN.match(line).group(0) != prompt or (_reads_as_prose(line) and not _PROMPT.match(line)):
+            break
+        used += len(line.split())
+        if used > budget:
+            break
+        block.append(line)
+    return block
 
 
 def _first_command(line: str) -> str | None:

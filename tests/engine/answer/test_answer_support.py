@@ -659,6 +659,25 @@ def test_a_lead_in_is_quoted_with_the_command_it_introduces(embedder):
     assert all(not c.introduces for c in candidate_sentences(aside))
 
 
+def test_a_lead_in_is_quoted_with_every_line_of_its_command_block():
+    """Seen on the real expEYES manual: "Connect SINE to A1 and try:" was quoted with the first of its
+    four prompt lines (">>>import expeyes.eyemath as em"), leaving out the fit_sine call asked for.
+    The lines after it that open with the same prompt join the quote, within PAIR_WORDS words."""
+    from mmrag_desktop.engine.answer.extractive import PAIR_WORDS, code_block
+
+    code = [">>>import expeyes.eyemath as em", ">>>t,v= p.capture_hr(1, 400,50)", ">>>vfit, par = em.fit_sine(t,v)"]
+    block = one_block("From a captured waveform, we can measure the amplitude and frequency by curve fitting.\n"
+                      "Connect SINE to A1 and try:\n" + "\n".join(code) +
+                      "\nThe peak voltage and the frequency will be printed.", "Sine wave fitting", "expeyes.pdf", 65)
+    texts = [c.text for c in candidate_sentences(block)]
+    assert "Connect SINE to A1 and try: " + " ".join(code) in texts
+    assert "The peak voltage and the frequency will be printed." in texts
+    # another prompt, prose, or the word budget ends the block
+    assert code_block("$ make", ["> ls()", "$ make install"], PAIR_WORDS) == ["$ make"]
+    assert code_block("> rm(x)", ["> ls()", "All objects are kept."], PAIR_WORDS) == ["> rm(x)", "> ls()"]
+    assert code_block("> a <- 1", ["> b <- 2 + 3 + 4"], 4) == ["> a <- 1"]
+
+
 def test_a_command_after_a_prompt_is_its_own_line_and_quoted_with_its_lead_in():
     """Seen on the real R manual: "> rm(x, y, z, ink, junk, temp, foo, bar)" ran into the next
     paragraph ("... foo, bar) All objects created during an R session ...") as one quoted sentence,
