@@ -3,7 +3,8 @@
 query -> dense (hnswlib) + keyword (FTS5 BM25) + exact identifiers / "Figure N" references
 + table chunks by their best row (table_rows.py) (+ CLIP image list when available) -> weighted
 RRF with intent weights -> highlight boxes -> the manuals the query names preferred (doc_names.py)
--> one hit per (doc, page) -> a lead-in that ends a chunk continued into the next chunk ->
+-> one hit per (doc, page) -> a lead-in that ends a chunk continued into the next chunk -> a
+highlight that starts mid-sentence grown back to the sentence's start ->
 cross-encoder rerank of the top RERANK_TOP (only when the user installed a reranker;
 search/rerank.py) -> MMR -> group enrichment -> hits.
 """
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..elements import box_inside
+from ..elements import box_inside, union_bbox
 from ..hits import Hit
 from ..sentence_split import DOT_LEADERS
 from ..store.chunks import Filters
@@ -245,6 +246,8 @@ class Searcher:
             highlights[cid] = hl
             kept.append(cid)
         self._continue_lead_ins(kept, rows, highlights, scored)
+        for cid in kept:
+            highlights[cid] = self._from_sentence_start(rows[cid], highlights[cid])
         if plan.intent in ("visual", "table"):
             self._prefer_page_regions(plan, qvec, idf, kept, rows, highlights, scored, filters)
         reranked = rerank_top(self.models.rerank_scores, plan.text, kept, rows, scored)
@@ -365,6 +368,33 @@ class Searcher:
             highlights[nxt] = lines_highlight(chosen, lead, hl.score)
             scored[nxt] = scored[cid]
             kept[i] = nxt
+
+    def _from_sentence_start(self, row: dict, hl: Highlight) -> Highlight:
+        """A text highlight that starts with its chunk's first sentence, which began in the chunk
+        before (chunks overlap by lines, not sentences: "name of a subcircuit defined beforehand."),
+        grows back to the line where that sentence starts, so the box shows the whole sentence."""
+        if row["kind"] != "text" or hl.segment < 0 or hl.bbox is None:
+            return hl
+        lines = [ln for ln in json.loads(row["lines"] or "[]") if ln.get("b")]
+        first = lines[0] if lines else None
+        if not first or not first["t"][:1].islower() or hl.segment != min(first.get("s") or [-1]):
+            return hl
+        prev = self.chunks.previous_text(row["doc_id"], row["ord"])
+        prev_row = self.chunks.rows([prev]).get(prev) if prev is not None else None
+        if prev_row is None:
+            return hl
+        before = [ln for ln in json.loads(prev_row["lines"] or "[]") if ln.get("b")]
+        at = next((i for i, ln in enumerate(before) if ln["p"] == first["p"] and ln["b"] == first["b"]), None)
+        if at is None or not before[at].get("s"):
+            return hl
+        sentence = min(before[at]["s"])  # the sentence this chunk's first line continues
+        start = [ln for ln in before[:at] if sentence in (ln.get("s") or [])]
+        if not start:
+            return hl
+        boxes = dict(hl.boxes)
+        for ln in start:
+            boxes[ln["p"]] = union_bbox([boxes[ln["p"]], tuple(ln["b"])]) if ln["p"] in boxes else tuple(ln["b"])
+        return Highlight(hl.page, boxes[hl.page], sorted(boxes.items()), hl.segment, hl.score)
 
     def _prefer_page_regions(self, plan: QueryPlan, qvec: np.ndarray, idf: dict[str, float],
                              kept: list[int], rows: dict, highlights: dict, scored: dict, filters: Filters) -> None:

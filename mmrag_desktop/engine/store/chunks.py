@@ -123,6 +123,12 @@ class Chunks:
                           (doc_id, ord_))
         return row[0] if row else None
 
+    def previous_text(self, doc_id: int, ord_: int) -> int | None:
+        """The id of the document's text chunk before position `ord_`, None at its start."""
+        row = self.db.one("SELECT id FROM chunks WHERE doc_id = ? AND ord < ? AND kind = 'text' ORDER BY ord DESC LIMIT 1",
+                          (doc_id, ord_))
+        return row[0] if row else None
+
     def term_df(self, terms: list[str]) -> dict[str, int]:
         """How many chunks contain each term (a word or a phrase; FTS5 counts, cached until the
         chunk count changes)."""
