@@ -41,3 +41,21 @@ def named_documents(query: str, documents: dict[int, tuple[str, str]]) -> set[in
     words = _WORD.findall(query)
     used = {w.lower() for w in words if len(w) > 1} | {w for w in words if len(w) == 1 and w.isupper()}
     return {doc_id for doc_id, (name, title) in documents.items() if name_words(name, title) & used}
+
+
+def without_names(query: str, documents: dict[int, tuple[str, str]], named: set[int]) -> str:
+    """`query` without the words that name the `named` documents ("What does the Asymptote command
+    filldraw do?" -> "What does the command filldraw do?"): they say which manual, not which
+    passage, and an embedder reads them as the subject. `query` itself when nothing is named or
+    fewer than two words would be left."""
+    names = set().union(*(name_words(*documents[d]) for d in named)) if named else set()
+    kept = [m.group(0) for m in _WORD.finditer(query)
+            if not (m.group(0).lower() in names and len(m.group(0)) > 1 or m.group(0) in names)]
+    if not names or len(kept) == len(_WORD.findall(query)) or len(kept) < 2:
+        return query
+    out = query
+    for m in reversed(list(_WORD.finditer(query))):
+        w = m.group(0)
+        if w.lower() in names and len(w) > 1 or w in names:
+            out = out[:m.start()] + out[m.end():]
+    return re.sub(r"\s+(?=[?.!,;:])", "", " ".join(out.split()))

@@ -22,7 +22,7 @@ from ..elements import box_inside, union_bbox
 from ..hits import Hit
 from ..sentence_split import DOT_LEADERS
 from ..store.chunks import Filters
-from .doc_names import named_documents
+from .doc_names import named_documents, without_names
 from .fusion import mmr, weighted_rrf
 from .highlight import Highlight, choose_highlight, lines_highlight, segment_highlight
 from .query import (
@@ -68,6 +68,9 @@ SEGMENT_WEIGHT = 0.5  # weight of the best sentence's match in the final score
 # same at every value up to 5 on all four sets; 3 puts R-intro first for "How do I read a CSV file
 # into R?" (2 leaves gnuplot and Octave ahead; bench/README.md, session 17)
 NAMED_DOC_BOOST = 3.0
+# highlights matched without the words that name a manual: box@5 dev 0.828 -> 0.862, held-out
+# 0.484 -> 0.613, held-out 2 0.804 -> 0.843, unseen 0.467 -> 0.400 (bench/README.md, session 22)
+HIGHLIGHT_WITHOUT_NAMES = True
 COMMON_DF = 0.05  # a keyword in more than this share of chunks is left out of a large library's query
 PRUNE_MIN_CHUNKS = 50_000
 OPTION_CANDIDATES = 300  # keyword candidates read for a command-line option the query names
@@ -168,7 +171,10 @@ class Searcher:
         filters = filters or Filters()
         k = max(1, min(int(k), 200))
         n_cand = max(40, k * 4)
-        qvec = self.models.embedder.encode([plan.text])[0]
+        # the sentences to highlight are matched without the words that name a manual (hvec)
+        bare = self._without_names(plan)
+        qvec, hvec = self.models.embedder.encode([plan.text, bare]) if bare != plan.text else \
+            (self.models.embedder.encode([plan.text])[0],) * 2
         allowed = self.chunks.allowed_ids(filters) if filters.active else None
         lists: dict[str, list[int]] = {}
         dense = self.models.text_index().query(qvec, n_cand, filter_ids=allowed)
@@ -212,7 +218,7 @@ class Searcher:
         }
         order = sorted(scored, key=scored.get, reverse=True)
         segs = self._match_vectors(order)
-        candidate_hl = {cid: _row_highlight(rows[cid], segs.get(cid), qvec, plan, filters, idf) for cid in order}
+        candidate_hl = {cid: _row_highlight(rows[cid], segs.get(cid), hvec, plan, filters, idf) for cid in order}
         # rerank: fused rank evidence plus how well the best sentence of the chunk matches (max-sim)
         top = max(scored.values())
         for cid in order:
@@ -249,7 +255,7 @@ class Searcher:
         for cid in kept:
             highlights[cid] = self._from_sentence_start(rows[cid], highlights[cid])
         if plan.intent in ("visual", "table"):
-            self._prefer_page_regions(plan, qvec, idf, kept, rows, highlights, scored, filters)
+            self._prefer_page_regions(plan, hvec, idf, kept, rows, highlights, scored, filters)
         reranked = rerank_top(self.models.rerank_scores, plan.text, kept, rows, scored)
         vecs = self.vectors.chunk_vectors(kept, self.models.embedder.model_id)
         # chunks without a vector of the active model (a re-embed in progress) are ranked by fusion only
@@ -267,10 +273,23 @@ class Searcher:
                  similarity.get(c), self.documents.kind(rows[c]["doc_id"]), rerank=reranked.get(c))
             for c in chosen
         ]
-        hits.extend(self._enrich(hits, plan, qvec, idf, filters))
+        hits.extend(self._enrich(hits, plan, hvec, idf, filters))
         return hits
 
 
+
+    def _without_names(self, plan: QueryPlan) -> str:
+        """The query without the words that name a manual when it names some but not all
+        ("What does the Asymptote command filldraw do?" -> "What does the command filldraw do?"):
+        they say which manual (`_prefer_named_documents` prefers it), not which sentence, and the
+        embedder reads them as the subject. Sentences are matched to this text for highlights and
+        their share of the score; the chunks are still found with the whole query (finding them
+        without the names lost held-out top-5 places; bench/README.md, session 22)."""
+        if not HIGHLIGHT_WITHOUT_NAMES:
+            return plan.text
+        titles = self.documents.titles()
+        named = named_documents(plan.text, titles)
+        return without_names(plan.text, titles, named) if named and len(named) < len(titles) else plan.text
 
     def _prefer_named_documents(self, plan: QueryPlan, rows: dict, scored: dict) -> None:
         """Scale up the candidates of the documents the query names ("... a CSV file into R?",
