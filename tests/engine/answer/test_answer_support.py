@@ -737,3 +737,19 @@ def test_a_command_s_synopsis_is_quoted_with_its_description(embedder):
     assert best.text.startswith("stat [options] [selection] Print some statistics")
     other = one_block("Q <= D;\nThe cell types implement d-type flip-flops with enable.", "5.2 Q cells")
     assert all(not c.label for c in candidate_sentences(other))
+
+
+@pytest.mark.parametrize("without", [True, False])
+def test_the_manuals_name_in_a_question_does_not_choose_the_sentence(embedder, monkeypatch, without):
+    """Seen asking Asymptote's manual: "What does the Asymptote command filldraw do?" is about
+    filldraw; with the manual's name the embedder prefers the sentence that repeats the product's
+    name. Sentences are compared with the question without the words that name the manual of the
+    evidence (as search's highlights are)."""
+    from mmrag_desktop.engine.answer import extractive
+
+    monkeypatch.setattr(extractive, "COMPARE_WITHOUT_NAMES", without)
+    block = one_block("What the Asymptote command asy does with a file of Asymptote commands is described here.\n"
+                      "The filldraw command fills the interior of a path and then draws its boundary.",
+                      "Drawing commands", "asymptote.pdf", 21)
+    best = rank_candidates("What does the Asymptote command filldraw do?", block, embedder)[0]
+    assert best.text.startswith("The filldraw command") == without, best.text
