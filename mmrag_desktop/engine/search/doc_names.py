@@ -49,13 +49,12 @@ def without_names(query: str, documents: dict[int, tuple[str, str]], named: set[
     passage, and an embedder reads them as the subject. `query` itself when nothing is named or
     fewer than two words would be left."""
     names = set().union(*(name_words(*documents[d]) for d in named)) if named else set()
-    kept = [m.group(0) for m in _WORD.finditer(query)
-            if not (m.group(0).lower() in names and len(m.group(0)) > 1 or m.group(0) in names)]
-    if not names or len(kept) == len(_WORD.findall(query)) or len(kept) < 2:
+    found = list(_WORD.finditer(query))
+    # a name word as named_documents matches it: any case, a single capital letter only as written
+    drop = [m for m in found if (m.group(0).lower() if len(m.group(0)) > 1 else m.group(0)) in names]
+    if not drop or len(found) - len(drop) < 2:
         return query
     out = query
-    for m in reversed(list(_WORD.finditer(query))):
-        w = m.group(0)
-        if w.lower() in names and len(w) > 1 or w in names:
-            out = out[:m.start()] + out[m.end():]
+    for m in reversed(drop):
+        out = out[:m.start()] + out[m.end():]
     return re.sub(r"\s+(?=[?.!,;:])", "", " ".join(out.split()))
