@@ -14,6 +14,7 @@ from pdf_factory import make_section_manual
 
 from mmrag_desktop.engine.answer import answer_events, ask, close_models
 from mmrag_desktop.engine.answer.citations import find_marks
+from mmrag_desktop.engine.answer.evidence import neutralise
 from mmrag_desktop.engine.errors import LibraryError, QueryError
 from mmrag_desktop.engine.jobs import CancelToken
 from mmrag_desktop.engine.settings import Settings
@@ -356,7 +357,9 @@ def test_quote_first_answer_quotes_the_evidence_verbatim(library):
     assert ans.mode == "quote" and ans.stats["quoted"] and ans.raw_text.startswith("Quotes: S")
     quotes = [s for s in ans.sentences if s.quote]
     assert quotes and all(s.supported for s in quotes)
-    texts = {c.id: " ".join(library.chunk(c.chunk_id)["text"].split()) for c in ans.evidence}
+    # verbatim as the evidence was given to the model: a bracketed number there reads "(3)", never a
+    # citation chip ("See note [3] for batteries." is quoted "See note (3) for batteries.")
+    texts = {c.id: neutralise(" ".join(library.chunk(c.chunk_id)["text"].split())) for c in ans.evidence}
     for s in quotes:
         body = re.sub(r"\s*\[\d+\]\s*$", "", s.text).rstrip(".")
         assert body in texts[s.citations[0]], (body, s.citations)
