@@ -359,13 +359,13 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     if not cands:
         return []
     q_terms = set(content_terms(question))
+    docs = {b.id: (b.hit.doc, "") for b in blocks}
+    named = named_documents(question, docs)  # ids of the blocks from a manual the question names
     cos = None
     if embedder is not None:
         section = {b.id: b.hit.section.split(" > ")[-1].strip() for b in blocks}
         asked_text = question
-        docs = {b.id: (b.hit.doc, "") for b in blocks}
-        named = named_documents(question, docs) if COMPARE_WITHOUT_NAMES else set()
-        if named and len(named) == len(docs):
+        if COMPARE_WITHOUT_NAMES and named and len(named) == len(docs):
             # a manual's name that all the evidence shares says which manual, not which sentence
             # (across manuals it tells them apart: "How do I read a CSV file into R?")
             asked_text = without_names(question, docs, named)
@@ -410,17 +410,16 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score -= LEAD_IN_PENALTY
         if opposes(plan.terms, c.text):  # "internal ram" for "external RAM": the embedder reads them alike
             c.score -= OPPOSITE_PENALTY
-    _lift_what_is_asked_for(question, blocks, cands, asked)
+    _lift_what_is_asked_for(question, blocks, cands, asked, named)
     return sorted(cands, key=lambda c: -c.score)
 
 
 def _lift_what_is_asked_for(question: str, blocks: Sequence[EvidenceBlock], cands: list[Candidate],
-                            asked: str) -> None:
-    """Adjust scores for what the question asks for as a whole: the manual it names (other
-    manuals' sentences lose OTHER_DOC_PENALTY), an option (the best entry of an option list gains
-    OPTION_ENTRY_BONUS and is quoted first in its block), a figure (the best caption gains
-    FIGURE_BONUS)."""
-    named = named_documents(question, {b.id: (b.hit.doc, "") for b in blocks})
+                            asked: str, named: set[int]) -> None:
+    """Adjust scores for what the question asks for as a whole: the manual it names (`named`, the
+    ids of its blocks; other manuals' sentences lose OTHER_DOC_PENALTY), an option (the best entry
+    of an option list gains OPTION_ENTRY_BONUS and is quoted first in its block), a figure (the
+    best caption gains FIGURE_BONUS)."""
     if named and len(named) < len(blocks):
         for c in cands:
             if c.block_id not in named:

@@ -38,9 +38,13 @@ def name_words(file_name: str, title: str) -> set[str]:
 def named_documents(query: str, documents: dict[int, tuple[str, str]]) -> set[int]:
     """Ids of the `documents` ({id: (file name, title)}) whose name words the query uses (whole
     words; a single capital letter only as a word of its own in capitals)."""
-    words = _WORD.findall(query)
-    used = {w.lower() for w in words if len(w) > 1} | {w for w in words if len(w) == 1 and w.isupper()}
+    used = {_as_name(w) for w in _WORD.findall(query)}
     return {doc_id for doc_id, (name, title) in documents.items() if name_words(name, title) & used}
+
+
+def _as_name(word: str) -> str:
+    """`word` as name_words keeps it: lower-cased, a single letter as written (only "R" names a manual)."""
+    return word.lower() if len(word) > 1 else word
 
 
 def without_names(query: str, documents: dict[int, tuple[str, str]], named: set[int]) -> str:
@@ -50,8 +54,7 @@ def without_names(query: str, documents: dict[int, tuple[str, str]], named: set[
     fewer than two words would be left."""
     names = set().union(*(name_words(*documents[d]) for d in named)) if named else set()
     found = list(_WORD.finditer(query))
-    # a name word as named_documents matches it: any case, a single capital letter only as written
-    drop = [m for m in found if (m.group(0).lower() if len(m.group(0)) > 1 else m.group(0)) in names]
+    drop = [m for m in found if _as_name(m.group(0)) in names]
     if not drop or len(found) - len(drop) < 2:
         return query
     out = query

@@ -119,6 +119,14 @@ def _row_highlight(row: dict, seg_vecs, qvec: np.ndarray, plan: QueryPlan, filte
                             plan.terms, row["page"], filters.pages, idf)
 
 
+def _prefer_named_documents(named: set[int], rows: dict, scored: dict) -> None:
+    """Scale up the candidates of the documents the query names ("... a CSV file into R?",
+    doc_names.py; none when it names every document of the library)."""
+    for cid in scored:
+        if rows[cid]["doc_id"] in named:
+            scored[cid] *= NAMED_DOC_BOOST
+
+
 def _heading_entry_first(names: list[str], rows: dict, scored: dict) -> None:
     """A short query about a command or function by its name ("what does the yosys opt_clean pass
     do") is a look-up too: the best-scored chunk of a section whose own heading starts with the
@@ -171,8 +179,16 @@ class Searcher:
         filters = filters or Filters()
         k = max(1, min(int(k), 200))
         n_cand = max(40, k * 4)
-        # the sentences to highlight are matched without the words that name a manual (hvec)
-        bare = self._without_names(plan)
+        titles = self.documents.titles()
+        named_docs = named_documents(plan.text, titles)
+        if len(named_docs) == len(titles):  # a query that names every manual prefers none
+            named_docs = set()
+        # The sentences to highlight (and their share of the score) are matched without the words
+        # that name a manual (hvec): they say which manual (_prefer_named_documents), not which
+        # sentence, and the embedder reads them as the subject ("What does the Asymptote command
+        # filldraw do?"). The chunks are still found with the whole query (finding them without the
+        # names lost held-out top-5 places; bench/README.md, session 22).
+        bare = without_names(plan.text, titles, named_docs) if HIGHLIGHT_WITHOUT_NAMES else plan.text
         qvec, hvec = self.models.embedder.encode([plan.text, bare]) if bare != plan.text else \
             (self.models.embedder.encode([plan.text])[0],) * 2
         allowed = self.chunks.allowed_ids(filters) if filters.active else None
@@ -226,7 +242,7 @@ class Searcher:
             scored[cid] = scored[cid] / top + SEGMENT_WEIGHT * (best if np.isfinite(best) else 0.0)
             if _navigation(rows[cid]):  # its contents line matches the query as well as the heading does
                 scored[cid] *= NAV_PENALTY
-        self._prefer_named_documents(plan, rows, scored)
+        _prefer_named_documents(named_docs, rows, scored)
         if "options" in lists:
             self._option_entry_first(plan, lists["options"], rows, candidate_hl, scored)
         elif len(plan.terms) <= OPTION_QUERY_TERMS:
@@ -275,31 +291,6 @@ class Searcher:
         ]
         hits.extend(self._enrich(hits, plan, hvec, idf, filters))
         return hits
-
-
-
-    def _without_names(self, plan: QueryPlan) -> str:
-        """The query without the words that name a manual when it names some but not all
-        ("What does the Asymptote command filldraw do?" -> "What does the command filldraw do?"):
-        they say which manual (`_prefer_named_documents` prefers it), not which sentence, and the
-        embedder reads them as the subject. Sentences are matched to this text for highlights and
-        their share of the score; the chunks are still found with the whole query (finding them
-        without the names lost held-out top-5 places; bench/README.md, session 22)."""
-        if not HIGHLIGHT_WITHOUT_NAMES:
-            return plan.text
-        titles = self.documents.titles()
-        named = named_documents(plan.text, titles)
-        return without_names(plan.text, titles, named) if named and len(named) < len(titles) else plan.text
-
-    def _prefer_named_documents(self, plan: QueryPlan, rows: dict, scored: dict) -> None:
-        """Scale up the candidates of the documents the query names ("... a CSV file into R?",
-        doc_names.py), unless it names every document of the library."""
-        titles = self.documents.titles()
-        named = named_documents(plan.text, titles)
-        if named and len(named) < len(titles):
-            for cid in scored:
-                if rows[cid]["doc_id"] in named:
-                    scored[cid] *= NAMED_DOC_BOOST
 
     def _rare_exact(self, plan: QueryPlan) -> str:
         """The query's exact phrases without identifiers found in more than EXACT_MAX_SHARE of
