@@ -8,7 +8,8 @@ a sentence after an abbreviation that is usually followed by more of the same se
 capital is not taken for an initial: in manuals it is a unit or a name ("5 V.", "part A."). With `newlines=True` every line break is a boundary
 too (evidence text whose lines are list items, table rows or headings), unless a lower-case word
 follows it (a wrapped line), and so is a bullet; the end of a line that starts with a prompt ("> ",
-"$ ") is one before a name in code too ("install.packages can install ..."). With `clauses=True` a semicolon or colon followed
+"$ ") is one before a name in code too ("install.packages can install ..."), and so are both ends of a
+reference entry's header line ("telnet_port [number] [Config Command]"). With `clauses=True` a semicolon or colon followed
 by white space and a capital or digit ends a piece too ("Note: The device ...", "...; Pin 2 ...":
 chunk segments, the units search highlights).
 
@@ -36,8 +37,15 @@ _CLAUSE = re.compile(r"([;:])(\s+)" + _OPENER)
 _LAST_WORD = re.compile(r"([A-Za-z][A-Za-z.]*)\.$")
 _BULLET = re.compile(r"\s+(?=\u2022)")
 DOT_LEADERS = re.compile(r"(?:\.\s?){5,}")  # a contents or index line's dot leaders, wherever the line was cut
+DEFINITION_WORDS = 14
 _PROMPT_MARK = r"^[$>%#]"  # a shell or interpreter prompt: "$ gpg --verify ...", "> ev <- eigen(Sm)"
 PROMPT = re.compile(_PROMPT_MARK + r"\s+\S")
+# the header line of a reference entry, its kind in brackets at the end (Texinfo's definitions as
+# texi2pdf sets them): "telnet_port [number] [Config Command]", "flash banks [Command]". It belongs
+# to the description below it, never to the sentence above ("... is not activated." + the header).
+DEFINITION_LINE = re.compile(
+    r"^[^\s.!?][^\n]{0,100}?(?<![.!?:;,])[ \t]\[(?:[A-Z][a-z]+[ -]){0,2}(?:Command|Function|Variable|Macro|Method|"
+    r"Procedure|Driver|Option|Form|Constant|Type|Operator|Class|Hook|Predicate|Instruction)\][ \t]*$", re.M)
 # a prompt's line before a line that opens with a name in code ("install.packages can ..."): prose
 # in lower case after it continues the sentence ("> ev <- eigen(Sm)" + "will assign this list to ev.")
 _PROMPT_LINE = re.compile(_PROMPT_MARK + r"[ \t]+\S.*$(?=\n[a-z]\w*[._(])", re.M)
@@ -71,6 +79,9 @@ def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) 
         cuts.extend(m.start() for m in re.finditer(r"\n+(?![a-z])", text))
         cuts.extend(m.end() for m in _PROMPT_LINE.finditer(text))
         cuts.extend(m.start() for m in _BULLET.finditer(text))
+        for m in DEFINITION_LINE.finditer(text):
+            if len(m.group().split()) <= DEFINITION_WORDS:
+                cuts.extend((m.start(), m.end()))
     spans: list[tuple[int, int]] = []
     start = 0
     for cut in sorted(set(cuts)) + [len(text)]:

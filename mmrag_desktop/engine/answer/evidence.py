@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..elements import BBox
 from ..hits import Hit
-from ..sentence_split import PROMPT
+from ..sentence_split import DEFINITION_LINE, PROMPT
 from .events import Citation
 
 TokenCounter = Callable[[str], int]
@@ -41,14 +41,16 @@ def unwrap_lines(text: str) -> str:
     """Text with PDF line wraps joined: a long line not ending a sentence continues on the
     next; short lines without final punctuation (headings, list labels) stay on their own, and so
     does a command after a prompt ("> rm(x, y, z, ink, junk, temp, foo, bar)" is no wrapped line
-    of the sentence that follows it)."""
+    of the sentence that follows it) and a reference entry's header ("soft_reset_halt [Command]" is
+    no wrapped line of the entry above it)."""
     lines = [" ".join(line.split()) for line in text.splitlines()]
     lines = [line for line in lines if line]
     out: list[str] = []
     for i, line in enumerate(lines):
         if out:
             prev = out[-1]
-            wrapped = len(prev.split()) >= 6 and prev[-1] not in ".!?:;" and not PROMPT.match(lines[i - 1])
+            wrapped = (len(prev.split()) >= 6 and prev[-1] not in ".!?:;" and not PROMPT.match(lines[i - 1])
+                       and not DEFINITION_LINE.match(line))
             if wrapped:
                 out[-1] = prev + " " + line
                 continue

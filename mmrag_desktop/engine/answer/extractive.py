@@ -22,7 +22,8 @@ command-line option ("what does -F do"), the entry that starts with it is prefer
 description, a lead-in with the command or code it introduces ("Launch the GPG checking using
 the following command: $ gpg --verify nut-X.Y.Z.tar.gz.sig"; the following lines with the same
 prompt too: "Connect SINE to A1 and try: >>>import ... >>>vfit, par = em.fit_sine(t,v)"), and a command's entry with its
-synopsis ("stat [options] [selection] Print some statistics ..."); "The default value is 1 µV." with
+synopsis ("stat [options] [selection] Print some statistics ..."; "telnet_port [number] [Config Command]
+Specify or query the port on which to listen for incoming telnet connections."); "The default value is 1 µV." with
 the sentence before it, whose default it is ("VNTOL=x resets ..."). A sentence is compared with the
 question (without the words that name the evidence's manual when all of it is from that manual:
 "Asymptote" in "What does the Asymptote command filldraw do?" says which manual, not which
@@ -42,7 +43,7 @@ from dataclasses import dataclass
 from ..search.doc_names import named_documents, without_names
 from ..search.highlight import opposes
 from ..search.query import OPTION, heads_section, options_in, plan_query, prints_option, starts_with_option
-from ..sentence_split import DOT_LEADERS, split_sentences
+from ..sentence_split import DEFINITION_LINE, DOT_LEADERS, split_sentences
 from ..sentence_split import PROMPT as _PROMPT
 from .confidence import content_terms
 from .evidence import EvidenceBlock
@@ -170,7 +171,7 @@ def is_quotable(sentence: str) -> bool:
         return False
     if len(_INDEX_ENTRY.findall(s)) >= 3:  # index entries run together (a block cut mid-entry)
         return False
-    if _is_transcript(s) or _is_command_line(s):
+    if _is_transcript(s) or _is_command_line(s) or DEFINITION_LINE.match(s):  # a header is quoted with its entry
         return False
     cells = s.split(" | ")
     if len(cells) >= 3 and not any(":" in c for c in cells):  # a table's header row: names, no values
@@ -234,7 +235,8 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             if introduces:  # "Launch the GPG checking using the following command:" says nothing alone
                 s = " ".join([s] + code_block(nxt, sentences[pos + 2:], PAIR_WORDS - len(s.split())))
             # a figure chunk's "Section: G.3.3 SOLA-330" line names no term
-            term = not _LABELS.match(prev) and (is_term_line(prev) or synopsis_of_section(prev, b.hit.section))
+            term = not _LABELS.match(prev) and (is_term_line(prev) or synopsis_of_section(prev, b.hit.section)
+                                                or bool(DEFINITION_LINE.match(prev)))
             if _ITS_DEFAULT.match(s):  # whose default: the sentence before says
                 if prev and is_quotable(prev):
                     term = True

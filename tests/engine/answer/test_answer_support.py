@@ -739,6 +739,41 @@ def test_a_command_s_synopsis_is_quoted_with_its_description(embedder):
     assert all(not c.label for c in candidate_sentences(other))
 
 
+OPENOCD_TCP_PORTS = (  # OpenOCD's manual, p. 43, as the chunk holds it (texi2pdf sets a definition's kind on the right)
+    "Specify or query the port used for a simplified RPC connection that can be used by\n"
+    "clients to issue TCL commands and get the output from the Tcl engine. Intended\n"
+    "as a machine interface. When not specified during the configuration stage, the port\n"
+    "number defaults to 6666. When specified as \"disabled\", this service is not activated.\n"
+    "telnet_port [number] [Config Command]\n"
+    "Specify or query the port on which to listen for incoming telnet connections. This\n"
+    "port is intended for interaction with one human through TCL commands. When not\n"
+    "specified during the configuration stage, the port number defaults to 4444.\n"
+    "soft_reset_halt [Command]\n"
+    "Requesting target halt and executing a soft reset. This is often used when a target\n"
+    "cannot be reset and halted.")
+
+
+def test_a_reference_entry_s_header_is_quoted_with_its_description(embedder):
+    """Seen asking OpenOCD's manual: "What is the default telnet port?" quoted "Specify or query the
+    port on which to listen for incoming telnet connections." without the command it describes, and
+    the splitter gave the header line to the sentence above it ("... is not activated.
+    telnet_port [number] [Config Command]"). A header line ending in its kind in brackets belongs to
+    the entry below it: never quoted alone, never part of the sentence above, never a wrapped line."""
+    cands = candidate_sentences(one_block(OPENOCD_TCP_PORTS, "7.3 TCP/IP Ports", "openocd.pdf", 43))
+    quoted = [f"{c.label} {c.text}".strip() for c in cands]
+    assert 'When specified as "disabled", this service is not activated.' in quoted
+    assert ("telnet_port [number] [Config Command] Specify or query the port on which to listen for incoming "
+            "telnet connections.") in quoted
+    assert "soft_reset_halt [Command] Requesting target halt and executing a soft reset." in quoted
+    assert not any(c.text.startswith(("telnet_port", "soft_reset_halt")) for c in cands)  # never alone
+    best = rank_candidates("Which command sets the port for telnet connections?",
+                           one_block(OPENOCD_TCP_PORTS, "7.3 TCP/IP Ports", "openocd.pdf", 43), embedder)[0]
+    assert best.text.startswith("telnet_port [number] [Config Command]"), best.text
+    # prose that ends with a bracketed word of its own is no header
+    assert split_plain("See the reference card.\nthe options are listed in the table [Appendix]",
+                       newlines=True) == ["See the reference card.\nthe options are listed in the table [Appendix]"]
+
+
 @pytest.mark.parametrize("without", [True, False])
 def test_the_manuals_name_in_a_question_does_not_choose_the_sentence(embedder, monkeypatch, without):
     """Seen asking Asymptote's manual: "What does the Asymptote command filldraw do?" is about
