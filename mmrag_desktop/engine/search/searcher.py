@@ -56,6 +56,10 @@ EXACT_MAX_SHARE = 0.02
 # MRR@10 among 0.2-1.0 (0.3-0.6 all lift R@5 from 0.89 to 0.92)
 LIST_WEIGHTS = {"dense": 1.0, "keyword": 0.9, "exact": 1.2, "image": 0.6, "rows": 0.45, "options": 2.0}
 MMR_LAMBDA = 0.7
+# a text chunk of at most TINY_WORDS words ("Portability / GNU Prolog predicates.", the end of an entry
+# that a table cut off) is matched by its section title alone: off the final score as contents are
+TINY_WORDS = 6
+TINY_PENALTY = 0.6
 NAV_PENALTY = 0.6  # contents and index chunks, off the final score (the best sentence's match included)
 # a chunk is navigation when this share of its lines has dot leaders (unchanged on all four sets at
 # 0.4-0.6; avr-libc's contents lines that lost their page numbers ranked first for "How do I declare
@@ -242,6 +246,8 @@ class Searcher:
             scored[cid] = scored[cid] / top + SEGMENT_WEIGHT * (best if np.isfinite(best) else 0.0)
             if _navigation(rows[cid]):  # its contents line matches the query as well as the heading does
                 scored[cid] *= NAV_PENALTY
+            if TINY_WORDS and rows[cid]["kind"] == "text" and len(rows[cid]["text"].split()) <= TINY_WORDS:
+                scored[cid] *= TINY_PENALTY
         _prefer_named_documents(named_docs, rows, scored)
         if "options" in lists:
             self._option_entry_first(plan, lists["options"], rows, candidate_hl, scored)
