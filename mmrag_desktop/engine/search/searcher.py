@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -60,6 +61,13 @@ MMR_LAMBDA = 0.7
 # that a table cut off) is matched by its section title alone: off the final score as contents are
 TINY_WORDS = 6
 TINY_PENALTY = 0.6
+NAV_SECTIONS = True
+# a section that is a contents page or a back-of-book index ("Contents", "Appendix D Function and
+# variable index", "OpenOCD Concept Index"; not "Array index")
+_NAV_SECTION = re.compile(
+    r"^(?:appendix [a-z0-9]+\.?\s+)?(?:(?:table of )?contents|list of (?:figures|tables)|(?:[\w -]*\b(?:concept|"
+    r"function|variable|command|driver|operator|keyword|general|alphabetical|subject|symbol|program|macro|option|"
+    r"propert(?:y|ies)|file|name)s?\b[\w -]* )?index)$", re.I)
 NAV_PENALTY = 0.6  # contents and index chunks, off the final score (the best sentence's match included)
 # a chunk is navigation when this share of its lines has dot leaders (unchanged on all four sets at
 # 0.4-0.6; avr-libc's contents lines that lost their page numbers ranked first for "How do I declare
@@ -110,6 +118,8 @@ def _navigation(row: dict) -> bool:
     number), or most of its lines with dot leaders whose page numbers the line lost ("5.4 Storing
     and Retrieving Strings in the Program Space . . . . . .")."""
     if '"nav": true' in row["meta"]:
+        return True
+    if NAV_SECTIONS and _NAV_SECTION.match(row["section"].rpartition(" > ")[2].strip()):
         return True
     lines = row["text"].split("\n")
     return sum(1 for ln in lines if DOT_LEADERS.search(ln)) >= NAV_LEADERS * len(lines)

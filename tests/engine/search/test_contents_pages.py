@@ -18,11 +18,24 @@ BODY = ["Strings are kept in flash with the PROGMEM attribute:",
 
 
 def test_leader_lines_without_page_numbers_are_navigation():
-    row = {"meta": "{}", "text": "\n".join(CONTENTS[:2] + ["6 avr-libc and assembler programs 27"])}
+    row = {"meta": "{}", "section": "", "text": "\n".join(CONTENTS[:2] + ["6 avr-libc and assembler programs 27"])}
     assert _navigation(row)
-    assert _navigation({"meta": '{"nav": true}', "text": "anything"})
-    prose = {"meta": "{}", "text": "\n".join(BODY)}
+    assert _navigation({"meta": '{"nav": true}', "section": "", "text": "anything"})
+    prose = {"meta": "{}", "section": "5 Data in Program Space", "text": "\n".join(BODY)}
     assert not _navigation(prose)
+
+
+def test_a_chunk_of_a_contents_or_index_section_is_navigation():
+    """GNU Prolog's contents (no set's): one entry wrapped over three lines, leaders on the last
+    only ("8.14.6 write_term/3, ..., writeq/1," / "write_canonical/2, ..., print/2," / "print/1 . . .
+    107"), ranked first for "What does write_canonical do in GNU Prolog?". Its section says what it is."""
+    entry = "8.14.6 write_term/3, write_term/2, writeq/1,\nwrite_canonical/2, write_canonical/1,\nprint/1" + LEADERS + " 107"
+    for section in ("GNU PROLOG > Contents", "Table of Contents", "Index", "R Introduction > Appendix D Function and "
+                    "variable index", "OpenOCD Concept Index", "List of Figures"):
+        assert _navigation({"meta": "{}", "section": section, "text": entry}), section
+    for section in ("8.14.6 write_term/3", "Indexing vectors", "Contents of the package", "Index registers",
+                    "Array index"):
+        assert not _navigation({"meta": "{}", "section": section, "text": "\n".join(BODY)}), section
 
 
 def test_the_body_ranks_above_a_contents_page_without_page_numbers(library, tmp_path):
