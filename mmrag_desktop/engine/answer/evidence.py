@@ -42,7 +42,7 @@ def unwrap_lines(text: str) -> str:
     next; short lines without final punctuation (headings, list labels) stay on their own, and so
     does a command after a prompt ("> rm(x, y, z, ink, junk, temp, foo, bar)" is no wrapped line
     of the sentence that follows it) and a reference entry's header ("soft_reset_halt [Command]" is
-    no wrapped line of the entry above it)."""
+    no wrapped line of the entry above it, nor its description one of the header)."""
     lines = [" ".join(line.split()) for line in text.splitlines()]
     lines = [line for line in lines if line]
     out: list[str] = []
@@ -50,7 +50,7 @@ def unwrap_lines(text: str) -> str:
         if out:
             prev = out[-1]
             wrapped = (len(prev.split()) >= 6 and prev[-1] not in ".!?:;" and not PROMPT.match(lines[i - 1])
-                       and not DEFINITION_LINE.match(line))
+                       and not DEFINITION_LINE.match(line) and not DEFINITION_LINE.match(lines[i - 1]))
             if wrapped:
                 out[-1] = prev + " " + line
                 continue

@@ -750,7 +750,11 @@ OPENOCD_TCP_PORTS = (  # OpenOCD's manual, p. 43, as the chunk holds it (texi2pd
     "specified during the configuration stage, the port number defaults to 4444.\n"
     "soft_reset_halt [Command]\n"
     "Requesting target halt and executing a soft reset. This is often used when a target\n"
-    "cannot be reset and halted.")
+    "cannot be reset and halted. The num parameter is a value shown by flash\n"
+    "banks.\n"
+    "flash write_image [erase] [unlock] filename [offset] [type] [Command]\n"
+    "Write the image filename to the current target’s flash bank(s). Only loadable sections\n"
+    "from the image are written.")
 
 
 def test_a_reference_entry_s_header_is_quoted_with_its_description(embedder):
@@ -765,7 +769,10 @@ def test_a_reference_entry_s_header_is_quoted_with_its_description(embedder):
     assert ("telnet_port [number] [Config Command] Specify or query the port on which to listen for incoming "
             "telnet connections.") in quoted
     assert "soft_reset_halt [Command] Requesting target halt and executing a soft reset." in quoted
-    assert not any(c.text.startswith(("telnet_port", "soft_reset_halt")) for c in cands)  # never alone
+    assert ("flash write_image [erase] [unlock] filename [offset] [type] [Command] Write the image filename to the "
+            "current target’s flash bank(s).") in quoted  # a header of six words or more is no wrapped line either
+    assert "The num parameter is a value shown by flash banks." in quoted
+    assert not any(c.text.startswith(("telnet_port", "soft_reset_halt", "flash write_image")) for c in cands)
     best = rank_candidates("Which command sets the port for telnet connections?",
                            one_block(OPENOCD_TCP_PORTS, "7.3 TCP/IP Ports", "openocd.pdf", 43), embedder)[0]
     assert best.text.startswith("telnet_port [number] [Config Command]"), best.text
