@@ -74,7 +74,7 @@ NAV_PENALTY = 0.6  # contents and index chunks, off the final score (the best se
 # a string constant in program memory with avr-libc?", the best-sentence match outweighing a penalty
 # on the fused score alone)
 NAV_LEADERS = 0.6
-PAGE_HIGHLIGHT_RATIO = 0.7
+PAGE_HIGHLIGHT_RATIO = 0.55  # a same-kind chunk of the page this close in score may supply its highlight (0.7 before session 23)
 SEGMENT_WEIGHT = 0.5  # weight of the best sentence's match in the final score
 # a hit of a document the query names (doc_names.py): dev R@1 0.651 at 1.0-1.35, 0.667 at 1.5 and the
 # same at every value up to 5 on all four sets; 3 puts R-intro first for "How do I read a CSV file
