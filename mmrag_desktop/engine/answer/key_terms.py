@@ -31,7 +31,7 @@ _PLAIN_CAPS = frozenset(
     ANSWER QUOTES QUOTE INSUFFICIENT EVIDENCE SEE ALSO TIP IMPORTANT AM PM""".split()
 )
 
-_MARKER = re.compile(r"\[[^\[\]\n]{0,40}\]")
+BRACKETED = re.compile(r"\[[^\[\]\n]{0,40}\]")  # citation markers and other short bracketed text
 _LIST_PREFIX = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*\u2022])\s+")
 _NUMBER = re.compile(
     r"(?<![\w.])([-+\u2212]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)"
@@ -56,7 +56,7 @@ class Term:
 
 def strip_markers(sentence: str) -> str:
     """The sentence without citation markers ("[1]", "[2, 3]") and a list prefix ("1.", "-")."""
-    return _LIST_PREFIX.sub("", _MARKER.sub(" ", sentence))
+    return _LIST_PREFIX.sub("", BRACKETED.sub(" ", sentence))
 
 
 def _value(s: str) -> float | None:

@@ -20,6 +20,7 @@ the front ends never show them as plain answer text.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -29,13 +30,14 @@ from ..sentence_split import split_sentences
 from .citations import find_marks, format_mark, marked_sentence_spans
 from .confidence import content_terms
 from .evidence import EvidenceBlock
-from .key_terms import Term, TermIndex, missing_terms, strip_markers, terms
+from .key_terms import BRACKETED, Term, TermIndex, missing_terms, strip_markers, terms
 from .quote_boxes import quoted_words
 
 SUPPORT_THRESHOLD = 0.6
 MIN_COVERAGE = 0.9
 MAX_MISSING_WORDS = 1
 _MIN_WORDS = 3
+_CITATION = re.compile(r"\[\s*\d[\d\s,;\-\u2013]*\]")  # "[1]", "[2, 3]": the answer's own markers
 
 
 @dataclass
@@ -136,6 +138,7 @@ class SupportChecker:
             self.units.extend((b.id, a + " " + c) for a, c in zip(sents, sents[1:], strict=False))
         self._vecs: np.ndarray | None = None
         self._unit_words = [set(content_terms(t)) for _, t in self.units]
+        self._plain_text: dict[int, str] = {}
 
     def _unit_vectors(self) -> np.ndarray | None:
         if self._vecs is None and self.embedder is not None and self.units:
@@ -161,14 +164,24 @@ class SupportChecker:
         j = int(order[0])
         return float(sims[j]), rows[j], False
 
-    def _verbatim(self, body: str, ids: Iterable[int]) -> tuple[int, str] | None:
+    def _verbatim(self, body: str, ids: Iterable[int], sentence: str = "") -> tuple[int, str] | None:
         norm = " ".join(quoted_words(body).split()).rstrip(".").lower()
         if _words(norm) < _MIN_WORDS:  # "1." or "Yes" occur anywhere: not a quote
             return None
+        # the bracketed words the body lost ("[Command]", "[enable|disable]") must be the block's too
+        kept = [g.lower() for g in BRACKETED.findall(sentence) if not _CITATION.fullmatch(g)]
         for i in ids:
-            if norm and norm in " ".join(self.blocks[i].text.split()).lower():
+            if norm and norm in self._plain(i) and all(g in self.blocks[i].text.lower() for g in kept):
                 return i, body
         return None
+
+    def _plain(self, block_id: int) -> str:
+        """A block's text as a checked sentence's body reads it: bracketed text taken out as
+        strip_markers takes it out of the sentence ("adapter speed max_speed_kHz [Command] A
+        non-zero speed is in KHZ." is a verbatim quote), white space single, lower case."""
+        if block_id not in self._plain_text:
+            self._plain_text[block_id] = " ".join(strip_markers(self.blocks[block_id].text).split()).lower()
+        return self._plain_text[block_id]
 
     def check(self, sentence: str, start: int = 0, end: int | None = None, *, quote: bool = False) -> SentenceCheck:
         """Check one sentence (with its markers) and return what was found; the returned
@@ -184,7 +197,7 @@ class SupportChecker:
             res.claim = False
             return res
         res.missing = [t.text for t in missing_terms(found, *self.index.values(), *self.header_index.values())]
-        verbatim = self._verbatim(body, cited or self.blocks)
+        verbatim = self._verbatim(body, cited or self.blocks, sentence)
         if verbatim is not None:
             bid, text = verbatim
             res.supported, res.quote = True, True

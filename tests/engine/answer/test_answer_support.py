@@ -143,6 +143,24 @@ def test_quotes_are_supported_verbatim_and_nothing_passes_without_an_embedder(bl
     assert not chk.check("A one metre USB cable comes with it [3].").supported
 
 
+def test_a_quote_with_bracketed_words_is_verbatim():
+    """Seen on OpenOCD's manual: "adapter speed max_speed_kHz [Command] A non-zero speed is in KHZ.
+    Hence: 3000 is 3mhz." was quoted from its block and marked "not found": the check reads a
+    sentence without its bracketed words (model markers) but compared it with the block's text
+    with them. Bracketed words the sentence changed are still no quote."""
+    entry = one_block("NOTE: Script writers should consider using jtag_rclk instead of adapter speed.\n"
+                      "adapter speed max_speed_kHz [Command]\nA non-zero speed is in KHZ. Hence: 3000 is 3mhz. "
+                      "JTAG interfaces usually support a limited number of speeds.", "10.2 Interface Configuration",
+                      "openocd.pdf", 66, chunk_id=3485)
+    chk = SupportChecker(entry, None)  # no embedder: only a verbatim quote can pass
+    quote = chk.check("adapter speed max_speed_kHz [Command] A non-zero speed is in KHZ. Hence: 3000 is 3mhz. [1]",
+                      quote=True)
+    assert quote.supported and quote.support.score == 1.0
+    changed = chk.check("adapter speed max_speed_kHz [Config Command] A non-zero speed is in KHZ. [1]", quote=True)
+    assert not changed.supported
+    assert not chk.check("adapter speed max_speed_kHz [default 500] A non-zero speed is in KHZ. [1]").supported
+
+
 # ---- guards ----------------------------------------------------------------------------------
 def test_guard_stops_a_loop_at_its_second_occurrence():
     g = OutputGuard()
