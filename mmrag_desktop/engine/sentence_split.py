@@ -9,7 +9,8 @@ capital is not taken for an initial: in manuals it is a unit or a name ("5 V.", 
 too (evidence text whose lines are list items, table rows or headings), unless a lower-case word
 follows it (a wrapped line), and so is a bullet; the end of a line that starts with a prompt ("> ",
 "$ ") is one before a name in code too ("install.packages can install ..."), and so are both ends of a
-reference entry's header line ("telnet_port [number] [Config Command]"). With `clauses=True` a semicolon or colon followed
+reference entry's header line ("telnet_port [number] [Config Command]"), and the end of a heading of
+one or two words above a line in lower case ("Description" / "fd_domain(Vars, ...) constraints ..."). With `clauses=True` a semicolon or colon followed
 by white space and a capital or digit ends a piece too ("Note: The device ...", "...; Pin 2 ...":
 chunk segments, the units search highlights).
 
@@ -38,6 +39,7 @@ _LAST_WORD = re.compile(r"([A-Za-z][A-Za-z.]*)\.$")
 _BULLET = re.compile(r"\s+(?=\u2022)")
 DOT_LEADERS = re.compile(r"(?:\.\s?){5,}")  # a contents or index line's dot leaders, wherever the line was cut
 DEFINITION_WORDS = 14
+_SHORT_HEADING = re.compile(r"^[A-Z][a-z]+(?:[ \t][A-Za-z][a-z]+)?[ \t]*$(?=\n[a-z_])", re.M)
 _PROMPT_MARK = r"^[$>%#]"  # a shell or interpreter prompt: "$ gpg --verify ...", "> ev <- eigen(Sm)"
 PROMPT = re.compile(_PROMPT_MARK + r"\s+\S")
 # the header line of a reference entry, its kind in brackets at the end (Texinfo's definitions as
@@ -79,6 +81,9 @@ def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) 
         cuts.extend(m.start() for m in re.finditer(r"\n+(?![a-z])", text))
         cuts.extend(m.end() for m in _PROMPT_LINE.finditer(text))
         cuts.extend(m.start() for m in _BULLET.finditer(text))
+        # a heading of one or two words above a line in lower case ("Description" / "fd_domain(Vars,
+        # Lower, Upper) constraints ...") is no sentence the line continues
+        cuts.extend(m.end() for m in _SHORT_HEADING.finditer(text))
         for m in DEFINITION_LINE.finditer(text):
             if len(m.group().split()) <= DEFINITION_WORDS:
                 cuts.extend((m.start(), m.end()))

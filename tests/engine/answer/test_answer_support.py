@@ -53,6 +53,19 @@ def blocks():
 
 
 # ---- splitter ------------------------------------------------------------------------------
+def test_a_one_word_heading_above_a_line_in_lower_case_is_no_part_of_its_sentence():
+    """GNU Prolog's entries (no set's manual): "Description" above "fd_domain(Vars, Lower, Upper)
+    constraints ..." was quoted as "Description fd_domain(Vars, ...": a line break before a word in
+    lower case is a wrapped line, but not after a heading of one or two words."""
+    text = ("Templates\nfd_domain(?fd_variable, +integer, +integer)\nDescription\nfd_domain(Vars, Lower, Upper) "
+            "constraints each element X of Vars to take a value in Lower..Upper.\nThe variables of a constraint are\n"
+            "given in a list.")
+    assert split_plain(text, newlines=True) == [
+        "Templates", "fd_domain(?fd_variable, +integer, +integer)", "Description",
+        "fd_domain(Vars, Lower, Upper) constraints each element X of Vars to take a value in Lower..Upper.",
+        "The variables of a constraint are\ngiven in a list."]
+
+
 def test_one_splitter_keeps_abbreviations_and_numbers_together():
     assert split_plain("See Fig. 3 for the pins. The supply is approx. 5 V. Done.") == [
         "See Fig. 3 for the pins.", "The supply is approx. 5 V.", "Done."]
