@@ -38,7 +38,7 @@ _CLAUSE = re.compile(r"([;:])(\s+)" + _OPENER)
 _LAST_WORD = re.compile(r"([A-Za-z][A-Za-z.]*)\.$")
 _BULLET = re.compile(r"\s+(?=\u2022)")
 DOT_LEADERS = re.compile(r"(?:\.\s?){5,}")  # a contents or index line's dot leaders, wherever the line was cut
-DEFINITION_WORDS = 14
+# a heading of one or two words ("Description", "Templates") above a line that opens in lower case
 _SHORT_HEADING = re.compile(r"^[A-Z][a-z]+(?:[ \t][A-Za-z][a-z]+)?[ \t]*$(?=\n[a-z_])", re.M)
 _PROMPT_MARK = r"^[$>%#]"  # a shell or interpreter prompt: "$ gpg --verify ...", "> ev <- eigen(Sm)"
 PROMPT = re.compile(_PROMPT_MARK + r"\s+\S")
@@ -85,8 +85,7 @@ def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) 
         # Lower, Upper) constraints ...") is no sentence the line continues
         cuts.extend(m.end() for m in _SHORT_HEADING.finditer(text))
         for m in DEFINITION_LINE.finditer(text):
-            if len(m.group().split()) <= DEFINITION_WORDS:
-                cuts.extend((m.start(), m.end()))
+            cuts.extend((m.start(), m.end()))
     spans: list[tuple[int, int]] = []
     start = 0
     for cut in sorted(set(cuts)) + [len(text)]:

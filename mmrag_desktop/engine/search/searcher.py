@@ -61,7 +61,6 @@ MMR_LAMBDA = 0.7
 # that a table cut off) is matched by its section title alone: off the final score as contents are
 TINY_WORDS = 6
 TINY_PENALTY = 0.6
-NAV_SECTIONS = True
 # a section that is a contents page or a back-of-book index ("Contents", "Appendix D Function and
 # variable index", "OpenOCD Concept Index"; not "Array index")
 _NAV_SECTION = re.compile(
@@ -119,7 +118,7 @@ def _navigation(row: dict) -> bool:
     and Retrieving Strings in the Program Space . . . . . .")."""
     if '"nav": true' in row["meta"]:
         return True
-    if NAV_SECTIONS and _NAV_SECTION.match(row["section"].rpartition(" > ")[2].strip()):
+    if _NAV_SECTION.match(row["section"].rpartition(" > ")[2].strip()):
         return True
     lines = row["text"].split("\n")
     return sum(1 for ln in lines if DOT_LEADERS.search(ln)) >= NAV_LEADERS * len(lines)
