@@ -58,9 +58,8 @@ EXACT_MAX_SHARE = 0.02
 LIST_WEIGHTS = {"dense": 1.0, "keyword": 0.9, "exact": 1.2, "image": 0.6, "rows": 0.45, "options": 2.0}
 MMR_LAMBDA = 0.7
 # a text chunk of at most TINY_WORDS words ("Portability / GNU Prolog predicates.", the end of an entry
-# that a table cut off) is matched by its section title alone: off the final score as contents are
+# that a table cut off) is found by its section title alone: the hit shows the entry's text before it
 TINY_WORDS = 6
-TINY_PENALTY = 0.6
 # a section that is a contents page or a back-of-book index ("Contents", "Appendix D Function and
 # variable index", "OpenOCD Concept Index"; not "Array index")
 _NAV_SECTION = re.compile(
@@ -255,8 +254,6 @@ class Searcher:
             scored[cid] = scored[cid] / top + SEGMENT_WEIGHT * (best if np.isfinite(best) else 0.0)
             if _navigation(rows[cid]):  # its contents line matches the query as well as the heading does
                 scored[cid] *= NAV_PENALTY
-            if TINY_WORDS and rows[cid]["kind"] == "text" and len(rows[cid]["text"].split()) <= TINY_WORDS:
-                scored[cid] *= TINY_PENALTY
         _prefer_named_documents(named_docs, rows, scored)
         if "options" in lists:
             self._option_entry_first(plan, lists["options"], rows, candidate_hl, scored)
@@ -282,6 +279,7 @@ class Searcher:
                 continue
             highlights[cid] = hl
             kept.append(cid)
+        self._entries_of_fragments(kept, rows, highlights, scored, hvec, plan, filters, idf)
         self._continue_lead_ins(kept, rows, highlights, scored)
         for cid in kept:
             highlights[cid] = self._from_sentence_start(rows[cid], highlights[cid])
@@ -393,6 +391,32 @@ class Searcher:
             highlights[nxt] = lines_highlight(chosen, lead, hl.score)
             scored[nxt] = scored[cid]
             kept[i] = nxt
+
+    def _entries_of_fragments(self, kept: list[int], rows: dict, highlights: dict, scored: dict, hvec: np.ndarray,
+                              plan: QueryPlan, filters: Filters, idf: dict[str, float]) -> None:
+        """A hit that is a fragment of a few words (TINY_WORDS) becomes the text chunk before it in
+        its section, the entry it ends, keeping its rank: "Portability / GNU Prolog predicates."
+        (cut off from read_token's entry by its Errors table) ranks by its section title and says
+        nothing; the entry above it does. A fragment whose entry is already a hit, or whose entry's
+        page another hit shows, leaves the list."""
+        for cid in list(kept):
+            row = rows[cid]
+            if row["kind"] != "text" or len(row["text"].split()) > TINY_WORDS:
+                continue
+            prev = self.chunks.previous_text(row["doc_id"], row["ord"])
+            prev_row = self.chunks.rows([prev]).get(prev) if prev is not None else None
+            if prev_row is None or prev_row["section"] != row["section"] or len(prev_row["text"].split()) <= TINY_WORDS:
+                continue
+            i = kept.index(cid)
+            del highlights[cid]
+            if prev in kept or any(rows[o]["doc_id"] == prev_row["doc_id"] and highlights[o].page == prev_row["page"]
+                                   for o in kept if o != cid):
+                del kept[i]
+                continue
+            rows[prev] = prev_row
+            highlights[prev] = _row_highlight(prev_row, self._match_vectors([prev]).get(prev), hvec, plan, filters, idf)
+            scored[prev] = scored[cid]
+            kept[i] = prev
 
     def _from_sentence_start(self, row: dict, hl: Highlight) -> Highlight:
         """A text highlight that starts with its chunk's first sentence, which began in the chunk
