@@ -20,7 +20,6 @@ the front ends never show them as plain answer text.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -37,7 +36,6 @@ SUPPORT_THRESHOLD = 0.6
 MIN_COVERAGE = 0.9
 MAX_MISSING_WORDS = 1
 _MIN_WORDS = 3
-_CITATION = re.compile(r"\[\s*\d[\d\s,;\-\u2013]*\]")  # "[1]", "[2, 3]": the answer's own markers
 
 
 @dataclass
@@ -164,12 +162,15 @@ class SupportChecker:
         j = int(order[0])
         return float(sims[j]), rows[j], False
 
-    def _verbatim(self, body: str, ids: Iterable[int], sentence: str = "") -> tuple[int, str] | None:
+    def _verbatim(self, body: str, ids: Iterable[int], sentence: str) -> tuple[int, str] | None:
         norm = " ".join(quoted_words(body).split()).rstrip(".").lower()
         if _words(norm) < _MIN_WORDS:  # "1." or "Yes" occur anywhere: not a quote
             return None
-        # the bracketed words the body lost ("[Command]", "[enable|disable]") must be the block's too
-        kept = [g.lower() for g in BRACKETED.findall(sentence) if not _CITATION.fullmatch(g)]
+        # the bracketed words the body lost ("[Command]", "[enable|disable]"), citation markers
+        # aside, must be the block's too
+        marks = [(m.start, m.end) for m in find_marks(sentence)]
+        kept = [g.group().lower() for g in BRACKETED.finditer(sentence)
+                if not any(a <= g.start() < b for a, b in marks)]
         for i in ids:
             if norm and norm in self._plain(i) and all(g in self.blocks[i].text.lower() for g in kept):
                 return i, body

@@ -131,6 +131,21 @@ def _row_highlight(row: dict, seg_vecs, qvec: np.ndarray, plan: QueryPlan, filte
                             plan.terms, row["page"], filters.pages, idf)
 
 
+def _is_fragment(row: dict) -> bool:
+    """A text chunk of at most TINY_WORDS words ("Portability / GNU Prolog predicates.")."""
+    return row["kind"] == "text" and len(row["text"].split()) <= TINY_WORDS
+
+
+def _hit_becomes(kept: list[int], i: int, row: dict, hl: Highlight, rows: dict, highlights: dict,
+                 scored: dict) -> None:
+    """The hit at `kept[i]` becomes the chunk `row`, shown with `hl`, keeping its rank and score (the
+    page's better-matching passage, the chunk a lead-in continues in, the entry a fragment ends)."""
+    old, new = kept[i], row["id"]
+    rows[new], highlights[new], scored[new] = row, hl, scored[old]
+    highlights.pop(old, None)
+    kept[i] = new
+
+
 def _prefer_named_documents(named: set[int], rows: dict, scored: dict) -> None:
     """Scale up the candidates of the documents the query names ("... a CSV file into R?",
     doc_names.py; none when it names every document of the library)."""
@@ -272,10 +287,7 @@ class Searcher:
                 # highlight agree)
                 if (row["kind"] == rows[same]["kind"] and hl.score > highlights[same].score
                         and scored[cid] >= PAGE_HIGHLIGHT_RATIO * scored[same]):
-                    kept[kept.index(same)] = cid
-                    highlights[cid] = hl
-                    scored[cid] = scored[same]
-                    del highlights[same]
+                    _hit_becomes(kept, kept.index(same), row, hl, rows, highlights, scored)
                 continue
             highlights[cid] = hl
             kept.append(cid)
@@ -387,10 +399,7 @@ class Searcher:
             if after is None:
                 continue
             chosen = [ln for ln in new_lines if {lead, after} & set(ln.get("s") or [])]
-            rows[nxt] = new
-            highlights[nxt] = lines_highlight(chosen, lead, hl.score)
-            scored[nxt] = scored[cid]
-            kept[i] = nxt
+            _hit_becomes(kept, i, new, lines_highlight(chosen, lead, hl.score), rows, highlights, scored)
 
     def _entries_of_fragments(self, kept: list[int], rows: dict, highlights: dict, scored: dict, hvec: np.ndarray,
                               plan: QueryPlan, filters: Filters, idf: dict[str, float]) -> None:
@@ -401,22 +410,19 @@ class Searcher:
         page another hit shows, leaves the list."""
         for cid in list(kept):
             row = rows[cid]
-            if row["kind"] != "text" or len(row["text"].split()) > TINY_WORDS:
+            if not _is_fragment(row):
                 continue
             prev = self.chunks.previous_text(row["doc_id"], row["ord"])
             prev_row = self.chunks.rows([prev]).get(prev) if prev is not None else None
-            if prev_row is None or prev_row["section"] != row["section"] or len(prev_row["text"].split()) <= TINY_WORDS:
+            if prev_row is None or prev_row["section"] != row["section"] or _is_fragment(prev_row):
                 continue
             i = kept.index(cid)
-            del highlights[cid]
             if prev in kept or any(rows[o]["doc_id"] == prev_row["doc_id"] and highlights[o].page == prev_row["page"]
                                    for o in kept if o != cid):
-                del kept[i]
+                del kept[i], highlights[cid]
                 continue
-            rows[prev] = prev_row
-            highlights[prev] = _row_highlight(prev_row, self._match_vectors([prev]).get(prev), hvec, plan, filters, idf)
-            scored[prev] = scored[cid]
-            kept[i] = prev
+            hl = _row_highlight(prev_row, self._match_vectors([prev]).get(prev), hvec, plan, filters, idf)
+            _hit_becomes(kept, i, prev_row, hl, rows, highlights, scored)
 
     def _from_sentence_start(self, row: dict, hl: Highlight) -> Highlight:
         """A text highlight that starts with its chunk's first sentence, which began in the chunk
