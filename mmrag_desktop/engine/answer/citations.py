@@ -2,7 +2,10 @@
 
 Accepted forms: `[2]`, `[1, 3]`, `[1;3]`, `[2-4]`, `[1][2]`, `[[2]]` (nested brackets are
 flattened), and labelled forms models like to write (`[Evidence 2]`, `[source: 1]`). Markers
-inside code (backtick spans and fenced blocks) are code, not citations, and are left alone.
+inside code (fenced blocks, and backtick spans that close on their line within
+`INLINE_CODE_MAX` characters) are code, not citations, and are left alone. A lone backtick is
+text: manuals quote Verilog's "`define" and TeX's "``quotes''", and such a backtick must not turn
+the rest of an answer, its citation markers included, into code.
 A marker that looks like a citation but is not one (`[1a]`, `[2.x]`) is malformed and removed.
 
 The same cleaning runs incrementally while tokens stream (`StreamingCitationFilter`) and on the
@@ -18,6 +21,7 @@ from dataclasses import dataclass, field
 from ..sentence_split import sentence_spans
 
 MAX_RANGE = 50  # `[1-1000]` is not a citation range, it is garbage
+INLINE_CODE_MAX = 80  # a backtick span longer than this is no inline code (`x[1]`) but stray backticks
 
 _LABEL = r"(?:(?:evidence|source|sources|ref|refs|reference|block|doc|id|citation)s?\s*[:#]?\s*)?"
 _IDS = r"\d{1,4}(?:\s*(?:,|;|-|–|and)\s*\d{1,4})*"
@@ -60,20 +64,47 @@ def _expand(ids_text: str) -> tuple[list[int], bool]:
 
 
 def _code_spans(text: str) -> list[tuple[int, int]]:
-    """Character ranges inside fenced blocks or inline backtick spans (unclosed runs to the end)."""
+    """Character ranges of code: fenced blocks (an unclosed fence runs to the end) and inline
+    backtick spans closed on the same line within INLINE_CODE_MAX characters (CommonMark: a
+    backtick without its closer is literal text)."""
     spans: list[tuple[int, int]] = []
-    open_tok: str | None = None
-    open_at = 0
+    fence_at: int | None = None
+    opener: int | None = None  # an inline span's opening backtick
     for m in _CODE.finditer(text):
-        tok = m.group(0)
-        if open_tok is None:
-            open_tok, open_at = tok, m.start()
-        elif tok == open_tok:
-            spans.append((open_at, m.end()))
-            open_tok = None
-    if open_tok is not None:
-        spans.append((open_at, len(text)))
+        if m.group(0) == "```":
+            if fence_at is None:
+                fence_at, opener = m.start(), None
+            else:
+                spans.append((fence_at, m.end()))
+                fence_at = None
+        elif fence_at is not None:
+            continue
+        elif opener is not None and _closes(text, opener, m.start()):
+            spans.append((opener, m.end()))
+            opener = None
+        else:
+            opener = m.start()  # an earlier opener without its closer was a literal backtick
+    if fence_at is not None:
+        spans.append((fence_at, len(text)))
     return spans
+
+
+def _closes(text: str, opener: int, closer: int) -> bool:
+    """True when the backtick at `closer` can close an inline span opened at `opener`."""
+    return closer - opener <= INLINE_CODE_MAX and "\n" not in text[opener:closer]
+
+
+def _open_inline(text: str) -> int | None:
+    """Where an inline code span may still be opening at the end of streamed `text` (a backtick
+    whose closer may yet come), else None."""
+    code = _code_spans(text)
+    for m in reversed(list(_CODE.finditer(text))):
+        if m.group(0) == "```" or any(a <= m.start() < b for a, b in code):
+            return None
+        if len(text) - m.start() <= INLINE_CODE_MAX and "\n" not in text[m.start():]:
+            return m.start()
+        return None
+    return None
 
 
 def find_marks(text: str) -> list[CitationMark]:
@@ -233,6 +264,14 @@ def check_citations(text: str, valid_ids: Iterable[int]) -> CitationCheck:
 
 
 def _hold_from(pending: str) -> int:
+    """Where text that may still turn into (or extend) a marker, or open an inline code span that
+    would hide markers, begins; len(pending) if nowhere."""
+    tick = _open_inline(pending)
+    i = _marker_hold(pending)
+    return i if tick is None else min(i, tick)
+
+
+def _marker_hold(pending: str) -> int:
     """Where text that may still turn into (or extend) a marker begins; len(pending) if nowhere."""
     i = pending.rfind("[")
     if i < 0:
