@@ -66,6 +66,10 @@ _NAV_SECTION = re.compile(
     r"^(?:appendix [a-z0-9]+\.?\s+)?(?:(?:table of )?contents|list of (?:figures|tables)|(?:[\w -]*\b(?:concept|"
     r"function|variable|command|driver|operator|keyword|general|alphabetical|subject|symbol|program|macro|option|"
     r"propert(?:y|ies)|file|name)s?\b[\w -]* )?index)$", re.I)
+# a chunk under such a title is navigation when it has dot leaders or this share of its lines ends
+# in a page number (contents and index chunks of the bench manuals and three others: 0.25 and more)
+NAV_NUMBERED = 0.25
+_PAGE_NUMBER_END = re.compile(r"(?:\b[0-9]{1,4}|\b[ivxlc]{1,6})\s*$")
 NAV_PENALTY = 0.6  # contents and index chunks, off the final score (the best sentence's match included)
 # a chunk is navigation when this share of its lines has dot leaders (unchanged on all four sets at
 # 0.4-0.6; avr-libc's contents lines that lost their page numbers ranked first for "How do I declare
@@ -113,14 +117,21 @@ def _keyword_query(plan: QueryPlan, idf: dict[str, float], n_chunks: int) -> str
 
 def _navigation(row: dict) -> bool:
     """A contents or index chunk: flagged at ingest (lines ending in dot leaders and a page
-    number), or most of its lines with dot leaders whose page numbers the line lost ("5.4 Storing
-    and Retrieving Strings in the Program Space . . . . . .")."""
+    number), most of its lines with dot leaders whose page numbers the line lost ("5.4 Storing
+    and Retrieving Strings in the Program Space . . . . . ."), or a chunk under a section titled as a
+    contents page or an index whose lines read as entries (dot leaders, or NAV_NUMBERED of them
+    ending in a page number)."""
     if '"nav": true' in row["meta"]:
         return True
-    if _NAV_SECTION.match(row["section"].rpartition(" > ")[2].strip()):
-        return True
     lines = row["text"].split("\n")
-    return sum(1 for ln in lines if DOT_LEADERS.search(ln)) >= NAV_LEADERS * len(lines)
+    leaders = sum(1 for ln in lines if DOT_LEADERS.search(ln))
+    if leaders >= NAV_LEADERS * len(lines):
+        return True
+    if not _NAV_SECTION.match(row["section"].rpartition(" > ")[2].strip()):
+        return False
+    # under such a title, the chunk's lines must read as entries: gnuplot's "plot ... index" keyword
+    # is a section "Index", and a manual without an outline can leave every chunk under "Table of Contents"
+    return bool(leaders) or sum(1 for ln in lines if _PAGE_NUMBER_END.search(ln)) >= NAV_NUMBERED * len(lines)
 
 
 def _row_highlight(row: dict, seg_vecs, qvec: np.ndarray, plan: QueryPlan, filters: Filters,
@@ -384,6 +395,10 @@ class Searcher:
                 continue
             last = lines[-1]
             if not any(box_inside(last["b"], b, 1) for p, b in hl.boxes if p == last["p"]):  # the lead-in is shown
+                continue
+            if last.get("s") and last["s"][-1] > hl.segment + 1:
+                # the line is shown for the sentence that ends on it, not for the lead-in: "floor is the
+                # mathematician's integer part ... −3." matched, "... here's the explanation:" did not
                 continue
             nxt = self.chunks.next_text(row["doc_id"], row["ord"])
             if nxt is None or nxt in kept:

@@ -38,6 +38,25 @@ def test_a_chunk_of_a_contents_or_index_section_is_navigation():
         assert not _navigation({"meta": "{}", "section": section, "text": "\n".join(BODY)}), section
 
 
+def test_prose_under_a_section_titled_index_or_contents_is_no_navigation():
+    """gnuplot's section on the keyword of "plot 'file' index 4:5" is titled "Index"; the PARI/GP
+    tutorial has no outline, so every chunk after its contents page sat under "Table of Contents"
+    and lost 0.4 of its score. Under such a title a chunk is navigation only when its lines read as
+    entries (dot leaders, or a quarter of them ending in a page number)."""
+    keyword = ("The index keyword allows you to select specific data sets in a multi-data-set file.\n"
+               "Data sets are separated by pairs of blank records. index <m> selects only set <m>.\n"
+               "Example:\nplot 'file' index 4:5\nFollowing C indexing, the index 0 is the first data set.")
+    tutorial = ("floor is the mathematician's integer part, not to be confused with truncate, which is the computer\n"
+                "scientist's: floor(-3.4) is equal to -4 whereas truncate(-3.4) is equal to -3. You get a more\n"
+                "cryptic error message, which you would immediately understand if you had read the additional")
+    assert not _navigation({"meta": "{}", "section": "Commands > Plot > Data > Index", "text": keyword})
+    assert not _navigation({"meta": "{}", "section": "PARI / GP > Home Page: > Table of Contents", "text": tutorial})
+    index = "index keyword, 111\nindex of data sets, 112\nindexing, C style\ninfinite loops, 97"
+    assert _navigation({"meta": "{}", "section": "Index", "text": index})
+    wrapped = "adapter gpio [ tdo | tdi | tms | tck |\nswdio | swdio_dir | swclk | srst |\n-init-input ]" + LEADERS + " 3"
+    assert _navigation({"meta": "{}", "section": "Command and Driver Index", "text": wrapped})
+
+
 def test_the_body_ranks_above_a_contents_page_without_page_numbers(library, tmp_path):
     pdf = write_pdf(tmp_path / "libc.pdf", [[(72, 80 + 18 * i, t) for i, t in enumerate(CONTENTS)],
                                             [(72, 80 + 18 * i, t) for i, t in enumerate(BODY)]])

@@ -19,6 +19,7 @@ FILLER = [
     "Large objects take memory, so the workspace of a long session can grow very large.",
     "The history of commands typed in a session is kept apart from the workspace itself.",
 ]
+SHORT = ["Names are case sensitive in every session.", "Names are case sensitive.", "See the notes.", "Yes."]
 LEAD_IN = "To remove objects from the workspace the function zap is available:"
 CODE = "> zap(alpha, beta, gamma, delta)"
 AFTER = ["All remaining objects can be stored permanently in a file for use in future sessions.",
@@ -26,20 +27,25 @@ AFTER = ["All remaining objects can be stored permanently in a file for use in f
          "If you do, the objects are written to a file called .Workspace in the current directory."]
 
 
-def _page_lines(library) -> list[str]:
-    """FILLER lines (as many as fit) so that the lead-in is the last line of the first chunk:
-    the chunker closes a chunk before the line that would take it past TARGET_TOKENS."""
+def _page_lines(library, before_code: list[str] = (LEAD_IN,)) -> list[str]:
+    """FILLER lines (as many as fit) so that the last of `before_code` (the lead-in) is the last
+    line of the first chunk: the chunker closes a chunk before the line that would take it past
+    TARGET_TOKENS."""
     from mmrag_desktop.engine.ingest.pipeline import TARGET_TOKENS
 
     cost = lambda text: library.embedder.count_tokens(text) + 1  # noqa: E731 - as chunking.py counts
-    budget = TARGET_TOKENS - cost(LEAD_IN)
+    budget = TARGET_TOKENS - sum(map(cost, before_code))
     lines: list[str] = []
-    for text in FILLER * 3:
+    for text in FILLER * 3 + SHORT:  # the short ones close the gap so that the code line no longer fits
         if sum(map(cost, lines)) + cost(text) > budget:
+            if text in FILLER:
+                continue
+            break
+        if text in SHORT and budget - sum(map(cost, lines)) < cost(CODE):
             break
         lines.append(text)
-    assert sum(map(cost, lines + [LEAD_IN, CODE])) > TARGET_TOKENS
-    return lines + [LEAD_IN, CODE] + AFTER
+    assert sum(map(cost, lines + [*before_code, CODE])) > TARGET_TOKENS
+    return lines + [*before_code, CODE] + AFTER
 
 
 def test_a_lead_in_at_a_chunk_boundary_highlights_the_command_it_introduces(library, tmp_path):
@@ -54,3 +60,24 @@ def test_a_lead_in_at_a_chunk_boundary_highlights_the_command_it_introduces(libr
     code_y = 90 + 16 * lines.index(CODE)
     assert hit.bbox[1] <= code_y <= hit.bbox[3] + 3, (hit.bbox, code_y)
     assert CODE in hit.text and LEAD_IN in hit.text
+
+
+def test_a_sentence_two_before_a_lead_in_keeps_its_own_chunk(library, tmp_path):
+    """The PARI/GP tutorial: "floor is the mathematician's integer part, not to be confused with
+    truncate ... −3." then "You get a more cryptic error message, which ... the preceding section."
+    wrapped onto the chunk's last line, which ends "Since you were told not to read them, here's
+    the explanation:". The highlight (the sentence and the next) took in that line, so the hit became
+    the next chunk, without the sentence that answers; the question was judged not covered."""
+    answer = "The function zap removes named objects, not to be confused with wipe, which clears all of them."
+    tail = ["You get a warning for an object that is missing, which you would understand if you had read the",
+            "notes of the preceding section. Since you skipped them, here is the command:"]
+    lines = _page_lines(library, [answer, *tail])
+    pdf = write_pdf(tmp_path / "session.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines)]])
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    stored = [json.loads(r[0]) for r in library.conn.execute("SELECT lines FROM chunks ORDER BY id")]
+    assert stored[0][-1]["t"] == tail[-1] and stored[1][0]["t"] == tail[-1]  # the chunk ends with the lead-in
+
+    hit = library.search("what is the difference between zap and wipe", k=3)[0]
+    assert answer in hit.text
+    answer_y = 90 + 16 * lines.index(answer)
+    assert hit.bbox[1] <= answer_y + 3 <= hit.bbox[3], (hit.bbox, answer_y)
