@@ -352,8 +352,10 @@ class PdfDocument:
             self.stats["toc_matched"] += len({lvl_line for lvl_line in _first_lines(flat, heading_level)})
         allow_bold = not self._toc
 
-        def heuristic(para: list[Line]) -> int:
-            return self._stats.level_for(para, allow_bold_body=allow_bold)
+        def heuristic(para: list[Line], numbered: bool) -> int:
+            if numbered and self._toc:  # the outline names the headings: Yosys's numbered steps are
+                return 0  # set larger than its body text, and they are list items
+            return self._stats.level_for(para, allow_bold_body=allow_bold and not numbered)
 
         blocks: list[Block] = []
         for item in plan:

@@ -32,13 +32,14 @@ def caption_kind(text: str) -> str | None:
 def group_paragraphs(
     lines: list[Line],
     heading_level: dict[int, int],
-    heuristic_level: Callable[[list[Line]], int],
+    heuristic_level: Callable[[list[Line], bool], int],
 ) -> list[Block]:
     """Split one column's lines (top to bottom) into blocks.
 
     `heading_level` maps id(line) -> outline level for lines matched to the PDF outline;
-    `heuristic_level(lines)` returns a heading level (> 0) for a short paragraph that
-    looks like a heading by its font, or 0. Returns blocks in reading order.
+    `heuristic_level(lines, numbered)` returns a heading level (> 0) for a short paragraph that
+    looks like a heading by its font (`numbered`: it starts like a numbered list item, so only a
+    size larger than the body text's counts), or 0. Returns blocks in reading order.
     """
     paras: list[list[Line]] = []
     cur: list[Line] = []
@@ -63,9 +64,15 @@ def group_paragraphs(
         if all(ln.mono for ln in para):
             kind = "code"
         elif is_list_start(first.text):
+            # a numbered line set larger than the body text is a heading ("1. Greetings!." in the
+            # PARI/GP tutorial, which has no outline), not a list item; bold alone is not enough
+            hl = heuristic_level(para, True)
+            if hl:
+                blocks.append(Block("heading", para, level=hl))
+                continue
             kind = "list"
         else:
-            hl = heuristic_level(para)
+            hl = heuristic_level(para, False)
             if hl:
                 blocks.append(Block("heading", para, level=hl))
                 continue

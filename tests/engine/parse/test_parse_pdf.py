@@ -537,3 +537,43 @@ def test_an_underscore_drawn_as_a_rule_reads_as_an_underscore(tmp_path):
     assert "Stack sizes" in texts
     table = next(b for b in parsed.blocks if b.kind == "table").table
     assert [c.text for c in table.rows()[3]] == ["atoms", "32768", "MAX_ATOM"]
+
+
+@pytest.mark.parametrize("outline", [False, True])
+def test_a_numbered_line_set_larger_than_the_text_is_a_heading_without_an_outline(tmp_path, outline):
+    """The PARI/GP tutorial has no outline; its chapters are "1. Greetings!." in 13 pt bold over
+    11 pt text. They were read as list items, so every chunk after the contents page sat under
+    "Table of Contents". With an outline the outline names the headings (Yosys's numbered steps are
+    set larger than its text and are list items)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 80), "Table of Contents", fontsize=11, fontname="hebo")
+    page.insert_text((72, 100), "1. Greetings . . . . . . . . . . . . . . 2", fontsize=11)
+    page = doc.new_page(width=595, height=842)
+    y = 80
+    for text, size, font in [
+        ("1. Greetings.", 13, "hebo"),
+        ("So you are sitting in front of your workstation with the calculator started.", 11, "helv"),
+        ("Type the commands below and look at what each of them prints on the screen.", 11, "helv"),
+        ("1. Type the number one and press the return key at the prompt.", 11, "helv"),
+        ("2. Warming up.", 13, "hebo"),
+        ("Another thing you had better get used to pretty fast is error messages.", 11, "helv"),
+        ("Try to divide one by zero and read the message the calculator prints.", 11, "helv"),
+    ]:
+        page.insert_text((72, y), text, fontsize=size, fontname=font)
+        y += 22
+    if outline:
+        doc.set_toc([[1, "Table of Contents", 1]])
+    doc.save(str(tmp_path / "tutorial.pdf"))
+    doc.close()
+
+    body = parse(tmp_path / "tutorial.pdf")[1]
+    kinds = [(b.kind, b.text.split("\n")[0]) for b in body.blocks]
+    numbered_steps = ("list", "1. Type the number one and press the return key at the prompt.")
+    assert numbered_steps in kinds
+    if outline:
+        assert not [k for k in kinds if k[0] == "heading"]
+    else:
+        assert [t for k, t in kinds if k == "heading"] == ["1. Greetings.", "2. Warming up."]
