@@ -7,7 +7,7 @@ a sentence after an abbreviation that is usually followed by more of the same se
 "approx. 5 V", "e.g. the", "No. 4", "Eq. 2.1", "vs. time") or inside a number ("3.3 V"). A single
 capital is not taken for an initial: in manuals it is a unit or a name ("5 V.", "part A."). With `newlines=True` every line break is a boundary
 too (evidence text whose lines are list items, table rows or headings), unless a lower-case word
-follows it (a wrapped line), and so is a bullet; the end of a line that starts with a prompt ("> ",
+follows it (a wrapped line) and no full stop ends the line, and so is a bullet; the end of a line that starts with a prompt ("> ",
 "$ ") is one before a name in code too ("install.packages can install ..."), and so are both ends of a
 reference entry's header line ("telnet_port [number] [Config Command]"), and the end of a heading of
 one or two words above a line in lower case ("Description" / "fd_domain(Vars, ...) constraints ..."). With `clauses=True` a semicolon or colon followed
@@ -37,6 +37,7 @@ _BOUNDARY = re.compile(r"([.!?]+[\"')\]]*)(\s+)" + _OPENER)
 _CLAUSE = re.compile(r"([;:])(\s+)" + _OPENER)
 _LAST_WORD = re.compile(r"([A-Za-z][A-Za-z.]*)\.$")
 _BULLET = re.compile(r"\s+(?=\u2022)")
+_LINE_END_STOP = re.compile(r"(?<![.])\.(?=[ \t]*\n[ \t]*[a-z_])")
 DOT_LEADERS = re.compile(r"(?:\.\s?){5,}")  # a contents or index line's dot leaders, wherever the line was cut
 # a heading of one or two words ("Description", "Templates") above a line that opens in lower case
 _SHORT_HEADING = re.compile(r"^[A-Z][a-z]+(?:[ \t][A-Za-z][a-z]+)?[ \t]*$(?=\n[a-z_])", re.M)
@@ -81,6 +82,12 @@ def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) 
         cuts.extend(m.start() for m in re.finditer(r"\n+(?![a-z])", text))
         cuts.extend(m.end() for m in _PROMPT_LINE.finditer(text))
         cuts.extend(m.start() for m in _BULLET.finditer(text))
+        # a full stop that ends a line ends the sentence before a name in lower case too ("Same as
+        # sformat metacomment." / "split_var [-module ...]"), unless it ends an abbreviation ("e.g.",
+        # and "etc." as before a number: the line goes on in lower case)
+        for m in _LINE_END_STOP.finditer(text):
+            if not _is_abbreviation(text[max(0, m.end() - 12):m.end()], "0"):
+                cuts.append(m.end())
         # a heading of one or two words above a line in lower case ("Description" / "fd_domain(Vars,
         # Lower, Upper) constraints ...") is no sentence the line continues
         cuts.extend(m.end() for m in _SHORT_HEADING.finditer(text))
