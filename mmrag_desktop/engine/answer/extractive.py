@@ -133,6 +133,9 @@ OPTION_BONUS = 1.0  # the entry of an option the question names answers it: a lo
 PAIR_WORDS = 60  # a sentence and the next one it needs, quoted together, stay this short
 LEAD_IN_PENALTY = 0.2
 OPPOSITE_PENALTY = 0.1  # as search's highlight (search/highlight.py ANTONYM_PENALTY)
+# two sentences sharing this share of their content words (a negation aside) say the same thing, or its opposite
+TWIN_OVERLAP = 0.6
+_NEGATION = re.compile(r"\b(?:not|never|cannot)\b|n't\b", re.I)
 # the extractive answer's own choices (bench/README.md, "sessions 10-11: the extractive answer"): four
 # sentences and a larger weight for the block's search rank raised the gold page cited and the gold
 # fact stated on the dev set, held-out set and held-out set 2 alike; quote-first keeps the defaults
@@ -412,8 +415,29 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score -= LEAD_IN_PENALTY
         if opposes(plan.terms, c.text):  # "internal ram" for "external RAM": the embedder reads them alike
             c.score -= OPPOSITE_PENALTY
+    _twins_of_the_other_polarity(question, cands)
     _lift_what_is_asked_for(question, blocks, cands, asked, named)
     return sorted(cands, key=lambda c: -c.score)
+
+
+def _negated(text: str) -> bool:
+    return bool(_NEGATION.search(text))
+
+
+def _twins_of_the_other_polarity(question: str, cands: list[Candidate]) -> None:
+    """Of two sentences that say the same but for a negation ("If the function requires static
+    behavior, change it to function static." / "If the function does not require static behavior,
+    change it to function automatic."), the one whose polarity is not the question's loses
+    OPPOSITE_PENALTY: the embedder reads them alike and the wrong one is the opposite advice."""
+    asked = _negated(question)
+    words = [set(content_terms(_NEGATION.sub(" ", c.text))) for c in cands]
+    flags = [_negated(c.text) for c in cands]
+    for i, c in enumerate(cands):
+        if flags[i] == asked or not words[i]:
+            continue
+        if any(flags[j] == asked and len(words[i] & words[j]) >= TWIN_OVERLAP * len(words[i] | words[j])
+               for j in range(len(cands)) if j != i):
+            c.score -= OPPOSITE_PENALTY
 
 
 def _lift_what_is_asked_for(question: str, blocks: Sequence[EvidenceBlock], cands: list[Candidate],

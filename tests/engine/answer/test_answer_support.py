@@ -66,6 +66,17 @@ def test_a_one_word_heading_above_a_line_in_lower_case_is_no_part_of_its_sentenc
         "The variables of a constraint are\ngiven in a list."]
 
 
+def test_a_full_stop_at_a_line_s_end_ends_the_sentence_before_a_name_in_lower_case():
+    """Verilator's manual: "Same as /*verilator sformat*/ metacomment." ends one entry, the next
+    starts with its header "split_var [-module ...]"; the answer quoted both as one sentence. A
+    full stop that ends a line is a boundary before lower case too, not after "e.g." or "etc."."""
+    text = ("Same as /*verilator sformat*/ metacomment.\nsplit_var [-module \"<modulename>\"] -var \"<varname>\"\n"
+            "Break the variable into multiple pieces. See e.g.\nthe manual, the examples etc.\nand the tests.")
+    assert split_plain(text, newlines=True) == [
+        "Same as /*verilator sformat*/ metacomment.", 'split_var [-module "<modulename>"] -var "<varname>"',
+        "Break the variable into multiple pieces.", "See e.g.\nthe manual, the examples etc.\nand the tests."]
+
+
 def test_one_splitter_keeps_abbreviations_and_numbers_together():
     assert split_plain("See Fig. 3 for the pins. The supply is approx. 5 V. Done.") == [
         "See Fig. 3 for the pins.", "The supply is approx. 5 V.", "Done."]
@@ -808,8 +819,8 @@ def test_a_reference_entry_s_header_is_quoted_with_its_description(embedder):
                            one_block(OPENOCD_TCP_PORTS, "7.3 TCP/IP Ports", "openocd.pdf", 43), embedder)[0]
     assert best.text.startswith("telnet_port [number] [Config Command]"), best.text
     # prose that ends with a bracketed word of its own is no header
-    assert split_plain("See the reference card.\nthe options are listed in the table [Appendix]",
-                       newlines=True) == ["See the reference card.\nthe options are listed in the table [Appendix]"]
+    assert split_plain("See the reference card, where\nthe options are listed in the table [Appendix]",
+                       newlines=True) == ["See the reference card, where\nthe options are listed in the table [Appendix]"]
 
 
 @pytest.mark.parametrize("without", [True, False])
@@ -826,3 +837,22 @@ def test_the_manuals_name_in_a_question_does_not_choose_the_sentence(embedder, m
                       "Drawing commands", "asymptote.pdf", 21)
     best = rank_candidates("What does the Asymptote command filldraw do?", block, embedder)[0]
     assert best.text.startswith("The filldraw command") == without, best.text
+
+
+@pytest.mark.parametrize(("question", "first"), [
+    ("How should I fix an IMPLICITSTATIC warning on a function that does not need static behaviour?",
+     "If the function does not require static behavior, change it to “function automatic”."),
+    ("How should I fix an IMPLICITSTATIC warning on a function that needs static behaviour?",
+     "If the function requires static behavior, change it to “function static”."),
+])
+def test_of_two_sentences_that_differ_by_a_negation_the_question_s_polarity_wins(embedder, question, first):
+    """Verilator's manual gives both pieces of advice; asked about a function that does not need static
+    behaviour, the answer quoted "change it to function static" first: the embedder reads the two alike."""
+    block = one_block("IMPLICITSTATIC\nWarns that the lifetime of a task or a function was not provided and so was "
+                      "implicitly set to static.\nIf the function does not require static behavior, change it to "
+                      "“function automatic”.\nIf the function requires static behavior, change it to “function static”.\n"
+                      "Ignoring this warning will only suppress the lint check; it will simulate correctly.",
+                      "Errors and Warnings", "verilator.pdf", 109)
+    ranked = [c.text for c in rank_candidates(question, block, embedder)]
+    advice = [t for t in ranked if t.startswith("If the function")]
+    assert advice[0] == first, ranked
