@@ -36,6 +36,8 @@ class Hit:
     doc_path: str = ""
     similarity: float | None = None  # cosine of query and chunk vectors (None when not in the dense list)
     rerank_score: float | None = None  # the cross-encoder's score (None when it did not rerank this hit)
+    # the stored lines (of the chunk before) where the chunk's first sentence begins: `text` starts with them
+    lead: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
         """The CLI contract's hit object (DESIGN.md, "CLI contract")."""

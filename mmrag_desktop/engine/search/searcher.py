@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -21,7 +22,7 @@ import numpy as np
 
 from ..elements import box_inside, union_bbox
 from ..hits import Hit
-from ..sentence_split import DOT_LEADERS
+from ..sentence_split import DOT_LEADERS, sentence_spans
 from ..store.chunks import Filters
 from .doc_names import named_documents, without_names
 from .fusion import mmr, weighted_rrf
@@ -60,6 +61,10 @@ MMR_LAMBDA = 0.7
 # a text chunk of at most TINY_WORDS words ("Portability / GNU Prolog predicates.", the end of an entry
 # that a table cut off) is found by its section title alone: the hit shows the entry's text before it
 TINY_WORDS = 6
+# a chunk's first line that continues a sentence: a word in lower case, then another ("in fact so
+# important that ...", "name of a subcircuit ..."), not code ("x = csvread (...)")
+_CONTINUES = re.compile(r"[a-z][a-z'’-]+,?\s+[A-Za-z(]")
+_PROSE_WORD = re.compile(r"\b[A-Za-z][a-z]+\b")
 # a section that is a contents page or a back-of-book index ("Contents", "Appendix D Function and
 # variable index", "OpenOCD Concept Index"; not "Array index")
 _NAV_SECTION = re.compile(
@@ -132,6 +137,29 @@ def _navigation(row: dict) -> bool:
     # under such a title, the chunk's lines must read as entries: gnuplot's "plot ... index" keyword
     # is a section "Index", and a manual without an outline can leave every chunk under "Table of Contents"
     return bool(leaders) or sum(1 for ln in lines if _PAGE_NUMBER_END.search(ln)) >= NAV_NUMBERED * len(lines)
+
+
+def _lead_text(lead: list[dict]) -> list[str]:
+    """The text of lead lines (Searcher._sentence_start) from where the sentence begins: its first line
+    may end another sentence first ("files spinit or .spiceinit. Each circuit has to have")."""
+    if not lead:
+        return []
+    first = lead[0]["t"]
+    if len(lead[0].get("s") or []) > 1:
+        spans = sentence_spans(first)
+        first = first[spans[-1][0]:] if spans else first
+    return [first, *(ln["t"] for ln in lead[1:])]
+
+
+def _just_above(line: dict, below: dict) -> bool:
+    """True when stored line `line` is the line just before `below` in the flow and does not end a
+    sentence: on the same page at most a line's height above it, or at the end of the page before."""
+    if line["t"].rstrip()[-1:] in ".!?:;":
+        return False
+    if line["p"] == below["p"] - 1:
+        return True
+    height = line["b"][3] - line["b"][1]
+    return line["p"] == below["p"] and 0 <= below["b"][1] - line["b"][3] <= height
 
 
 def _row_highlight(row: dict, seg_vecs, qvec: np.ndarray, plan: QueryPlan, filters: Filters,
@@ -304,8 +332,15 @@ class Searcher:
             kept.append(cid)
         self._entries_of_fragments(kept, rows, highlights, scored, hvec, plan, filters, idf)
         self._continue_lead_ins(kept, rows, highlights, scored)
+        leads: dict[int, list[dict]] = {}  # chunk id -> the lines where its first sentence begins
+
+        def lead(cid: int) -> list[dict]:
+            if cid not in leads:
+                leads[cid] = self._sentence_start(rows[cid])
+            return leads[cid]
+
         for cid in kept:
-            highlights[cid] = self._from_sentence_start(rows[cid], highlights[cid])
+            highlights[cid] = self._from_sentence_start(rows[cid], highlights[cid], lead)
         if plan.intent in ("visual", "table"):
             self._prefer_page_regions(plan, hvec, idf, kept, rows, highlights, scored, filters)
         reranked = rerank_top(self.models.rerank_scores, plan.text, kept, rows, scored)
@@ -322,7 +357,7 @@ class Searcher:
             rerank_sentences(self.models.rerank_scores, plan.text, chosen, rows, highlights)
         hits = [
             self.hit(rows[c], highlights[c], scored[c], {n: r[c] for n, r in ranks.items() if c in r},
-                 similarity.get(c), self.documents.kind(rows[c]["doc_id"]), rerank=reranked.get(c))
+                 similarity.get(c), self.documents.kind(rows[c]["doc_id"]), rerank=reranked.get(c), lead=lead(c))
             for c in chosen
         ]
         hits.extend(self._enrich(hits, plan, hvec, idf, filters))
@@ -439,26 +474,45 @@ class Searcher:
             hl = _row_highlight(prev_row, self._match_vectors([prev]).get(prev), hvec, plan, filters, idf)
             _hit_becomes(kept, i, prev_row, hl, rows, highlights, scored)
 
-    def _from_sentence_start(self, row: dict, hl: Highlight) -> Highlight:
-        """A text highlight that starts with its chunk's first sentence, which began in the chunk
-        before (chunks overlap by lines, not sentences: "name of a subcircuit defined beforehand."),
-        grows back to the line where that sentence starts, so the box shows the whole sentence."""
-        if row["kind"] != "text" or hl.segment < 0 or hl.bbox is None:
-            return hl
+    def _sentence_start(self, row: dict) -> list[dict]:
+        """The stored lines of the chunk before a text chunk where the chunk's first sentence begins,
+        when that sentence began there (chunks overlap by lines, not sentences: "name of a subcircuit
+        defined beforehand."); [] when the chunk opens with a sentence of its own."""
+        if row["kind"] != "text":
+            return []
         lines = [ln for ln in json.loads(row["lines"] or "[]") if ln.get("b")]
         first = lines[0] if lines else None
-        if not first or not first["t"][:1].islower() or hl.segment != min(first.get("s") or [-1]):
-            return hl
+        if not first or not _CONTINUES.match(first["t"]):
+            return []
         prev = self.chunks.previous_text(row["doc_id"], row["ord"])
         prev_row = self.chunks.rows([prev]).get(prev) if prev is not None else None
         if prev_row is None:
-            return hl
+            return []
         before = [ln for ln in json.loads(prev_row["lines"] or "[]") if ln.get("b")]
         at = next((i for i, ln in enumerate(before) if ln["p"] == first["p"] and ln["b"] == first["b"]), None)
-        if at is None or not before[at].get("s"):
+        if at is not None:  # the chunks overlap: the first line is the chunk before's too
+            if not before[at].get("s"):
+                return []
+            sentence = min(before[at]["s"])  # the sentence this chunk's first line continues
+            start = [ln for ln in before[:at] if sentence in (ln.get("s") or [])]
+        elif before and before[-1].get("s") and _just_above(before[-1], first):
+            sentence = max(before[-1]["s"])  # no overlap: the chunk before ends with the sentence's start
+            start = [ln for ln in before if sentence in (ln.get("s") or [])]
+        else:
+            return []
+        # prose, not a synopsis or code above it ("csvread (filename)" / "x = csvread (filename, ...)")
+        return start if len(_PROSE_WORD.findall(" ".join(ln["t"] for ln in start))) >= 3 else []
+
+    def _from_sentence_start(self, row: dict, hl: Highlight, lead: Callable[[int], list[dict]]) -> Highlight:
+        """A text highlight that starts with its chunk's first sentence, which began in the chunk
+        before, grows back to the lines where that sentence starts (`lead`: chunk id -> those lines,
+        see _sentence_start), so the box shows the whole sentence."""
+        if row["kind"] != "text" or hl.segment < 0 or hl.bbox is None:
             return hl
-        sentence = min(before[at]["s"])  # the sentence this chunk's first line continues
-        start = [ln for ln in before[:at] if sentence in (ln.get("s") or [])]
+        lines = [ln for ln in json.loads(row["lines"] or "[]") if ln.get("b")]
+        if not lines or hl.segment != min(lines[0].get("s") or [-1]):
+            return hl
+        start = lead(row["id"])
         if not start:
             return hl
         boxes = dict(hl.boxes)
@@ -498,17 +552,19 @@ class Searcher:
             kept[i] = c
 
     def hit(self, row, hl: Highlight, score: float, sources: dict, sim, doc_kind: str,
-             enriched: bool = False, rerank: tuple[int, float] | None = None) -> Hit:
-        """The Hit of a stored chunk row shown with highlight `hl` (no boxes for Markdown documents)."""
+             enriched: bool = False, rerank: tuple[int, float] | None = None, lead: list[dict] = ()) -> Hit:
+        """The Hit of a stored chunk row shown with highlight `hl` (no boxes for Markdown documents);
+        `lead`: the lines before the chunk where its first sentence begins, put before its text."""
         doc = self.documents.names()[row["doc_id"]]
         geometry = doc_kind not in ("markdown",)
         if rerank is not None:
             sources = {**sources, "rerank": rerank[0]}
         return Hit(
             chunk_id=row["id"], doc_id=row["doc_id"], doc=doc[0], doc_path=doc[1], page=hl.page,
-            bbox=hl.bbox if geometry else None, kind=row["kind"], score=score, text=row["text"],
+            bbox=hl.bbox if geometry else None, kind=row["kind"], score=score,
+            text="\n".join([*_lead_text(lead), row["text"]]),
             section=row["section"], boxes=hl.boxes if geometry else [], enriched=enriched, sources=sources,
-            similarity=sim, rerank_score=rerank[1] if rerank is not None else None,
+            similarity=sim, rerank_score=rerank[1] if rerank is not None else None, lead=list(lead),
         )
 
     def _enrich(self, hits: list[Hit], plan: QueryPlan, qvec: np.ndarray, idf: dict[str, float],

@@ -1,6 +1,7 @@
-"""A highlight that starts with its chunk's first sentence, begun in the chunk before (chunks
-overlap by lines, so a chunk can open mid-sentence: "name of a subcircuit defined beforehand."),
-shows the sentence from its start (real PDF, SQLite, MiniLM)."""
+"""A chunk's first sentence, begun in the chunk before (chunks overlap by lines, so a chunk can
+open mid-sentence: "name of a subcircuit defined beforehand."), is shown from its start: the
+highlight grows back to it, the hit's text opens with it, and an answer quotes it whole (real PDF,
+SQLite, MiniLM)."""
 
 from __future__ import annotations
 
@@ -51,8 +52,45 @@ def test_a_highlight_that_starts_mid_sentence_grows_back_to_its_start(library, t
     assert any(ch[0]["t"] == SENTENCE[1] for ch in stored)
 
     hit = library.search("which line restarts the controller through the hardware watchdog", k=3)[0]
-    assert hit.text.startswith(SENTENCE[1])
+    assert [ln["t"] for ln in hit.lead] == SENTENCE[:1]  # the line before the chunk where the sentence begins
+    assert hit.text.startswith("\n".join(SENTENCE))
     y = {t: 90 + 16 * i for i, t in enumerate(lines)}
     # the box reaches up to the sentence's first line and down to its last
     assert hit.bbox[1] <= y[SENTENCE[0]] + 3 and hit.bbox[3] >= y[SENTENCE[2]], (hit.bbox, y[SENTENCE[0]])
     assert hit.bbox[1] > y[lines[len(lines) - len(SENTENCE) - len(AFTER) - 1]] + 3  # not the filler before it
+
+
+def test_an_answer_quotes_a_sentence_begun_in_the_chunk_before_whole(library, tmp_path):
+    """The PARI/GP tutorial: "... in fact so important that we now introduce a final dedicated
+    number theoretical type t_FFELT" was quoted without "This special case of t_POLMODs is", on
+    the line before its chunk (a fifth of the bench sets' extractive answers quoted such a piece)."""
+    from mmrag_desktop.engine.answer.pipeline import ask
+
+    lines = _page_lines(library)
+    pdf = write_pdf(tmp_path / "supervisor.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines)]])
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    answer = ask(library, "What restarts the controller through the hardware watchdog?", mode="extractive")
+    whole = " ".join(SENTENCE)
+    assert answer.text.startswith(whole + " [1]"), answer.text
+    assert "..." not in answer.text.split("[1]")[0]
+    cited = next(c for c in answer.citations if c.id == 1)
+    top = min(b[1] for _, b in cited.boxes)
+    y = {t: 90 + 16 * i for i, t in enumerate(lines)}
+    assert top <= y[SENTENCE[0]] + 3 and max(b[3] for _, b in cited.boxes) >= y[SENTENCE[2]], (cited.boxes, y[SENTENCE[0]])
+
+
+def test_the_lead_text_starts_where_the_sentence_does():
+    """The first lead line may end another sentence first: Ngspice's "files spinit or .spiceinit. Each
+    circuit has to have a ground node (gnd or 0)! Note" / "the difference in ngspice ..."."""
+    from mmrag_desktop.engine.search.searcher import _just_above, _lead_text
+
+    lead = [{"t": "files spinit or .spiceinit. Each circuit has a ground node! Note", "p": 40, "b": [70, 89, 524, 100],
+             "s": [7, 8, 9]}]
+    assert _lead_text(lead) == ["Note"]
+    assert _lead_text([{"t": "When the supervisor notices", "p": 1, "b": [0, 0, 1, 1], "s": [4]}]) == [
+        "When the supervisor notices"]
+    below = {"t": "the difference in ngspice where", "p": 40, "b": [70, 103, 524, 114]}
+    assert _just_above(lead[0], below)
+    assert not _just_above({**lead[0], "t": "A sentence that ends."}, below)
+    assert not _just_above(lead[0], {**below, "b": [70, 300, 524, 311]})  # a gap: not the next line
+    assert _just_above({**lead[0], "p": 39, "b": [70, 780, 524, 791]}, below)  # the end of the page before
