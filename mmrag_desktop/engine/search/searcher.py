@@ -151,6 +151,17 @@ def _lead_text(lead: list[dict]) -> list[str]:
     return [first, *(ln["t"] for ln in lead[1:])]
 
 
+def _with_lead(lead: list[str], text: str) -> str:
+    """`text` after its lead lines; a lead of a word or two (the sentence begins at the end of its line:
+    "The" / "built-in predicates described ...") goes on the text's first line, where no splitter
+    takes it for a heading."""
+    if not lead:
+        return text
+    if len(lead) == 1 and len(lead[0].split()) <= 2:
+        return f"{lead[0]} {text}"
+    return "\n".join([*lead, text])
+
+
 def _just_above(line: dict, below: dict) -> bool:
     """True when stored line `line` is the line just before `below` in the flow and does not end a
     sentence: on the same page at most a line's height above it, or at the end of the page before."""
@@ -562,7 +573,7 @@ class Searcher:
         return Hit(
             chunk_id=row["id"], doc_id=row["doc_id"], doc=doc[0], doc_path=doc[1], page=hl.page,
             bbox=hl.bbox if geometry else None, kind=row["kind"], score=score,
-            text="\n".join([*_lead_text(lead), row["text"]]),
+            text=_with_lead(_lead_text(lead), row["text"]),
             section=row["section"], boxes=hl.boxes if geometry else [], enriched=enriched, sources=sources,
             similarity=sim, rerank_score=rerank[1] if rerank is not None else None, lead=list(lead),
         )

@@ -94,3 +94,13 @@ def test_the_lead_text_starts_where_the_sentence_does():
     assert not _just_above({**lead[0], "t": "A sentence that ends."}, below)
     assert not _just_above(lead[0], {**below, "b": [70, 300, 524, 311]})  # a gap: not the next line
     assert _just_above({**lead[0], "p": 39, "b": [70, 780, 524, 791]}, below)  # the end of the page before
+
+
+def test_a_lead_of_a_word_or_two_goes_on_the_first_line():
+    """GNU Prolog: the sentence begins with "The" at the end of the line before the chunk; on a line
+    of its own the splitter took it for a heading and the answer quoted "built-in predicates ..."."""
+    from mmrag_desktop.engine.search.searcher import _with_lead
+
+    assert _with_lead(["The"], "built-in predicates allow it.\nMore.") == "The built-in predicates allow it.\nMore."
+    assert _with_lead(["When the supervisor notices"], "it waits.") == "When the supervisor notices\nit waits."
+    assert _with_lead([], "it waits.") == "it waits."
