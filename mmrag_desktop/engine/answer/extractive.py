@@ -133,6 +133,12 @@ OPTION_BONUS = 1.0  # the entry of an option the question names answers it: a lo
 PAIR_WORDS = 60  # a sentence and the next one it needs, quoted together, stay this short
 LEAD_IN_PENALTY = 0.2
 OPPOSITE_PENALTY = 0.1  # as search's highlight (search/highlight.py ANTONYM_PENALTY)
+# a manual's copyright or licence notice ("PARI/GP is Copyright (c) 2000-2022 The PARI Group PARI/GP is free
+# software; you can redistribute it ...") repeats the product's name and answers no question but its own
+BOILERPLATE_PENALTY = 0.4  # 0.2 still quoted it third of four for "What is the default install prefix of PARI/GP?"
+_BOILERPLATE = re.compile(r"\bcopyright\b|\ball rights reserved\b|\bfree software\b|\bpermission is granted\b|"
+                          r"\bgeneral public licen[cs]e\b|\bfree documentation licen[cs]e\b|\bwithout any warranty\b", re.I)
+_ASKS_LICENCE = re.compile(r"licen[cs]|copyright|permission|redistribut|warrant|\bgpl\b|\bgfdl\b", re.I)
 # two sentences sharing this share of their content words (a negation aside) say the same thing, or its opposite
 TWIN_OVERLAP = 0.6
 _NEGATION = re.compile(r"\b(?:not|never|cannot)\b|n't\b", re.I)
@@ -415,6 +421,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score -= LEAD_IN_PENALTY
         if opposes(plan.terms, c.text):  # "internal ram" for "external RAM": the embedder reads them alike
             c.score -= OPPOSITE_PENALTY
+        if _BOILERPLATE.search(c.text) and not _ASKS_LICENCE.search(question):
+            c.score -= BOILERPLATE_PENALTY
     _twins_of_the_other_polarity(question, cands)
     _lift_what_is_asked_for(question, blocks, cands, asked, named)
     return sorted(cands, key=lambda c: -c.score)

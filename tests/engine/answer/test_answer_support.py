@@ -856,3 +856,25 @@ def test_of_two_sentences_that_differ_by_a_negation_the_question_s_polarity_wins
     ranked = [c.text for c in rank_candidates(question, block, embedder)]
     advice = [t for t in ranked if t.startswith("If the function")]
     assert advice[0] == first, ranked
+
+
+@pytest.mark.parametrize(("question", "licence_first"), [
+    ("What is the default install prefix of PARI/GP?", False),
+    ("Under which licence is PARI/GP distributed?", True),
+])
+def test_a_copyright_notice_answers_only_a_question_about_licences(embedder, question, licence_first):
+    """The PARI/GP tutorial's copyright page repeats the product's name twice; it was the first sentence
+    of the answer to "What is the default install prefix of PARI/GP?"."""
+    from mmrag_desktop.engine.answer.evidence import pack_evidence
+
+    notice = ("PARI/GP is Copyright (c) 2000-2022 The PARI Group. PARI/GP is free software; you can redistribute "
+              "it and/or modify it under the terms of the GNU General Public License as published by the Free "
+              "Software Foundation.")
+    install = ("Note that if you want to install the end product in a nonstandard place, you can use the --prefix "
+               "option (the default prefix is /usr/local).")
+    blocks = pack_evidence([Hit(chunk_id=1, doc_id=1, doc="tutorial.pdf", page=2, bbox=None, kind="text", score=0.04,
+                                text=notice, section="PARI / GP"),
+                            Hit(chunk_id=2, doc_id=2, doc="INSTALL.pdf", page=2, bbox=None, kind="text", score=0.03,
+                                text=install, section="2. Compiling the library")], 1000)
+    best = rank_candidates(question, blocks, embedder)[0]
+    assert best.text.startswith("PARI/GP is Copyright") is licence_first, best.text
