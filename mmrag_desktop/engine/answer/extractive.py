@@ -139,6 +139,13 @@ BOILERPLATE_PENALTY = 0.4  # 0.2 still quoted it third of four for "What is the 
 _BOILERPLATE = re.compile(r"\bcopyright\b|\ball rights reserved\b|\bfree software\b|\bpermission is granted\b|"
                           r"\bgeneral public licen[cs]e\b|\bfree documentation licen[cs]e\b|\bwithout any warranty\b", re.I)
 _ASKS_LICENCE = re.compile(r"licen[cs]|copyright|permission|redistribut|warrant|\bgpl\b|\bgfdl\b", re.I)
+# a release history's entry ("• Add IMPORTSTAR warning on import::* inside $unit scope.", Verilator's
+# manual is half change log) says when a thing came, not what it is: it answers questions about versions
+CHANGELOG_PENALTY = 0.15
+_CHANGELOG = re.compile(r"change ?log|release notes|revision history|version history|what.?s new|^changes (?:from|in)\b|"
+                        r"new features|features introduced", re.I)
+_ASKS_HISTORY = re.compile(r"\b(?:version|release[sd]?|change ?log|changed?|added|introduced|since|when|new in|"
+                           r"history|deprecated|removed|upgrad\w*)\b", re.I)
 # two sentences sharing this share of their content words (a negation aside) say the same thing, or its opposite
 TWIN_OVERLAP = 0.6
 _NEGATION = re.compile(r"\b(?:not|never|cannot)\b|n't\b", re.I)
@@ -396,6 +403,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         if heads[c.block_id] and c.block_id not in defining and _reads_as_prose(c.text) and not c.text.startswith("..."):
             defining[c.block_id] = c.position
     settings = _settings_named(question)
+    changelog = {b.id: any(_CHANGELOG.search(part) for part in b.hit.section.split(" > ")) for b in blocks}
     howto_bonus = HOWTO_BONUS if _HOWTO_Q.search(question) else 0.0
     n = max(b.id for b in blocks)
     for i, c in enumerate(cands):
@@ -423,6 +431,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score -= OPPOSITE_PENALTY
         if _BOILERPLATE.search(c.text) and not _ASKS_LICENCE.search(question):
             c.score -= BOILERPLATE_PENALTY
+        if changelog[c.block_id] and not _ASKS_HISTORY.search(question):
+            c.score -= CHANGELOG_PENALTY
     _twins_of_the_other_polarity(question, cands)
     _lift_what_is_asked_for(question, blocks, cands, asked, named)
     return sorted(cands, key=lambda c: -c.score)

@@ -878,3 +878,23 @@ def test_a_copyright_notice_answers_only_a_question_about_licences(embedder, que
                                 text=install, section="2. Compiling the library")], 1000)
     best = rank_candidates(question, blocks, embedder)[0]
     assert best.text.startswith("PARI/GP is Copyright") is licence_first, best.text
+
+
+@pytest.mark.parametrize(("question", "changelog_first"), [
+    ("What does the IMPORTSTAR warning mean?", False),
+    ("In which Verilator version was the IMPORTSTAR warning added?", True),
+])
+def test_a_change_log_entry_answers_questions_about_versions(embedder, question, changelog_first):
+    """Verilator's manual is half change log: "• Add IMPORTSTAR warning on import::* inside $unit scope."
+    was quoted first for what the warning means, and the warning's own entry not at all."""
+    from mmrag_desktop.engine.answer.evidence import pack_evidence
+
+    entry = "Ignoring this warning will only suppress the lint check.\nIMPORTSTAR\nWarns that an import {package}::* " \
+            "statement is in $unit scope. This causes the imported symbols to pollute the global namespace."
+    change = "Major:\n• Add IMPORTSTAR warning on import::* inside $unit scope.\n• Fix crash on empty modules."
+    blocks = pack_evidence([Hit(chunk_id=1, doc_id=1, doc="verilator.pdf", page=156, bbox=None, kind="text", score=0.04,
+                                text=change, section="Revision History and Change Log > Verilator 4.102 2020-10-15"),
+                            Hit(chunk_id=2, doc_id=1, doc="verilator.pdf", page=109, bbox=None, kind="text", score=0.03,
+                                text=entry, section="Errors and Warnings > Warnings")], 1000)
+    best = rank_candidates(question, blocks, embedder)[0]
+    assert ("Add IMPORTSTAR" in best.text) is changelog_first, best.text
