@@ -144,7 +144,7 @@ _ASKS_LICENCE = re.compile(r"licen[cs]|copyright|permission|redistribut|warrant|
 CHANGELOG_PENALTY = 0.15
 _CHANGELOG = re.compile(r"change ?log|release notes|revision history|version history|what.?s new|^changes (?:from|in)\b|"
                         r"new features|features introduced", re.I)
-_ASKS_HISTORY = re.compile(r"\b(?:version|release[sd]?|change ?log|changed?|added|introduced|since|when|new in|"
+_ASKS_HISTORY = re.compile(r"\b(?:version|release[sd]?|change ?log|changed?|added|introduced|since|new in|"
                            r"history|deprecated|removed|upgrad\w*)\b", re.I)
 # two sentences sharing this share of their content words (a negation aside) say the same thing, or its opposite
 TWIN_OVERLAP = 0.6

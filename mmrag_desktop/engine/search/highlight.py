@@ -76,7 +76,15 @@ def lexical_overlap(terms: list[str], text: str, idf: dict[str, float] | None = 
     return sum(w for st, w in weights.items() if st in have) / total if total else 0.0
 
 
+# the forms of the verbs among them ("Reading a memory element outside the bounds ..." for "what happens
+# when Verilator writes outside the bounds", Verilator's manual)
+_FORMS = {"reads": "read", "reading": "read", "writes": "write", "writing": "write", "written": "write",
+          "wrote": "write", "enables": "enable", "enabling": "enable", "disables": "disable", "disabling": "disable"}
+
+
 def _singular(word: str) -> str:
+    if word in _FORMS:
+        return _FORMS[word]
     return word[:-1] if word.endswith("s") and word[:-1] in OPPOSITE else word
 
 

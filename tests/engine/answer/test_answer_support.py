@@ -384,6 +384,12 @@ def test_a_sentence_with_the_opposite_of_a_question_word_is_not_quoted_first(emb
     assert "external RAM" in rank_candidates(question, bl, embedder)[0].text
     assert extractive.opposes(["output"], "a linear variation with respect to the control input")
     assert not extractive.opposes(["output", "inputs"], "a linear variation with respect to the control input")
+    # verbs in their forms: Verilator's "what happens when Verilator writes outside the bounds" quoted
+    # "Reading a memory element outside the bounds ..." above "Writing a memory element ..."
+    reading = "Reading a memory element outside the bounds specified for the array will give a width warning."
+    assert extractive.opposes(["verilator", "writes", "bounds"], reading)
+    assert not extractive.opposes(["writes"], "Writing a memory element outside the bounds may write another one.")
+    assert not extractive.opposes(["writes", "reading"], reading)
 
 
 def test_the_sentence_with_the_asked_for_value_is_preferred(embedder):
