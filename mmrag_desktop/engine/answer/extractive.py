@@ -146,6 +146,8 @@ _CHANGELOG = re.compile(r"change ?log|release notes|revision history|version his
                         r"new features|features introduced", re.I)
 _ASKS_HISTORY = re.compile(r"\b(?:version|release[sd]?|change ?log|changed?|added|introduced|since|new in|"
                            r"history|deprecated|removed|upgrad\w*)\b", re.I)
+# a remark of a word or three between a definition list's term and its description ("Rarely needed.")
+_PREAMBLE = re.compile(r"^\s*\S+(?:\s+\S+){0,2}[.!]\s*$")
 # two sentences sharing this share of their content words (a negation aside) say the same thing, or its opposite
 TWIN_OVERLAP = 0.6
 _NEGATION = re.compile(r"\b(?:not|never|cannot)\b|n't\b", re.I)
@@ -253,6 +255,10 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             # a figure chunk's "Section: G.3.3 SOLA-330" line names no term
             term = not _LABELS.match(prev) and (is_term_line(prev) or synopsis_of_section(prev, b.hit.section)
                                                 or bool(DEFINITION_LINE.match(prev)))
+            if not term and pos > 1 and _PREAMBLE.match(prev) and is_term_line(sentences[pos - 2]):
+                # "--debug-check" / "Rarely needed." / "Enable internal debugging assertion checks ...":
+                # the entry's remark stands between its term and its description; all three are quoted
+                prev, term = f"{sentences[pos - 2].strip()} {prev}", True
             if _ITS_DEFAULT.match(s):  # whose default: the sentence before says
                 if prev and is_quotable(prev):
                     term = True

@@ -64,6 +64,9 @@ TINY_WORDS = 6
 # a chunk's first line that continues a sentence: a word in lower case, then another ("in fact so
 # important that ...", "name of a subcircuit ..."), not code ("x = csvread (...)")
 _CONTINUES = re.compile(r"[a-z][a-z'’-]+,?\s+[A-Za-z(]")
+# a term line: an option, an ALL-CAPS code, a snake_case name, a name with <placeholders> or [arguments]
+TERM_LEAD_WORDS = 4
+_TERM_LEAD = re.compile(r"^\s*(?:[-+]{1,2}\w|[A-Z][A-Z0-9_]{2,}\b|\w+_\w|\S*[<\[])")
 _PROSE_WORD = re.compile(r"\b[A-Za-z][a-z]+\b")
 # a section that is a contents page or a back-of-book index ("Contents", "Appendix D Function and
 # variable index", "OpenOCD Concept Index"; not "Array index")
@@ -493,7 +496,8 @@ class Searcher:
             return []
         lines = [ln for ln in json.loads(row["lines"] or "[]") if ln.get("b")]
         first = lines[0] if lines else None
-        if not first or not _CONTINUES.match(first["t"]):
+        continues = bool(first and _CONTINUES.match(first["t"]))
+        if not first or not (continues or first["t"][:1].isupper()):
             return []
         prev = self.chunks.previous_text(row["doc_id"], row["ord"])
         prev_row = self.chunks.rows([prev]).get(prev) if prev is not None else None
@@ -501,6 +505,14 @@ class Searcher:
             return []
         before = [ln for ln in json.loads(prev_row["lines"] or "[]") if ln.get("b")]
         at = next((i for i, ln in enumerate(before) if ln["p"] == first["p"] and ln["b"] == first["b"]), None)
+        if not continues:
+            # the term of a definition or a reference entry's name is the line before the chunk and
+            # the description opens it ("-Werror-<message>" / "Promote the specified warning ...")
+            term = before[at - 1] if at else (before[-1] if before and at is None else None)
+            if (term is not None and len(term["t"].split()) <= TERM_LEAD_WORDS and _TERM_LEAD.match(term["t"])
+                    and _just_above(term, first)):
+                return [term]
+            return []
         if at is not None:  # the chunks overlap: the first line is the chunk before's too
             if not before[at].get("s"):
                 return []

@@ -904,3 +904,14 @@ def test_a_change_log_entry_answers_questions_about_versions(embedder, question,
                                 text=entry, section="Errors and Warnings > Warnings")], 1000)
     best = rank_candidates(question, blocks, embedder)[0]
     assert ("Add IMPORTSTAR" in best.text) is changelog_first, best.text
+
+
+def test_a_remark_between_a_term_and_its_description_is_quoted_with_both():
+    """Verilator's options: "--debug-check" / "Rarely needed." / "Enable internal debugging assertion
+    checks ...": the term labelled the remark, too short to quote, and the description was quoted alone."""
+    cands = candidate_sentences(one_block("--debug-check\nRarely needed. Enable internal debugging assertion checks, "
+                                          "without changing debug verbosity. Enabled automatically with --debug option.",
+                                          "Verilator Arguments", "verilator.pdf", 75))
+    quoted = [f"{c.label} {c.text}".strip() for c in cands]
+    assert ("--debug-check Rarely needed. Enable internal debugging assertion checks, without changing debug "
+            "verbosity.") in quoted, quoted

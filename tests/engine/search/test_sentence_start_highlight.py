@@ -104,3 +104,36 @@ def test_a_lead_of_a_word_or_two_goes_on_the_first_line():
     assert _with_lead(["The"], "built-in predicates allow it.\nMore.") == "The built-in predicates allow it.\nMore."
     assert _with_lead(["When the supervisor notices"], "it waits.") == "When the supervisor notices\nit waits."
     assert _with_lead([], "it waits.") == "it waits."
+
+
+TERM = "-Werror-<message>"
+DESC = ["Promote the specified warning message into an error message for the whole run of the tool.",
+        "This is generally to discourage users from violating important site-wide rules."]
+
+
+def test_a_term_line_before_the_chunk_opens_its_text(library, tmp_path):
+    """Verilator's options: "-Werror-<message>" ended one chunk and "Promote the specified warning
+    message into an error message." opened the next, so the answer to "How do I turn a specific
+    warning into an error?" quoted the description without the option it describes."""
+    from mmrag_desktop.engine.answer.pipeline import ask
+    from mmrag_desktop.engine.ingest.pipeline import OVERLAP_TOKENS, TARGET_TOKENS
+
+    cost = lambda text: library.embedder.count_tokens(text) + 1  # noqa: E731 - as chunking.py counts
+    assert cost(DESC[0]) <= OVERLAP_TOKENS < cost(TERM) + cost(DESC[0])
+    budget = TARGET_TOKENS - cost(TERM) - cost(DESC[0])
+    lines: list[str] = []
+    for text in FILLER * 3:
+        if sum(map(cost, lines)) + cost(text) > budget:
+            break
+        lines.append(text)
+    assert sum(map(cost, lines + [TERM, *DESC])) > TARGET_TOKENS
+    lines += [TERM, *DESC, *AFTER]
+    pdf = write_pdf(tmp_path / "options.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines)]])
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    stored = [json.loads(r[0]) for r in library.conn.execute("SELECT lines FROM chunks ORDER BY id")]
+    assert any(a[-2]["t"] == TERM and b[0]["t"] == DESC[0] for a, b in zip(stored, stored[1:], strict=False))
+
+    hit = next(h for h in library.search("promote a warning message into an error", k=3) if DESC[1] in h.text)
+    assert [ln["t"] for ln in hit.lead] == [TERM] and hit.text.startswith(TERM)
+    answer = ask(library, "How do I promote a warning message into an error?", mode="extractive")
+    assert f"{TERM} {DESC[0]}" in answer.text, answer.text
