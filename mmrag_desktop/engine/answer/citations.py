@@ -97,14 +97,13 @@ def _closes(text: str, opener: int, closer: int) -> bool:
 def _open_inline(text: str) -> int | None:
     """Where an inline code span may still be opening at the end of streamed `text` (a backtick
     whose closer may yet come), else None."""
-    code = _code_spans(text)
-    for m in reversed(list(_CODE.finditer(text))):
-        if m.group(0) == "```" or any(a <= m.start() < b for a, b in code):
-            return None
-        if len(text) - m.start() <= INLINE_CODE_MAX and "\n" not in text[m.start():]:
-            return m.start()
+    ticks = list(_CODE.finditer(text))
+    if not ticks or ticks[-1].group(0) == "```":
         return None
-    return None
+    at = ticks[-1].start()
+    if any(a <= at < b for a, b in _code_spans(text)):  # it closed a span
+        return None
+    return at if len(text) - at <= INLINE_CODE_MAX and "\n" not in text[at:] else None
 
 
 def find_marks(text: str) -> list[CitationMark]:
