@@ -146,6 +146,8 @@ _CHANGELOG = re.compile(r"change ?log|release notes|revision history|version his
                         r"new features|features introduced", re.I)
 _ASKS_HISTORY = re.compile(r"\b(?:version|release[sd]?|change ?log|changed?|added|introduced|since|new in|"
                            r"history|deprecated|removed|upgrad\w*)\b", re.I)
+# an entry that ends with a field of its own ("... Y position of light source 3 Default value: 0.3") is whole
+_ENDS_WITH_FIELD = re.compile(r"\b[A-Z][a-z]+(?: [a-z]+)?: \S+$")
 # a remark of a word or three between a definition list's term and its description ("Rarely needed.")
 _PREAMBLE = re.compile(r"^\s*\S+(?:\s+\S+){0,2}[.!]\s*$")
 # two sentences sharing this share of their content words (a negation aside) say the same thing, or its opposite
@@ -240,7 +242,10 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
         references = bool(_REFERENCE_SECTION.search(b.hit.section.split(" > ")[-1]))
         for pos, s in enumerate(sentences):
             words = s.split()
-            if len(words) < min_words or not is_quotable(s) or (contents and _CHAPTER_ENTRY.match(" ".join(words))):
+            # "Default value: 0.1" under "DT" is short, and quoted with the line it is the default of
+            short_default = pos > 0 and bool(_ITS_DEFAULT.match(s)) and any(ch.isdigit() for ch in s)
+            if ((len(words) < min_words and not short_default) or not is_quotable(s)
+                    or (contents and _CHAPTER_ENTRY.match(" ".join(words)))):
                 continue
             if references and _BULLET.match(s) and s.rstrip()[-1:] not in ".!?":  # a listed title
                 continue
@@ -262,9 +267,17 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             if _ITS_DEFAULT.match(s):  # whose default: the sentence before says
                 if prev and is_quotable(prev):
                     term = True
+                    if pos > 1 and not is_term_line(prev) and is_term_line(sentences[pos - 2]):
+                        # an option's name, its description, its default ("General.Light3Y" / "Y position
+                        # of light source 3" / "Default value: 0.3", Gmsh's options): all three
+                        prev = f"{sentences[pos - 2].strip()} {prev}"
                 else:
                     s = f"... {s}"
             following = "" if introduces or not is_quotable(nxt) or _ENUMERATOR.match(nxt.strip()) else nxt
+            if short_default and term:  # too short to be matched alone: matched as the entry it closes
+                s, term = f"{prev} {s}", False
+            elif short_default:
+                continue
             out.append(Candidate(b.id, pos, s, following=following,
                                  label=prev if term and not _example_of(prev, s) else "",
                                  introduces=introduces))
@@ -604,10 +617,12 @@ def _inside(a: Candidate, b: Candidate) -> bool:
 def quote_text(sentence: str, block_id: int) -> str:
     """One quoted sentence with its citation; a piece that does not end a sentence (a line of a
     list, a fragment) ends with " ..." rather than a full stop the manual did not print; a table
-    row ("Name: G | Default: 0.0") and a figure's caption ("Figure 8.1: Output characteristic") are whole
-    as they are."""
+    row ("Name: G | Default: 0.0"), a figure's caption ("Figure 8.1: Output characteristic") and an
+    entry ending in a field of its own ("... Y position of light source 3 Default value: 0.3") are
+    whole as they are."""
     s = sentence.rstrip()
-    if s and s[-1] not in ".!?:)" and not s.endswith("...") and " | " not in s and not _CAPTION.match(s):
+    if (s and s[-1] not in ".!?:)" and not s.endswith("...") and " | " not in s and not _CAPTION.match(s)
+            and not _ENDS_WITH_FIELD.search(s)):
         s += " ..."
     return f"{s} [{block_id}]"
 

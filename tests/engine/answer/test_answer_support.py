@@ -915,3 +915,21 @@ def test_a_remark_between_a_term_and_its_description_is_quoted_with_both():
     quoted = [f"{c.label} {c.text}".strip() for c in cands]
     assert ("--debug-check Rarely needed. Enable internal debugging assertion checks, without changing debug "
             "verbosity.") in quoted, quoted
+
+
+def test_an_option_s_default_field_is_quoted_with_its_name_and_description(embedder):
+    """Gmsh's options appendix: "General.Light3Y" / "Y position of light source 3" / "Default value: 0.3" /
+    "Saved in: General.OptionsFileName". The default line was too short to quote, the unwrapping joined
+    the fields into one run-on line, and the answer quoted the descriptions of other lights."""
+    from mmrag_desktop.engine.answer.evidence import unwrap_lines
+
+    text = ("General.Light3Y\nY position of light source 3 in the graphics window of the program\nDefault value: 0.3\n"
+            "Saved in: General.OptionsFileName\nGeneral.Light3Z\nZ position of light source 3\nDefault value: 1\n"
+            "Saved in: General.OptionsFileName")
+    assert unwrap_lines(text).split("\n")[1:3] == ["Y position of light source 3 in the graphics window of the program",
+                                                    "Default value: 0.3"]
+    block = one_block(text, "Appendix B Options > B.1 General options", "gmsh.pdf", 183)
+    best = rank_candidates("What is the default Y position of light source 3 in Gmsh?", block, embedder)[0]
+    assert best.text == ("General.Light3Y Y position of light source 3 in the graphics window of the program "
+                         "Default value: 0.3"), best.text
+    assert quote_text(best.text, 1) == best.text + " [1]"  # whole: no " ..." after the field
