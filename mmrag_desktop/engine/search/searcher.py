@@ -61,9 +61,10 @@ MMR_LAMBDA = 0.7
 # a text chunk of at most TINY_WORDS words ("Portability / GNU Prolog predicates.", the end of an entry
 # that a table cut off) is found by its section title alone: the hit shows the entry's text before it
 TINY_WORDS = 6
-# a chunk's first line that continues a sentence: a word in lower case, then another ("in fact so
-# important that ...", "name of a subcircuit ..."), not code ("x = csvread (...)")
-_CONTINUES = re.compile(r"[a-z][a-z'’-]+,?\s+[A-Za-z(]")
+# a chunk's first line that may continue a sentence begun before it opens in lower case ("in fact so
+# important that ...", "prefix= option) to rename each yyFlexLexer ..."); what it continues must read as
+# prose (three words at least: not "csvread (filename)" above "x = csvread (...)", _sentence_start)
+_CONTINUES = re.compile(r"[a-z]")
 # a term line: an option, an ALL-CAPS code, a snake_case name, a name with <placeholders> or [arguments]
 TERM_LEAD_WORDS = 4
 _TERM_LEAD = re.compile(r"^\s*(?:[-+]{1,2}\w|[A-Z][A-Z0-9_]{2,}\b|\w+_\w|\S*[<\[])")

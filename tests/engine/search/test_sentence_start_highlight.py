@@ -137,3 +137,15 @@ def test_a_term_line_before_the_chunk_opens_its_text(library, tmp_path):
     assert [ln["t"] for ln in hit.lead] == [TERM] and hit.text.startswith(TERM)
     answer = ask(library, "How do I promote a warning message into an error?", mode="extractive")
     assert f"{TERM} {DESC[0]}" in answer.text, answer.text
+
+
+def test_which_first_lines_may_continue_a_sentence():
+    """flex's "prefix= option) to rename each yyFlexLexer ..." continues "If you want to create multiple
+    (different) lexer classes, you use the '-P' flag (or the"; Octave's "x = csvread (filename, ...)" is
+    code under "csvread (filename)", which is no prose to begin it with."""
+    from mmrag_desktop.engine.search.searcher import _CONTINUES, _PROSE_WORD
+
+    assert _CONTINUES.match("prefix= option) to rename each yyFlexLexer to some other xxFlexLexer.")
+    assert not _CONTINUES.match("Promote the specified warning message into an error message.")
+    assert len(_PROSE_WORD.findall("If you want to create multiple (different) lexer classes, you use the")) >= 3
+    assert len(_PROSE_WORD.findall("csvread (filename)")) < 3
