@@ -146,6 +146,7 @@ _CHANGELOG = re.compile(r"change ?log|release notes|revision history|version his
                         r"new features|features introduced", re.I)
 _ASKS_HISTORY = re.compile(r"\b(?:version|release[sd]?|change ?log|changed?|added|introduced|since|new in|"
                            r"history|deprecated|removed|upgrad\w*)\b", re.I)
+QUESTION_PENALTY = 0.2
 # an entry that ends with a field of its own ("... Y position of light source 3 Default value: 0.3") is whole
 _ENDS_WITH_FIELD = re.compile(r"\b[A-Z][a-z]+(?: [a-z]+)?: \S+$")
 # a remark of a word or three between a definition list's term and its description ("Rarely needed.")
@@ -448,6 +449,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score -= LEAD_IN_PENALTY
         if opposes(plan.terms, c.text):  # "internal ram" for "external RAM": the embedder reads them alike
             c.score -= OPPOSITE_PENALTY
+        if c.text.rstrip().endswith("?"):  # a question asked in the manual (an FAQ's, a mail's) answers nothing
+            c.score -= QUESTION_PENALTY
         if _BOILERPLATE.search(c.text) and not _ASKS_LICENCE.search(question):
             c.score -= BOILERPLATE_PENALTY
         if changelog[c.block_id] and not _ASKS_HISTORY.search(question):

@@ -933,3 +933,18 @@ def test_an_option_s_default_field_is_quoted_with_its_name_and_description(embed
     assert best.text == ("General.Light3Y Y position of light source 3 in the graphics window of the program "
                          "Default value: 0.3"), best.text
     assert quote_text(best.text, 1) == best.text + " [1]"  # whole: no " ..." after the field
+
+
+def test_a_question_the_manual_asks_is_not_quoted_as_an_answer(embedder, monkeypatch):
+    """avr-libc's FAQ heading "How to add a raw binary image to linker output?" was quoted for the
+    question it asks, above the sentences that answer it."""
+    from mmrag_desktop.engine.answer import extractive
+
+    block = one_block("How to add a raw binary image to linker output?\nThe GNU linker avr-ld cannot handle binary "
+                      "data directly. However, there is a companion tool called avr-objcopy that converts a raw "
+                      "binary file into a relocatable object file.", "FAQ", "avr-libc-user-manual.pdf", 71)
+    question = "embed a raw binary file such as a bitmap in my AVR firmware image at link time"
+    monkeypatch.setattr(extractive, "QUESTION_PENALTY", 0.0)
+    assert rank_candidates(question, block, embedder)[0].text.endswith("?")  # the embedder alone
+    monkeypatch.undo()
+    assert not rank_candidates(question, block, embedder)[0].text.endswith("?")
