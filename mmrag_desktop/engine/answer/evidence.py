@@ -39,15 +39,17 @@ def fenced(text: str) -> str:
 
 # a field of an entry ("Default value: 0.3", "Saved in: General.OptionsFileName", Gmsh's options) is a
 # line of its own, never the wrapped end of the description above it
-_FIELD_LINE = re.compile(r"^[A-Z][a-z]+(?: [a-z]+)?: \S")
+FIELD_NAME = r"[A-Z][a-z]+(?: [a-z]+)?: "
+_FIELD_LINE = re.compile(r"^" + FIELD_NAME + r"\S")
 
 
 def unwrap_lines(text: str) -> str:
     """Text with PDF line wraps joined: a long line not ending a sentence continues on the
     next; short lines without final punctuation (headings, list labels) stay on their own, and so
     does a command after a prompt ("> rm(x, y, z, ink, junk, temp, foo, bar)" is no wrapped line
-    of the sentence that follows it), a field line ("Default value: 0.3") and a reference entry's header ("soft_reset_halt [Command]" is
-    no wrapped line of the entry above it, nor its description one of the header)."""
+    of the sentence that follows it), a field line ("Default value: 0.3") and a reference entry's
+    header ("soft_reset_halt [Command]" is no wrapped line of the entry above it, nor its
+    description one of the header)."""
     lines = [" ".join(line.split()) for line in text.splitlines()]
     lines = [line for line in lines if line]
     out: list[str] = []

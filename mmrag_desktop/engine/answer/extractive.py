@@ -46,7 +46,7 @@ from ..search.query import OPTION, heads_section, options_in, plan_query, prints
 from ..sentence_split import DEFINITION_LINE, DOT_LEADERS, split_sentences
 from ..sentence_split import PROMPT as _PROMPT
 from .confidence import content_terms
-from .evidence import EvidenceBlock
+from .evidence import FIELD_NAME, EvidenceBlock
 from .key_terms import terms
 from .quote_boxes import row_cells
 
@@ -148,7 +148,7 @@ _ASKS_HISTORY = re.compile(r"\b(?:version|release[sd]?|change ?log|changed?|adde
                            r"history|deprecated|removed|upgrad\w*)\b", re.I)
 QUESTION_PENALTY = 0.2
 # an entry that ends with a field of its own ("... Y position of light source 3 Default value: 0.3") is whole
-_ENDS_WITH_FIELD = re.compile(r"\b[A-Z][a-z]+(?: [a-z]+)?: \S+$")
+_ENDS_WITH_FIELD = re.compile(r"\b" + FIELD_NAME + r"\S+$")
 # a remark of a word or three between a definition list's term and its description ("Rarely needed.")
 _PREAMBLE = re.compile(r"^\s*\S+(?:\s+\S+){0,2}[.!]\s*$")
 # two sentences sharing this share of their content words (a negation aside) say the same thing, or its opposite
