@@ -477,10 +477,10 @@ class Searcher:
             row = rows[cid]
             if not _is_fragment(row):
                 continue
-            prev = self.chunks.previous_text(row["doc_id"], row["ord"])
-            prev_row = self.chunks.rows([prev]).get(prev) if prev is not None else None
+            prev_row = self._text_row_before(row)
             if prev_row is None or prev_row["section"] != row["section"] or _is_fragment(prev_row):
                 continue
+            prev = prev_row["id"]
             i = kept.index(cid)
             if prev in kept or any(rows[o]["doc_id"] == prev_row["doc_id"] and highlights[o].page == prev_row["page"]
                                    for o in kept if o != cid):
@@ -488,6 +488,11 @@ class Searcher:
                 continue
             hl = _row_highlight(prev_row, self._match_vectors([prev]).get(prev), hvec, plan, filters, idf)
             _hit_becomes(kept, i, prev_row, hl, rows, highlights, scored)
+
+    def _text_row_before(self, row: dict) -> dict | None:
+        """The stored row of the document's text chunk before `row`, None at its start."""
+        prev = self.chunks.previous_text(row["doc_id"], row["ord"])
+        return self.chunks.rows([prev]).get(prev) if prev is not None else None
 
     def _sentence_start(self, row: dict) -> list[dict]:
         """The stored lines of the chunk before a text chunk where the chunk's first sentence begins,
@@ -500,8 +505,7 @@ class Searcher:
         continues = bool(first and _CONTINUES.match(first["t"]))
         if not first or not (continues or first["t"][:1].isupper()):
             return []
-        prev = self.chunks.previous_text(row["doc_id"], row["ord"])
-        prev_row = self.chunks.rows([prev]).get(prev) if prev is not None else None
+        prev_row = self._text_row_before(row)
         if prev_row is None:
             return []
         before = [ln for ln in json.loads(prev_row["lines"] or "[]") if ln.get("b")]
@@ -509,7 +513,10 @@ class Searcher:
         if not continues:
             # the term of a definition or a reference entry's name is the line before the chunk and
             # the description opens it ("-Werror-<message>" / "Promote the specified warning ...")
-            term = before[at - 1] if at else (before[-1] if before and at is None else None)
+            if at is None:  # no overlap: the chunk before's last line
+                term = before[-1] if before else None
+            else:  # the chunks overlap from the first line on: the line before it
+                term = before[at - 1] if at > 0 else None
             if (term is not None and len(term["t"].split()) <= TERM_LEAD_WORDS and _TERM_LEAD.match(term["t"])
                     and _just_above(term, first)):
                 return [term]
