@@ -49,7 +49,7 @@ def unwrap_lines(text: str) -> str:
     does a command after a prompt ("> rm(x, y, z, ink, junk, temp, foo, bar)" is no wrapped line
     of the sentence that follows it), a field line ("Default value: 0.3") and a reference entry's
     header ("soft_reset_halt [Command]" is no wrapped line of the entry above it, nor its
-    description one of the header)."""
+    description one of the header). A web address broken after "://" is joined without a space."""
     lines = [" ".join(line.split()) for line in text.splitlines()]
     lines = [line for line in lines if line]
     out: list[str] = []
@@ -60,7 +60,8 @@ def unwrap_lines(text: str) -> str:
                        and not DEFINITION_LINE.match(line) and not DEFINITION_LINE.match(lines[i - 1])
                        and not _FIELD_LINE.match(line))
             if wrapped:
-                out[-1] = prev + " " + line
+                # an address broken after its scheme ("https://" / "github.com/westes/flex/issues/") is one word
+                out[-1] = prev + ("" if prev.endswith("://") else " ") + line
                 continue
         out.append(line)
     return "\n".join(out)

@@ -147,6 +147,10 @@ _CHANGELOG = re.compile(r"change ?log|release notes|revision history|version his
 _ASKS_HISTORY = re.compile(r"\b(?:version|release[sd]?|change ?log|changed?|added|introduced|since|new in|"
                            r"history|deprecated|removed|upgrad\w*)\b", re.I)
 QUESTION_PENALTY = 0.2
+# a mail quoted in a FAQ ("> I'm not sure how or where to submit bug reports (documentation or > otherwise)
+# ..."): the asker's words, not the manual's answer; an interpreter's prompt opens code ("> x <- c(1, 2)")
+_MAIL_QUOTE = re.compile(r"^>[ \t]+[A-Za-z][a-z'\u2019]*[ \t]+[a-z]")
+MAIL_QUOTE_WORDS = 4
 # an entry that ends with a field of its own ("... Y position of light source 3 Default value: 0.3") is whole
 _ENDS_WITH_FIELD = re.compile(r"\b" + FIELD_NAME + r"\S+$")
 # a remark of a word or three between a definition list's term and its description ("Rarely needed.")
@@ -449,7 +453,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score -= LEAD_IN_PENALTY
         if opposes(plan.terms, c.text):  # "internal ram" for "external RAM": the embedder reads them alike
             c.score -= OPPOSITE_PENALTY
-        if c.text.rstrip().endswith("?"):  # a question asked in the manual (an FAQ's, a mail's) answers nothing
+        if c.text.rstrip().endswith("?") or _quotes_a_mail(c.text):
+            # a question asked in the manual (an FAQ's, a mail's), or a mail it quotes, answers nothing
             c.score -= QUESTION_PENALTY
         if _BOILERPLATE.search(c.text) and not _ASKS_LICENCE.search(question):
             c.score -= BOILERPLATE_PENALTY
@@ -525,6 +530,11 @@ def _reads_as_prose(s: str) -> bool:
     s = s.rstrip()
     return (s[-1:] in ".!?)" and not s.endswith(("...", "\u2026"))
             and len(_PROSE_WORD.findall(s)) >= 3)
+
+
+def _quotes_a_mail(s: str) -> bool:
+    """A sentence of a quoted mail: "> " and prose words, not an interpreter's prompt and its code."""
+    return bool(_MAIL_QUOTE.match(s)) and len(_PROSE_WORD.findall(s)) >= MAIL_QUOTE_WORDS
 
 
 def _settings_named(question: str) -> re.Pattern | None:

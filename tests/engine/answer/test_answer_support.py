@@ -948,3 +948,36 @@ def test_a_question_the_manual_asks_is_not_quoted_as_an_answer(embedder, monkeyp
     assert rank_candidates(question, block, embedder)[0].text.endswith("?")  # the embedder alone
     monkeypatch.undo()
     assert not rank_candidates(question, block, embedder)[0].text.endswith("?")
+
+
+def test_a_mail_quoted_in_a_faq_is_not_quoted_as_the_answer(embedder, monkeypatch):
+    """flex's FAQ quotes a 1996 mail ("> I'm not sure how or where to submit bug reports ..."); for
+    "Where do I report a bug in flex?" it was quoted first, above the manual's "Reporting Bugs"
+    sentence. The asker's words lose as a question does; R's prompt and its code do not."""
+    from mmrag_desktop.engine.answer import extractive
+
+    manual = Hit(chunk_id=71, doc_id=1, doc="flex.pdf", page=9, bbox=None, kind="text", score=0.03,
+                 section="2 Reporting Bugs", text="If you find a bug in flex, please report it using GitHub's issue "
+                 "tracking facility at https://\ngithub.com/westes/flex/issues/")
+    faq = Hit(chunk_id=571, doc_id=1, doc="flex.pdf", page=101, bbox=None, kind="text", score=0.02, section="FAQ > Is flex GNU or not?",
+              text="> I'm not sure how or where to submit bug reports (documentation or\n> otherwise) for the GNU "
+              "project stuff ...\nWell, strictly speaking flex isn't part of the GNU project.")
+    blocks = pack_evidence([manual, faq], 1000)
+    question = "Where do I report a bug in flex?"
+    monkeypatch.setattr(extractive, "QUESTION_PENALTY", 0.0)
+    assert rank_candidates(question, blocks, embedder)[0].text.startswith(">")  # the embedder alone
+    monkeypatch.undo()
+    ranked = rank_candidates(question, blocks, embedder)
+    assert ranked[0].text.startswith("If you find a bug")
+    assert extractive._quotes_a_mail("> I'm not sure how or where to submit bug reports.")
+    assert not extractive._quotes_a_mail("> x <- c(10.4, 5.6, 3.1, 6.4, 21.7)")
+    assert not extractive._quotes_a_mail("> help solve")  # a command and its word, no prose
+
+
+def test_a_web_address_broken_after_its_scheme_is_one_word():
+    from mmrag_desktop.engine.answer.evidence import unwrap_lines
+
+    text = ("If you find a bug in flex, please report it using GitHub's issue tracking facility at https://\n"
+            "github.com/westes/flex/issues/")
+    assert unwrap_lines(text) == ("If you find a bug in flex, please report it using GitHub's issue tracking "
+                                  "facility at https://github.com/westes/flex/issues/")
