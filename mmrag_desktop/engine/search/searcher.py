@@ -69,6 +69,7 @@ _CONTINUES = re.compile(r"[a-z]")
 TERM_LEAD_WORDS = 4
 _TERM_LEAD = re.compile(r"^\s*(?:[-+]{1,2}\w|[A-Z][A-Z0-9_]{2,}\b|\w+_\w|\S*[<\[])")
 _PROSE_WORD = re.compile(r"\b[A-Za-z][a-z]+\b")
+ENTRY_GAP = 0.5  # lines of one paragraph (an entry) are at most this share of a line's height apart
 # a section that is a contents page or a back-of-book index ("Contents", "Appendix D Function and
 # variable index", "OpenOCD Concept Index"; not "Array index")
 _NAV_SECTION = re.compile(
@@ -175,6 +176,17 @@ def _just_above(line: dict, below: dict) -> bool:
         return True
     height = line["b"][3] - line["b"][1]
     return line["p"] == below["p"] and 0 <= below["b"][1] - line["b"][3] <= height
+
+
+def _entry_above(line: dict, below: dict) -> bool:
+    """True when stored line `line` is a whole sentence opening a definition entry ("--with-fftw3=no Do not
+    check for and use the fftw ... library.") and `below`, no entry of its own, goes on with its description
+    in the same paragraph ("Use an internal fft algorithm instead."): at most half a line's height below it
+    (entries are a line's height apart)."""
+    if not _TERM_LEAD.match(line["t"]) or _TERM_LEAD.match(below["t"]) or len(line.get("s") or []) != 1:
+        return False
+    height = line["b"][3] - line["b"][1]
+    return line["p"] == below["p"] and 0 <= below["b"][1] - line["b"][3] <= ENTRY_GAP * height
 
 
 def _row_highlight(row: dict, seg_vecs, qvec: np.ndarray, plan: QueryPlan, filters: Filters,
@@ -517,10 +529,13 @@ class Searcher:
                 term = before[-1] if before else None
             else:  # the chunks overlap from the first line on: the line before it
                 term = before[at - 1] if at > 0 else None
-            if (term is not None and len(term["t"].split()) <= TERM_LEAD_WORDS and _TERM_LEAD.match(term["t"])
-                    and _just_above(term, first)):
+            if term is None:
+                return []
+            if len(term["t"].split()) <= TERM_LEAD_WORDS and _TERM_LEAD.match(term["t"]) and _just_above(term, first):
                 return [term]
-            return []
+            # the entry's first sentence, with its term, is the line before a chunk that goes on with the
+            # description ("--with-fftw3=no Do not check for ..." / "Use an internal fft algorithm instead.")
+            return [term] if _entry_above(term, first) else []
         if at is not None:  # the chunks overlap: the first line is the chunk before's too
             if not before[at].get("s"):
                 return []

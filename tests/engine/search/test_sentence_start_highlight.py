@@ -106,6 +106,23 @@ def test_a_lead_of_a_word_or_two_goes_on_the_first_line():
     assert _with_lead([], "it waits.") == "it waits."
 
 
+def _filler_closing_with(library, term: str, desc: list[str]) -> list[str]:
+    """FILLER lines so that a chunk closes with `term` and `desc[0]` and the next opens with `desc[0]`
+    (the overlap), `term` being the last line of the chunk before."""
+    from mmrag_desktop.engine.ingest.pipeline import OVERLAP_TOKENS, TARGET_TOKENS
+
+    cost = lambda text: library.embedder.count_tokens(text) + 1  # noqa: E731 - as chunking.py counts
+    assert cost(desc[0]) <= OVERLAP_TOKENS < cost(term) + cost(desc[0])
+    budget = TARGET_TOKENS - cost(term) - cost(desc[0])
+    lines: list[str] = []
+    for text in FILLER * 3:
+        if sum(map(cost, lines)) + cost(text) > budget:
+            break
+        lines.append(text)
+    assert sum(map(cost, lines + [term, *desc])) > TARGET_TOKENS
+    return lines
+
+
 TERM = "-Werror-<message>"
 DESC = ["Promote the specified warning message into an error message for the whole run of the tool.",
         "This is generally to discourage users from violating important site-wide rules."]
@@ -116,18 +133,8 @@ def test_a_term_line_before_the_chunk_opens_its_text(library, tmp_path):
     message into an error message." opened the next, so the answer to "How do I turn a specific
     warning into an error?" quoted the description without the option it describes."""
     from mmrag_desktop.engine.answer.pipeline import ask
-    from mmrag_desktop.engine.ingest.pipeline import OVERLAP_TOKENS, TARGET_TOKENS
 
-    cost = lambda text: library.embedder.count_tokens(text) + 1  # noqa: E731 - as chunking.py counts
-    assert cost(DESC[0]) <= OVERLAP_TOKENS < cost(TERM) + cost(DESC[0])
-    budget = TARGET_TOKENS - cost(TERM) - cost(DESC[0])
-    lines: list[str] = []
-    for text in FILLER * 3:
-        if sum(map(cost, lines)) + cost(text) > budget:
-            break
-        lines.append(text)
-    assert sum(map(cost, lines + [TERM, *DESC])) > TARGET_TOKENS
-    lines += [TERM, *DESC, *AFTER]
+    lines = _filler_closing_with(library, TERM, DESC) + [TERM, *DESC, *AFTER]
     pdf = write_pdf(tmp_path / "options.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines)]])
     assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
     stored = [json.loads(r[0]) for r in library.conn.execute("SELECT lines FROM chunks ORDER BY id")]
@@ -149,3 +156,50 @@ def test_which_first_lines_may_continue_a_sentence():
     assert not _CONTINUES.match("Promote the specified warning message into an error message.")
     assert len(_PROSE_WORD.findall("If you want to create multiple (different) lexer classes, you use the")) >= 3
     assert len(_PROSE_WORD.findall("csvread (filename)")) < 3
+
+
+ENTRY = "--with-fftw3=no Do not check for and use the fftw fast fourier transform library."
+ENTRY_DESC = ["Use an internal fft algorithm instead, which needs no other library to be installed at build time.",
+              "The internal code is slower on long transforms."]
+
+
+def test_an_entry_whose_description_goes_on_in_the_next_chunk_is_shown_from_its_term(library, tmp_path):
+    """ngspice's configure options: "--with-fftw3=no Do not check for and use the fftw ... library." closed
+    one chunk and "Use an internal fft algorithm instead." opened the next; the hit for "configure flag to
+    build without the FFTW library, using its own FFT code" highlighted the second sentence alone (held-out
+    h01's box missed), and the answer quoted neither."""
+    from mmrag_desktop.engine.ingest.pipeline import OVERLAP_TOKENS, TARGET_TOKENS
+
+    cost = lambda text: library.embedder.count_tokens(text) + 1  # noqa: E731 - as chunking.py counts
+    assert OVERLAP_TOKENS < cost(ENTRY)  # no overlap: the chunk closes with the entry's line, as ngspice's did
+    lines: list[str] = []
+    for text in FILLER * 3:
+        if sum(map(cost, lines)) + cost(text) + cost(ENTRY) > TARGET_TOKENS:
+            break
+        lines.append(text)
+    assert sum(map(cost, lines + [ENTRY, ENTRY_DESC[0]])) > TARGET_TOKENS
+    lines += [ENTRY, *ENTRY_DESC, *AFTER]
+    pdf = write_pdf(tmp_path / "configure.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines)]])
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    stored = [json.loads(r[0]) for r in library.conn.execute("SELECT lines FROM chunks ORDER BY id")]
+    assert any(a[-1]["t"] == ENTRY and b[0]["t"] == ENTRY_DESC[0] for a, b in zip(stored, stored[1:], strict=False))
+
+    hits = library.search("build using an internal fft algorithm", k=3)
+    hit = next(h for h in hits if ENTRY_DESC[1] in h.text)
+    assert [ln["t"] for ln in hit.lead] == [ENTRY] and hit.text.startswith(ENTRY)
+    assert hit.bbox[1] <= 90 + 16 * lines.index(ENTRY)  # the box reaches up to the option
+
+
+def test_which_line_above_opens_the_entry_a_chunk_goes_on_with():
+    from mmrag_desktop.engine.search.searcher import _entry_above
+
+    def line(text, top, segments=(3,), page=5):
+        return {"t": text, "p": page, "b": [71, top, 524, top + 11], "s": list(segments)}
+
+    entry, desc = line(ENTRY, 413), line(ENTRY_DESC[0], 428, (0,))
+    assert _entry_above(entry, desc)
+    assert not _entry_above(entry, line(ENTRY_DESC[0], 448, (0,)))  # a line's height apart: the next paragraph
+    assert not _entry_above(entry, line("--disable-utf8 Switch off UNICODE support.", 428, (0,)))  # an entry of its own
+    assert not _entry_above(line("Use the fftw library. It is faster.", 413, (2, 3)), desc)  # no term opens it
+    assert not _entry_above(line(ENTRY, 413, (2, 3)), desc)  # two sentences: the term's is not the one continued
+    assert not _entry_above(entry, line(ENTRY_DESC[0], 428, (0,), page=6))
