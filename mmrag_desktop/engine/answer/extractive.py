@@ -42,7 +42,8 @@ from dataclasses import dataclass
 
 from ..search.doc_names import named_documents, without_names
 from ..search.highlight import opposes
-from ..search.query import OPTION, heads_section, options_in, plan_query, prints_option, starts_with_option
+from ..search.query import (OPTION, heads_section, options_in, plan_query, prints_option, starts_with_option,
+                            titles_section)
 from ..sentence_split import DEFINITION_LINE, DOT_LEADERS, split_sentences
 from ..sentence_split import PROMPT as _PROMPT
 from .confidence import content_terms
@@ -420,6 +421,11 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     # such as "KiCad" or "OpenBSD" head sections that do not define them)
     plan = plan_query(question)
     options = options_in(question) + [w for w in plan.identifiers if "_" in w.strip("_")]
+    # and names in capitals that are a section's whole heading: a reference's entries ("What does the
+    # FILL directive do?", gpasm's "FILL" and "__BADRAM"; not a product's name: "KiCad" heads the section
+    # that introduces KiCad, not the flag asked for)
+    options += [w for w in dict.fromkeys(plan.identifiers) if w not in options and w.lstrip("_").isupper()
+                and any(titles_section(b.hit.section, w) for b in blocks)]
     heads = {b.id: any(heads_section(b.hit.section, o) for o in options) for b in blocks}
     # in a section headed by the name, its first sentence of prose defines it ("This pass identifies ...")
     defining = {}

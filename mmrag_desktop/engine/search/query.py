@@ -161,6 +161,12 @@ def heads_section(section: str, option: str) -> bool:
     return starts_with_option(_HEADING_NUMBER.sub("", last), option)
 
 
+def titles_section(section: str, name: str) -> bool:
+    """True when the innermost heading of `section` is `name` and nothing else, its number aside: a
+    reference entry's own heading ("FILL", "__BADRAM": gpasm's directives; not "UPS HOWTO")."""
+    return _HEADING_NUMBER.sub("", section.rsplit(" > ", 1)[-1]).strip() == name
+
+
 def prints_option(text: str, option: str, section: str = "") -> int:
     """3 when the innermost heading of `section` is `option`'s entry, 2 when `text` has a line that
     starts with `option` (an entry of an option list), 1 when it names it elsewhere, 0 when not."""

@@ -981,3 +981,41 @@ def test_a_web_address_broken_after_its_scheme_is_one_word():
             "github.com/westes/flex/issues/")
     assert unwrap_lines(text) == ("If you find a bug in flex, please report it using GitHub's issue tracking "
                                   "facility at https://github.com/westes/flex/issues/")
+
+
+def test_a_name_in_capitals_that_heads_a_section_is_a_reference_entry(embedder, monkeypatch):
+    """gputils' manual heads each directive's entry with its name ("FILL", "__BADRAM"); "What does the
+    FILL directive do in gpasm?" quoted "gpasm supports several directives for use with high level
+    languages." and never the entry's "Generates <count> occurrences of ..."."""
+    from mmrag_desktop.engine.answer import extractive
+
+    hits = [Hit(chunk_id=154, doc_id=1, doc="gputils.pdf", page=23, bbox=None, kind="text", score=0.03,
+                section="gpasm > 2.3 Directives > FILL",
+                text="<label> FILL <expression>,<count>\nGenerates <count> occurrences of the program word or byte "
+                     "<expression>. If expression is enclosed by parentheses, expression is a line of assembly.\n"
+                     "See also: DATA DW ORG"),
+            Hit(chunk_id=170, doc_id=1, doc="gputils.pdf", page=29, bbox=None, kind="text", score=0.02,
+                section="gpasm > 2.3 Directives > 2.3.8 High level extensions",
+                text="gpasm supports several directives for use with high level languages. These directives are "
+                     "easily identified because they start with a dot.")]
+    blocks = pack_evidence(hits, 1000)
+    question = "What does the FILL directive do in gpasm?"
+    monkeypatch.setattr(extractive, "titles_section", lambda section, name: False)
+    assert not rank_candidates(question, blocks, embedder)[0].text.startswith("<label> FILL")  # without the rule
+    monkeypatch.undo()
+    best = rank_candidates(question, blocks, embedder)[0]
+    assert best.text.startswith("<label> FILL <expression>,<count> Generates <count> occurrences"), best.text
+    # a product's name heading the section that introduces it is no entry of what is asked
+    kicad = pack_evidence([Hit(chunk_id=9, doc_id=1, doc="ngspice.pdf", page=9, bbox=None, kind="text", score=0.03,
+                               section="Chapter 1 > KiCad", text="KiCad is an open source electronics design suite.")],
+                          1000)
+    assert not rank_candidates("Which ngbehavior flag makes ngspice compatible with KiCad?", kicad, embedder)[0].entry
+
+
+def test_titles_section():
+    from mmrag_desktop.engine.search.query import titles_section
+
+    assert titles_section("gpasm > 2.3 Directives > FILL", "FILL")
+    assert titles_section("gpasm > 2.3.7 __BADRAM", "__BADRAM")
+    assert not titles_section("Network UPS Tools > UPS HOWTO", "UPS")
+    assert not titles_section("FILL > Examples", "FILL")
