@@ -42,8 +42,15 @@ from dataclasses import dataclass
 
 from ..search.doc_names import named_documents, without_names
 from ..search.highlight import opposes
-from ..search.query import (OPTION, heads_section, options_in, plan_query, prints_option, starts_with_option,
-                            titles_section)
+from ..search.query import (
+    OPTION,
+    heads_section,
+    options_in,
+    plan_query,
+    prints_option,
+    starts_with_option,
+    titles_section,
+)
 from ..sentence_split import DEFINITION_LINE, DOT_LEADERS, split_sentences
 from ..sentence_split import PROMPT as _PROMPT
 from .confidence import content_terms
