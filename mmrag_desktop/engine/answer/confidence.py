@@ -182,4 +182,16 @@ def absent_names(question: str, hits: Sequence[Hit]) -> list[str]:
     if not names or not hits:
         return []
     index = TermIndex("\n".join(f"{h.section}\n{h.text}" for h in hits))
-    return [t.text for t in missing_terms(names, index)]
+    return [t.text for t in missing_terms(names, index) if not _named_by_parts(t.norm, index.low)]
+
+
+def _named_by_parts(name: str, text: str) -> bool:
+    """True when the dotted `name` ("stopwatch.rollover") is named in `text` (lower case) by its parts:
+    the attribute with its dot and the object it belongs to ("The .rollover attribute is the number of
+    cycles at which the stopwatch timer rolls over.", gpsim's manual)."""
+    owner, _, attr = name.rpartition(".")
+    owner = owner.rsplit(".", 1)[-1]
+    if not owner or not attr:
+        return False
+    return (re.search(r"(?<![\w])\." + re.escape(attr) + r"(?![\w])", text) is not None
+            and re.search(r"(?<![\w.])" + re.escape(owner) + r"(?![\w])", text) is not None)

@@ -224,6 +224,23 @@ def test_a_question_naming_what_no_hit_mentions_is_not_covered(embedder):
     assert ok.absent == [] and not ok.insufficient  # "USB" is in the evidence
 
 
+def test_a_dotted_name_is_named_by_its_attribute_and_its_owner():
+    """gpsim's "stopwatch.rollover": the page found says "The .rollover attribute is the number of cycles
+    at which the stopwatch timer rolls over." and "What does the stopwatch.rollover attribute specify?"
+    was answered "not covered" (the dotted name itself is on the chunk before)."""
+    from mmrag_desktop.engine.answer.confidence import absent_names
+
+    page = [Hit(chunk_id=1, doc_id=1, doc="gpsim.pdf", page=21, bbox=None, kind="text", score=0.03,
+                text="The .rollover attribute is the number of cycles at which the stopwatch timer rolls over.")]
+    question = "What does the stopwatch.rollover attribute of gpsim specify?"
+    assert absent_names(question, page) == []
+    assert absent_names("What does the stopwatch.direction attribute do?", page) == ["stopwatch.direction"]
+    assert absent_names("What does the counter.rollover attribute do?", page) == ["counter.rollover"]  # whose
+    no_dot = [Hit(chunk_id=2, doc_id=1, doc="gpsim.pdf", page=21, bbox=None, kind="text", score=0.03,
+                  text="The stopwatch timer rolls over after a number of cycles.")]
+    assert absent_names(question, no_dot) == ["stopwatch.rollover"]
+
+
 def test_a_word_the_library_never_uses_lowers_the_bar_for_not_covered(embedder):
     library_words = {"supply": 3, "voltage": 5, "programmer": 4, "need": 2, "usb": 1}
 
