@@ -44,6 +44,7 @@ from ..search.doc_names import named_documents, without_names
 from ..search.highlight import opposes
 from ..search.query import (
     OPTION,
+    entry_names,
     heads_section,
     options_in,
     plan_query,
@@ -427,7 +428,9 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     # options and dot-commands, and command names written in snake_case ("opt_clean"; product names
     # such as "KiCad" or "OpenBSD" head sections that do not define them)
     plan = plan_query(question)
+    # (and codes: "What does gpasm error 118 mean?" / "118 Overwriting previous address contents.")
     options = options_in(question) + [w for w in plan.identifiers if "_" in w.strip("_")]
+    options += [w for w in entry_names(plan) if w.isdigit()]
     # and names in capitals that are a section's whole heading: a reference's entries ("What does the
     # FILL directive do?", gpasm's "FILL" and "__BADRAM"; not a product's name: "KiCad" heads the section
     # that introduces KiCad, not the flag asked for)

@@ -121,6 +121,21 @@ def quantity_forms(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+_CODE_NUMBER = re.compile(r"(?<![\w.,])\d{3,}(?![\w,%]|\.\d)")
+
+
+def entry_names(plan: QueryPlan) -> list[str]:
+    """The codes and register-like names of the query that a reference entry opens with: numbers of
+    three digits or more that are no quantity ("error 118") and identifiers with a digit or an
+    underscore ("TMR0", "EG_PHY_BRAM"); not acronyms ("TWI", "USB") nor dot-commands, which open
+    examples as often as entries."""
+    quantities = {number for number, _unit in _QUANTITY_RE.findall(plan.text)
+                  if any(form.startswith(number) for form in quantity_forms(f"{number}{_unit}"))}
+    numbers = [m.group(0) for m in _CODE_NUMBER.finditer(plan.text) if m.group(0) not in quantities]
+    names = [w for w in plan.identifiers if "_" in w.strip("_") or any(c.isdigit() for c in w)]
+    return list(dict.fromkeys(numbers + names))
+
+
 def options_in(text: str) -> list[str]:
     """The command-line options and dot-commands `text` names, as written, in order ("-F",
     "--prefix", ".save")."""

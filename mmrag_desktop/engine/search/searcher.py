@@ -29,6 +29,7 @@ from .fusion import mmr, weighted_rrf
 from .highlight import Highlight, choose_highlight, lines_highlight, segment_highlight
 from .query import (
     QueryPlan,
+    entry_names,
     heads_section,
     option_fts,
     option_word,
@@ -233,6 +234,29 @@ def _heading_entry_first(names: list[str], rows: dict, scored: dict) -> None:
             return
 
 
+def _entry_of(row: dict, shown: dict, names: list[str]) -> Highlight | None:
+    """The highlight of the entry in text chunk `row` of a name the query gives (a line opening with it
+    and the sentence after: "118 Overwriting previous address contents." / "gpasm was instructed to
+    write ...") when `shown`, the page's chunk already a hit, never names it (gpasm's error list:
+    the page's first chunk, errors 101 to 116, matched "What does gpasm error 118 mean?" better).
+    None when there is no such entry, or when `row` lacks a name `shown` has."""
+    def named(name: str, text: str) -> bool:
+        return re.search(r"(?<![\w.-])" + re.escape(name) + r"(?![\w-])", text) is not None
+
+    if any(named(name, shown["text"]) and not named(name, row["text"]) for name in names):
+        return None
+    for name in names:
+        if named(name, shown["text"]):
+            continue
+        lines = json.loads(row["lines"] or "[]")
+        line = next((ln for ln in lines if ln.get("b") and ln.get("s") and starts_with_option(ln["t"], name)), None)
+        if line is not None:
+            segments = {line["s"][0], line["s"][0] + 1}
+            return lines_highlight([ln for ln in lines if ln.get("b") and segments & set(ln.get("s") or [])],
+                                   line["s"][0], 1.0)
+    return None
+
+
 def _same_region(row_a, hl_a: Highlight, row_b, hl_b: Highlight) -> bool:
     """One hit per page: a lower-ranked chunk whose highlight is on a page already shown adds
     nothing a user would not see there (and would push other pages out of the top k)."""
@@ -343,6 +367,7 @@ class Searcher:
         order.sort(key=scored.get, reverse=True)
         highlights: dict[int, Highlight] = {}
         kept: list[int] = []
+        names = entry_names(plan)
         for cid in order:
             row = rows[cid]
             hl = candidate_hl[cid]
@@ -350,8 +375,11 @@ class Searcher:
             if same is not None:
                 # the page is already a hit: keep its rank, but show the passage of the page whose
                 # sentence matches best (the hit becomes that chunk, so its text, passage shading and
-                # highlight agree)
-                if (row["kind"] == rows[same]["kind"] and hl.score > highlights[same].score
+                # highlight agree), or the entry of what the query names that the hit lacks
+                entry = _entry_of(row, rows[same], names) if row["kind"] == rows[same]["kind"] == "text" else None
+                if entry is not None:
+                    _hit_becomes(kept, kept.index(same), row, entry, rows, highlights, scored)
+                elif (row["kind"] == rows[same]["kind"] and hl.score > highlights[same].score
                         and scored[cid] >= PAGE_HIGHLIGHT_RATIO * scored[same]):
                     _hit_becomes(kept, kept.index(same), row, hl, rows, highlights, scored)
                 continue

@@ -1019,3 +1019,23 @@ def test_titles_section():
     assert titles_section("gpasm > 2.3.7 __BADRAM", "__BADRAM")
     assert not titles_section("Network UPS Tools > UPS HOWTO", "UPS")
     assert not titles_section("FILL > Examples", "FILL")
+
+
+def test_a_code_the_question_gives_is_answered_by_its_entry(embedder, monkeypatch):
+    """"What does gpasm error 118 mean?" quoted "This chapter lists the error messages that gpasm
+    produces." and "120 Call or jump not allowed ...", with error 118's entry in the evidence."""
+    from mmrag_desktop.engine.answer import extractive
+
+    hits = [Hit(chunk_id=220, doc_id=1, doc="gputils.pdf", page=36, bbox=None, kind="text", score=0.03,
+                section="gpasm > 2.5 Errors", text="This chapter lists the error messages that gpasm produces."),
+            Hit(chunk_id=222, doc_id=1, doc="gputils.pdf", page=37, bbox=None, kind="text", score=0.02,
+                section="gpasm > 2.5 Errors",
+                text="117 Address wrapped around 0.\n118 Overwriting previous address contents.\ngpasm was "
+                     "instructed to write different values into the same address.\n120 Call or jump not allowed "
+                     "at this address (must be in low half of page)\n121 Illegal label.")]
+    blocks = pack_evidence(hits, 1000)
+    question = "What does gpasm error 118 mean?"
+    monkeypatch.setattr(extractive, "entry_names", lambda plan: [])
+    assert not rank_candidates(question, blocks, embedder)[0].text.startswith("118 ")  # without the rule
+    monkeypatch.undo()
+    assert rank_candidates(question, blocks, embedder)[0].text == "118 Overwriting previous address contents."
