@@ -156,6 +156,11 @@ _CHANGELOG = re.compile(r"change ?log|release notes|revision history|version his
 _ASKS_HISTORY = re.compile(r"\b(?:version|release[sd]?|change ?log|changed?|added|introduced|since|new in|"
                            r"history|deprecated|removed|upgrad\w*)\b", re.I)
 QUESTION_PENALTY = 0.2
+# "What is the default radix of gpasm?" is answered by the sentence that says what the default radix is
+# ("The default radix is hexadecimal."): the asked noun phrase followed by is / are / defaults to
+STATES_BONUS = 0.3
+_WHAT_IS_THE = re.compile(r"^\s*what\s+(?:is|are)\s+the\s+((?:[\w-]+\s+){0,3}?[\w-]+?)"
+                          r"(?:\s+(?:of|in|for|on|used|that|when|if|by|with)\b|\s*\?|$)", re.I)
 # a mail quoted in a FAQ ("> I'm not sure how or where to submit bug reports (documentation or > otherwise)
 # ..."): the asker's words, not the manual's answer; an interpreter's prompt opens code ("> x <- c(1, 2)")
 _MAIL_QUOTE = re.compile(r"^>[ \t]+[A-Za-z][a-z'\u2019]*[ \t]+[a-z]")
@@ -191,6 +196,7 @@ class Candidate:
     label: str = ""
     entry: bool = False  # the entry of an option, dot-command or setting the question names or asks for
     introduces: bool = False  # a lead-in quoted with the command it introduces ("... command: $ gpg --verify ...")
+    states: bool = False  # says what the question asks about is ("The default radix is hexadecimal.")
 
 
 def is_quotable(sentence: str) -> bool:
@@ -445,6 +451,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     settings = _settings_named(question)
     changelog = {b.id: any(_CHANGELOG.search(part) for part in b.hit.section.split(" > ")) for b in blocks}
     howto_bonus = HOWTO_BONUS if _HOWTO_Q.search(question) else 0.0
+    stated = _states(question)
     n = max(b.id for b in blocks)
     for i, c in enumerate(cands):
         cover = len(q_terms & set(content_terms(c.text))) / len(q_terms) if q_terms else 0.0
@@ -469,6 +476,9 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score -= LEAD_IN_PENALTY
         if opposes(plan.terms, c.text):  # "internal ram" for "external RAM": the embedder reads them alike
             c.score -= OPPOSITE_PENALTY
+        if stated is not None and stated.search(c.text):
+            c.score += STATES_BONUS
+            c.states = True
         if c.text.rstrip().endswith("?") or _quotes_a_mail(c.text):
             # a question asked in the manual (an FAQ's, a mail's), or a mail it quotes, answers nothing
             c.score -= QUESTION_PENALTY
@@ -548,6 +558,16 @@ def _reads_as_prose(s: str) -> bool:
             and len(_PROSE_WORD.findall(s)) >= 3)
 
 
+def _states(question: str) -> re.Pattern | None:
+    """For "What is the X of ...?", a pattern for a sentence that states X ("The default radix is
+    hexadecimal.", "... the default radix defaults to ..."); None for other questions."""
+    m = _WHAT_IS_THE.match(question)
+    if not m:
+        return None
+    words = m.group(1).split()
+    return re.compile(r"\b" + r"\s+".join(map(re.escape, words)) + r"\s+(?:is|are|defaults\s+to)\b", re.I)
+
+
 def _quotes_a_mail(s: str) -> bool:
     """A sentence of a quoted mail: "> " and prose words, not an interpreter's prompt and its code."""
     return bool(_MAIL_QUOTE.match(s)) and len(_PROSE_WORD.findall(s)) >= MAIL_QUOTE_WORDS
@@ -615,7 +635,9 @@ def select_sentences(
     chosen: list[Candidate] = []
     words = 0
     for c in ranked if ranked is not None else rank_candidates(question, blocks, embedder):
-        if any(near_duplicate(c.text, o.text) or _inside(c, o) for o in chosen):
+        # a sentence stating what is asked is never a repetition of one that only names it: "The default
+        # radix is hexadecimal." after "RADIX <symbol> Selects the default radix from "oct" ... or "hex" ..."
+        if any((near_duplicate(c.text, o.text) and not (c.states and not o.states)) or _inside(c, o) for o in chosen):
             continue
         held = next((o for o in chosen if _inside(o, c)), None)
         if held is not None:

@@ -1039,3 +1039,32 @@ def test_a_code_the_question_gives_is_answered_by_its_entry(embedder, monkeypatc
     assert not rank_candidates(question, blocks, embedder)[0].text.startswith("118 ")  # without the rule
     monkeypatch.undo()
     assert rank_candidates(question, blocks, embedder)[0].text == "118 Overwriting previous address contents."
+
+
+def test_the_sentence_that_states_what_is_asked_is_quoted(embedder, monkeypatch):
+    """"What is the default radix of gpasm?": "The default radix is hexadecimal." ranked fifth and was
+    then dropped as a repetition of the RADIX entry ("Selects the default radix from "oct" ... or "hex"
+    for hexadecimal."), whose words it shares; the answer never said which radix is the default."""
+    from mmrag_desktop.engine.answer import extractive
+
+    hits = [Hit(chunk_id=181, doc_id=1, doc="gputils.pdf", page=27, bbox=None, kind="text", score=0.03,
+                section="gpasm > 2.3 Directives > RADIX",
+                text="RADIX <symbol>\nSelects the default radix from \u201coct\u201d for octal, \u201cdec\u201d for decimal "
+                     "or \u201chex\u201d for hexadecimal. gpasm uses this radix to interpret numbers that don\u2019t have "
+                     "an explicit radix.\nSee also: LIST"),
+            Hit(chunk_id=95, doc_id=1, doc="gputils.pdf", page=13, bbox=None, kind="text", score=0.02,
+                section="gpasm > 2.2 Syntax > 2.2.3 Numbers",
+                text="When you write a number without a specifying prefix such as \u201c45\u201d, gpasm uses the current "
+                     "radix (base) to interpret the number. You can change this radix with the RADIX directive, or "
+                     "with the \u201c-r\u201d option on gpasm\u2019s command-line. The default radix is hexadecimal.")]
+    blocks = pack_evidence(hits, 1000)
+    question = "What is the default radix of gpasm?"
+    chosen = select_sentences(question, blocks, embedder, max_sentences=4)
+    assert "The default radix is hexadecimal." in [c.text for c in chosen], [c.text for c in chosen]
+    monkeypatch.setattr(extractive, "STATES_BONUS", 0.0)
+    monkeypatch.setattr(extractive, "_states", lambda q: None)
+    assert "The default radix is hexadecimal." not in [c.text for c in select_sentences(question, blocks, embedder,
+                                                                                        max_sentences=4)]
+    monkeypatch.undo()
+    assert extractive._states("What is the default radix of gpasm?").search("The default radix is hexadecimal.")
+    assert extractive._states("What is the difference between floor and truncate?") is None
