@@ -176,13 +176,17 @@ def absent_names(question: str, hits: Sequence[Hit]) -> list[str]:
     """The question's names (part numbers, ALL-CAPS names, identifiers: key_terms.py) that occur in
     none of the hits: a question about "the ESP32" or "the RS-485 port" is not answered by pages
     that never name it, however close their wording."""
+    from ..search.query import entry_names, plan_query
     from .key_terms import TermIndex, missing_terms, terms
 
     names = [t for t in terms(question) if t.kind == "name"]
-    if not names or not hits:
+    # and its codes and model numbers ("the Tormach 1100", "error 118"; no quantities)
+    codes = [n for n in entry_names(plan_query(question)) if n.isdigit()]
+    if not (names or codes) or not hits:
         return []
     index = TermIndex("\n".join(f"{h.section}\n{h.text}" for h in hits))
-    return [t.text for t in missing_terms(names, index) if not _named_by_parts(t.norm, index.low)]
+    absent = [t.text for t in missing_terms(names, index) if not _named_by_parts(t.norm, index.low)]
+    return absent + [n for n in codes if not re.search(r"(?<![\w.])" + n + r"(?![\w])", index.low)]
 
 
 def _named_by_parts(name: str, text: str) -> bool:

@@ -121,6 +121,10 @@ def quantity_forms(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+# counts and rates a number may be followed by besides _UNITS ("1200 rpm", "9600 baud"): no code then
+_COUNT_UNITS = frozenset("rpm baud bps kbps mbps ppm dpi s sec secs seconds min h hours days steps cycles samples "
+                         "bytes byte bits bit words lines pages points pixels px mm cm m in inch inches deg degrees "
+                         "percent times".split())
 _CODE_NUMBER = re.compile(r"(?<![\w.,])\d{3,}(?![\w,%]|\.\d)")
 
 
@@ -129,8 +133,8 @@ def entry_names(plan: QueryPlan) -> list[str]:
     three digits or more that are no quantity ("error 118") and identifiers with a digit or an
     underscore ("TMR0", "EG_PHY_BRAM"); not acronyms ("TWI", "USB") nor dot-commands, which open
     examples as often as entries."""
-    quantities = {number for number, _unit in _QUANTITY_RE.findall(plan.text)
-                  if any(form.startswith(number) for form in quantity_forms(f"{number}{_unit}"))}
+    quantities = {number for number, unit in _QUANTITY_RE.findall(plan.text)
+                  if unit.lower() in _COUNT_UNITS or quantity_forms(f"{number}{unit}")}
     numbers = [m.group(0) for m in _CODE_NUMBER.finditer(plan.text) if m.group(0) not in quantities]
     names = [w for w in plan.identifiers if "_" in w.strip("_") or any(c.isdigit() for c in w)]
     return list(dict.fromkeys(numbers + names))

@@ -241,6 +241,19 @@ def test_a_dotted_name_is_named_by_its_attribute_and_its_owner():
     assert absent_names(question, no_dot) == ["stopwatch.rollover"]
 
 
+def test_a_model_number_no_hit_gives_is_not_covered():
+    """"What is the maximum spindle speed of the Tormach 1100?" was answered with LinuxCNC's "now supports
+    up to 8 spindles" (its sample configurations list "tormach"; no page gives a Tormach 1100)."""
+    from mmrag_desktop.engine.answer.confidence import absent_names
+
+    pages = [hit(1, "LinuxCNC now supports up to 8 spindles (and can be recompiled for more)."),
+             hit(2, "Sample configurations for systems like: sherline, smithy, tormach.")]
+    assert absent_names("What is the maximum spindle speed of the Tormach 1100?", pages) == ["1100"]
+    assert absent_names("What is the maximum spindle speed at 1200 rpm?", pages) == []  # a quantity
+    errors = [hit(3, "118 Overwriting previous address contents.")]
+    assert absent_names("What does gpasm error 118 mean?", errors) == []
+
+
 def test_a_word_the_library_never_uses_lowers_the_bar_for_not_covered(embedder):
     library_words = {"supply": 3, "voltage": 5, "programmer": 4, "need": 2, "usb": 1}
 
