@@ -656,7 +656,11 @@ def select_sentences(
     first = {}  # block id -> the place of its best sentence among those chosen
     for n, c in enumerate(chosen):
         first.setdefault(c.block_id, n)
-    return sorted(chosen, key=lambda c: (first[c.block_id], not c.entry, c.position))
+    # a table's rows are facts of their own: the best first ("Model: XS-3525/8S-3 | ... | Direction Hold: 200"
+    # for the Xylotex drive asked about, not the ST L297 row above it in the table)
+    tables = {b.id for b in blocks if b.hit.kind == "table"}
+    return sorted(chosen, key=lambda c: (first[c.block_id], not c.entry,
+                                         -c.score if c.block_id in tables else c.position))
 
 
 def _inside(a: Candidate, b: Candidate) -> bool:

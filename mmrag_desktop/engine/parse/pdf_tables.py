@@ -10,6 +10,8 @@ so the ~0.3 s per page is paid only where the document itself says there is a ta
 
 from __future__ import annotations
 
+import re
+
 from typing import Any, Literal
 
 from ..elements import BBox, Line, Table, TableCell
@@ -221,6 +223,28 @@ def _near(caption: BBox, box: BBox) -> bool:
     return gap <= CAPTION_DISTANCE and min(caption[2], box[2]) > max(caption[0], box[0])
 
 
+_BROKEN = re.compile(r"[A-Za-z0-9/]-$")  # a word broken at a cell's line end ("XS-" / "3525/8S-" / "3")
+
+
+def _cell_text(words: list[tuple]) -> str:
+    """The text of one cell's words (PyMuPDF word tuples in reading order). A narrow column breaks
+    names and words at its edge: "XS-" / "3525/8S-" / "3" is "XS-3525/8S-3" (a name: the next line opens
+    with a digit or a capital), "Engi-" / "neering" is "Engineering", a link's "uploads/-" / "msd542.pdf"
+    is "uploads/msd542.pdf", and in a link the other hyphens are its own ("hobbycnc-" / "pro-")."""
+    out = ""
+    for i, w in enumerate(words):
+        if i:
+            prev = words[i - 1]
+            if (w[5], w[6]) != (prev[5], prev[6]) and _BROKEN.search(out):
+                link = "/" in out or "www." in out
+                if out.endswith("/-") or (w[4][:1].islower() and not link):
+                    out = out[:-1]
+            else:
+                out += " "
+        out += w[4]
+    return out
+
+
 def _build_table(t: Any, words: list[tuple], lines: list[Line], page_no: int) -> Table | None:
     rows = t.rows
     n_rows = len(rows)
@@ -232,7 +256,7 @@ def _build_table(t: Any, words: list[tuple], lines: list[Line], page_no: int) ->
     cells: list[TableCell] = []
     for k, (ri, ci, b) in enumerate(boxes):
         ws = sorted(texts[k], key=lambda w: (w[5], w[6], w[7]))
-        text = normalize_text(" ".join(w[4] for w in ws)).strip()
+        text = normalize_text(_cell_text(ws)).strip()
         cells.append(TableCell(row=ri, col=ci, text=text, bbox=b))
     if sum(1 for c in cells if c.text) < 2:
         return None

@@ -1068,3 +1068,18 @@ def test_the_sentence_that_states_what_is_asked_is_quoted(embedder, monkeypatch)
     monkeypatch.undo()
     assert extractive._states("What is the default radix of gpasm?").search("The default radix is hexadecimal.")
     assert extractive._states("What is the difference between floor and truncate?") is None
+
+
+def test_a_tables_best_row_is_quoted_first(embedder):
+    """"What direction hold time does the Xylotex XS-3525/8S-3 need?" quoted the ST L297 row first (it
+    comes earlier in the table) and the Xylotex row after it: a user reads "Direction Hold: 4000" first."""
+    # the rows as the table gave them: the Xylotex row has a cell of its own (the link its narrow column broke)
+    rows = ("Manufacturer | Model | Step Time | Direction Hold | Spec Sheet\nManufacturer: ST | Model: L297 | Step Time: ? | "
+            "Direction Hold: 4000 | Spec Sheet: http://www.st.com/stonline/books/pdf/docs/1334.pdf\nManufacturer: "
+            "Xylotex | Model: XS-3525/8S-3 | Step Time: 2000 | Direction Hold: 200 | Spec Sheet: XS3525V202.pdf | "
+            "http://www.xylotex.com/")
+    blocks = pack_evidence([Hit(chunk_id=40, doc_id=1, doc="LinuxCNC_Integrator.pdf", page=11, bbox=None, kind="table",
+                                score=0.03, text=rows, section="2 Stepper Drive Timing")], 1000)
+    chosen = select_sentences("What direction hold time does the Xylotex XS-3525/8S-3 need?", blocks, embedder,
+                              max_sentences=4)
+    assert chosen[0].text.startswith("Manufacturer: Xylotex"), [c.text for c in chosen]

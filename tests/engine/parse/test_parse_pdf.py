@@ -577,3 +577,18 @@ def test_a_numbered_line_set_larger_than_the_text_is_a_heading_without_an_outlin
         assert not [k for k in kinds if k[0] == "heading"]
     else:
         assert [t for k, t in kinds if k == "heading"] == ["1. Greetings.", "2. Warming up."]
+
+
+def test_a_cell_rejoins_names_and_words_its_column_broke():
+    """LinuxCNC's drive timing table: a narrow column printed "XS-" / "3525/8S-" / "3" and "Engi-" /
+    "neering"; the cell read "XS- 3525/8S- 3", so "XS-3525/8S-3" asked about matched no row."""
+    from mmrag_desktop.engine.parse.pdf_tables import _cell_text
+
+    def cell(*lines):  # PyMuPDF word tuples: (x0, y0, x1, y1, text, block, line, word)
+        return [(0, 0, 1, 1, w, 0, ln, i) for ln, words in enumerate(lines) for i, w in enumerate(words.split())]
+
+    assert _cell_text(cell("XS-", "3525/8S-", "3")) == "XS-3525/8S-3"
+    assert _cell_text(cell("Lin Engi-", "neering")) == "Lin Engineering"
+    assert _cell_text(cell("http://www.st.com/-", "stonline/-", "docs/-", "1334.pdf")) == "http://www.st.com/stonline/docs/1334.pdf"
+    assert _cell_text(cell("products/hobbycnc-", "pro-", "chopper")) == "products/hobbycnc-pro-chopper"
+    assert _cell_text(cell("Rising", "Edge")) == "Rising Edge"
