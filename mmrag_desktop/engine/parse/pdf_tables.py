@@ -11,7 +11,6 @@ so the ~0.3 s per page is paid only where the document itself says there is a ta
 from __future__ import annotations
 
 import re
-
 from typing import Any, Literal
 
 from ..elements import BBox, Line, Table, TableCell
