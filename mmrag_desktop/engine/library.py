@@ -533,11 +533,13 @@ class Library:
 
     # ---- search -------------------------------------------------------------------------
     def search(self, query: str, k: int = 10, *, docs: list[int | str] | None = None,
-               pages: tuple[int, int] | None = None, kinds: list[str] | None = None) -> list[Hit]:
+               pages: tuple[int, int] | None = None, kinds: list[str] | None = None,
+               companions: int = 0) -> list[Hit]:
         """Ranked hits (best first). Raises QueryError for empty/absurd queries, ModelError when
-        no text embedder is available."""
+        no text embedder is available. `companions`: see Searcher.search (answers' evidence)."""
         self._catch_up()
-        return self._local_files(self.searcher.search(query, k, self._filters(docs, pages, kinds)))
+        return self._local_files(self.searcher.search(query, k, self._filters(docs, pages, kinds),
+                                                      companions=companions))
 
     def rerank_scores(self, query: str, passages: list[str]) -> np.ndarray | None:
         """Cross-encoder scores of (query, passage) pairs, or None when no reranker is in use

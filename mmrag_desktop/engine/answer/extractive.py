@@ -270,7 +270,9 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             if references and _BULLET.match(s) and s.rstrip()[-1:] not in ".!?":  # a listed title
                 continue
             s = " ".join(words[:max_words]) + (" ..." if len(words) > max_words else "")
-            if pos == 0 and s[:1].islower():  # the chunk starts mid-sentence: "... default value is 1.0e-12."
+            if pos == 0 and s[:1].islower() and not titles_section(b.hit.section, words[0]):
+                # the chunk starts mid-sentence: "... default value is 1.0e-12." (not "gpdasm is a
+                # disassembler for gputils." under "5.1 gpdasm": a name in lower case opens its section)
                 s = f"... {s}"
             nxt = sentences[pos + 1] if pos + 1 < len(sentences) else ""
             prev = " ".join(sentences[pos - 1].split()) if pos > 0 else ""

@@ -61,6 +61,10 @@ MODES = ("auto", "generative", "quote", "extractive")
 # (bench/README.md, session 12: Qwen2.5-Coder 0.5B and 1.5B, quote first and free text; SmolLM2-135M)
 AUTO_STYLES = ((2_000_000_000, "extractive"),)
 DEFAULT_K = 8
+# the first hits that show one passage of their page in place of its better-scored chunk bring that chunk
+# as evidence too (Searcher.search's companions): "gpdasm is a disassembler for gputils." for "What does
+# gpdasm do?", whose hit shows the page's "The general syntax for running gpdasm is ..."
+COMPANIONS = 2
 MAX_QUESTION_CHARS = 4000  # ~1,000 tokens: beyond that no small context holds evidence too
 NOT_COVERED = "The indexed manuals do not cover this."
 
@@ -188,7 +192,7 @@ def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: 
     stats = answer.stats
     try:
         cancel.check()
-        hits = library.search(search_q, k=k)
+        hits = library.search(search_q, k=k, companions=COMPANIONS)
         stats["retrieval_s"] = round(time.perf_counter() - t0, 4)
         for notice in getattr(library, "model_notices", []):  # a configured model is not in use
             answer.notices.append(notice)

@@ -234,22 +234,26 @@ def _heading_entry_first(names: list[str], rows: dict, scored: dict) -> None:
             return
 
 
+def _names(name: str, text: str) -> bool:
+    """True when `text` names `name` as a whole word (not inside another name)."""
+    return re.search(r"(?<![\w.-])" + re.escape(name) + r"(?![\w-])", text) is not None
+
+
 def _entry_of(row: dict, shown: dict, names: list[str]) -> Highlight | None:
     """The highlight of the entry in text chunk `row` of a name the query gives (a line opening with it
     and the sentence after: "118 Overwriting previous address contents." / "gpasm was instructed to
     write ...") when `shown`, the page's chunk already a hit, never names it (gpasm's error list:
     the page's first chunk, errors 101 to 116, matched "What does gpasm error 118 mean?" better).
     None when there is no such entry, or when `row` lacks a name `shown` has."""
-    def named(name: str, text: str) -> bool:
-        return re.search(r"(?<![\w.-])" + re.escape(name) + r"(?![\w-])", text) is not None
-
-    if any(named(name, shown["text"]) and not named(name, row["text"]) for name in names):
+    if any(_names(name, shown["text"]) and not _names(name, row["text"]) for name in names):
         return None
     for name in names:
-        if named(name, shown["text"]):
+        if _names(name, shown["text"]):
             continue
-        lines = json.loads(row["lines"] or "[]")
-        line = next((ln for ln in lines if ln.get("b") and ln.get("s") and starts_with_option(ln["t"], name)), None)
+        lines = [ln for ln in json.loads(row["lines"] or "[]") if ln.get("b")]
+        # a line that opens with the name and a sentence of its own, not a wrapped line of the sentence above
+        line = next((ln for i, ln in enumerate(lines) if ln.get("s") and starts_with_option(ln["t"], name)
+                     and (i == 0 or ln["s"][0] not in (lines[i - 1].get("s") or []))), None)
         if line is not None:
             segments = {line["s"][0], line["s"][0] + 1}
             return lines_highlight([ln for ln in lines if ln.get("b") and segments & set(ln.get("s") or [])],
@@ -289,9 +293,14 @@ class Searcher:
     def _match_vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
         return self.sentences.match_vectors(ids)
 
-    def search(self, query: str, k: int = 10, filters: Filters | None = None) -> list[Hit]:
+    def search(self, query: str, k: int = 10, filters: Filters | None = None, *, companions: int = 0) -> list[Hit]:
         """Ranked hits for `query` (see module doc). Raises QueryError for unusable queries, ModelError
-        when no text embedder is available."""
+        when no text embedder is available.
+
+        `companions` (answers, not the Search list): each of the first `companions` hits that shows the
+        passage of its page whose sentence matches best, in place of the page's better-scored chunk,
+        is followed by that chunk too ("gpdasm is a disassembler for gputils." for "What does gpdasm
+        do?", where the hit shows the page's "The general syntax for running gpdasm is ...")."""
         plan = plan_query(query)
         filters = filters or Filters()
         k = max(1, min(int(k), 200))
@@ -367,6 +376,7 @@ class Searcher:
         order.sort(key=scored.get, reverse=True)
         highlights: dict[int, Highlight] = {}
         kept: list[int] = []
+        replaced: dict[int, int] = {}  # hit's chunk -> the better-scored chunk of its page it stands for
         names = entry_names(plan)
         for cid in order:
             row = rows[cid]
@@ -378,9 +388,11 @@ class Searcher:
                 # highlight agree), or the entry of what the query names that the hit lacks
                 entry = _entry_of(row, rows[same], names) if row["kind"] == rows[same]["kind"] == "text" else None
                 if entry is not None:
+                    replaced[cid] = replaced.pop(same, same)
                     _hit_becomes(kept, kept.index(same), row, entry, rows, highlights, scored)
                 elif (row["kind"] == rows[same]["kind"] and hl.score > highlights[same].score
                         and scored[cid] >= PAGE_HIGHLIGHT_RATIO * scored[same]):
+                    replaced[cid] = replaced.pop(same, same)
                     _hit_becomes(kept, kept.index(same), row, hl, rows, highlights, scored)
                 continue
             highlights[cid] = hl
@@ -415,6 +427,23 @@ class Searcher:
                  similarity.get(c), self.documents.kind(rows[c]["doc_id"]), rerank=reranked.get(c), lead=lead(c))
             for c in chosen
         ]
+        # names of the query no hit gives, which a chunk of a hit's page may ("unlock_joints_mask": the hit
+        # is the page's example, the chunk before it names the parameter)
+        missing = [w for w in dict.fromkeys(plan.options + plan.identifiers)
+                   if not any(_names(w, rows[c]["text"]) for c in chosen)] if companions else []
+        for i in reversed(range(min(companions, len(chosen)))):
+            other = replaced.get(chosen[i])
+            if other is None and missing:
+                c = chosen[i]
+                other = next((o for o in order if o not in chosen and rows[o]["doc_id"] == rows[c]["doc_id"]
+                              and candidate_hl[o].page == highlights[c].page
+                              and any(_names(w, rows[o]["text"]) for w in missing)), None)
+            if other is not None and other not in chosen:
+                hl = self._from_sentence_start(rows[other], candidate_hl[other], lead)
+                hits.insert(i + 1, self.hit(rows[other], hl, scored[chosen[i]], {n: r[other] for n, r in ranks.items()
+                                                                                 if other in r},
+                                            similarity.get(other), self.documents.kind(rows[other]["doc_id"]),
+                                            lead=lead(other)))
         hits.extend(self._enrich(hits, plan, hvec, idf, filters))
         return hits
 

@@ -1083,3 +1083,13 @@ def test_a_tables_best_row_is_quoted_first(embedder):
     chosen = select_sentences("What direction hold time does the Xylotex XS-3525/8S-3 need?", blocks, embedder,
                               max_sentences=4)
     assert chosen[0].text.startswith("Manufacturer: Xylotex"), [c.text for c in chosen]
+
+
+def test_a_name_in_lower_case_opening_its_section_is_no_sentence_cut_off():
+    """"gpdasm is a disassembler for gputils." under "5.1 gpdasm" was quoted "... gpdasm is a ...", as if
+    the chunk started mid-sentence."""
+    blocks = one_block("gpdasm is a disassembler for gputils. It converts hex files into instructions.",
+                       "Utilities > 5.1 gpdasm", "gputils.pdf", 47)
+    assert candidate_sentences(blocks)[0].text == "gpdasm is a disassembler for gputils."
+    cut = one_block("default value is 1.0e-12. The next option sets the limit.", "Options", "ngspice.pdf", 9)
+    assert candidate_sentences(cut)[0].text.startswith("... default value")

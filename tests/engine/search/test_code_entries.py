@@ -63,3 +63,24 @@ def test_a_code_asked_about_shows_its_entry_on_the_page(library, tmp_path, monke
     assert "131 Processor type redefined." in hit.text
     y = 70 + 14 * len(INTRO) + 10 + 32 * [code for code, _m, _d in ERRORS].index(131)
     assert hit.bbox[1] <= y <= hit.bbox[3] + 2 and hit.bbox[3] <= y + 13 + 4  # the entry and its description
+
+
+def test_a_wrapped_line_opening_with_the_name_is_no_entry():
+    """LinuxCNC's "... specify all joints that are used as locking indexers with the" / "unlock_joints_mask
+    parameter for the motmod module.": the second line opens with the name but goes on with the sentence
+    above it; the page's example chunk, which answers, stays the hit."""
+    import json
+
+    from mmrag_desktop.engine.search.searcher import _entry_of
+
+    def row(*lines):
+        return {"text": "\n".join(t for t, _ in lines),
+                "lines": json.dumps([{"t": t, "p": 1, "b": [72, 90 + 14 * i, 500, 100 + 14 * i], "s": s}
+                                     for i, (t, s) in enumerate(lines)])}
+
+    shown = row(("As an example, consider a machine with coordinates XYZB.", [0]))
+    wrapped = row(("To create the pins, specify the joints used as locking indexers with the", [0]),
+                  ("unlock_joints_mask parameter for the motmod module.", [0]))
+    assert _entry_of(wrapped, shown, ["unlock_joints_mask"]) is None
+    entry = row(("Other parameters follow.", [0]), ("unlock_joints_mask Selects the joints to unlock.", [1]))
+    assert _entry_of(entry, shown, ["unlock_joints_mask"]) is not None
