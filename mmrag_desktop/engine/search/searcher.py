@@ -70,6 +70,9 @@ _CONTINUES = re.compile(r"[a-z]")
 TERM_LEAD_WORDS = 4
 _TERM_LEAD = re.compile(r"^\s*(?:[-+]{1,2}\w|[A-Z][A-Z0-9_]{2,}\b|\w+_\w|\S*[<\[])")
 _PROSE_WORD = re.compile(r"\b[A-Za-z][a-z]+\b")
+# an answer's companion chunk goes after the hit it comes with, and not before the third hit: right after
+# it and after the third tied on the development set (fact 0.83), after the fifth lost a fact there
+COMPANION_AT = 3
 ENTRY_GAP = 0.5  # lines of one paragraph (an entry) are at most this share of a line's height apart
 # a section that is a contents page or a back-of-book index ("Contents", "Appendix D Function and
 # variable index", "OpenOCD Concept Index"; not "Array index")
@@ -440,7 +443,7 @@ class Searcher:
                               and any(_names(w, rows[o]["text"]) for w in missing)), None)
             if other is not None and other not in chosen:
                 hl = self._from_sentence_start(rows[other], candidate_hl[other], lead)
-                hits.insert(i + 1, self.hit(rows[other], hl, scored[chosen[i]], {n: r[other] for n, r in ranks.items()
+                hits.insert(max(i + 1, COMPANION_AT), self.hit(rows[other], hl, scored[chosen[i]], {n: r[other] for n, r in ranks.items()
                                                                                  if other in r},
                                             similarity.get(other), self.documents.kind(rows[other]["doc_id"]),
                                             lead=lead(other)))
