@@ -47,6 +47,12 @@ def one_block(text: str, section: str = "", doc: str = "manual.pdf", page: int =
                               text=text, section=section)], 1000)
 
 
+def gputils_hit(chunk_id: int, page: int, section: str, text: str, score: float = 0.03) -> Hit:
+    """A text hit of gputils' manual."""
+    return Hit(chunk_id=chunk_id, doc_id=1, doc="gputils.pdf", page=page, bbox=None, kind="text", score=score,
+               section=section, text=text)
+
+
 @pytest.fixture(scope="module")
 def blocks():
     return pack_evidence(EVIDENCE, 1000)
@@ -989,12 +995,12 @@ def test_a_name_in_capitals_that_heads_a_section_is_a_reference_entry(embedder, 
     languages." and never the entry's "Generates <count> occurrences of ..."."""
     from mmrag_desktop.engine.answer import extractive
 
-    hits = [Hit(chunk_id=154, doc_id=1, doc="gputils.pdf", page=23, bbox=None, kind="text", score=0.03,
+    hits = [gputils_hit(154, 23,
                 section="gpasm > 2.3 Directives > FILL",
                 text="<label> FILL <expression>,<count>\nGenerates <count> occurrences of the program word or byte "
                      "<expression>. If expression is enclosed by parentheses, expression is a line of assembly.\n"
                      "See also: DATA DW ORG"),
-            Hit(chunk_id=170, doc_id=1, doc="gputils.pdf", page=29, bbox=None, kind="text", score=0.02,
+            gputils_hit(170, 29, score=0.02,
                 section="gpasm > 2.3 Directives > 2.3.8 High level extensions",
                 text="gpasm supports several directives for use with high level languages. These directives are "
                      "easily identified because they start with a dot.")]
@@ -1026,9 +1032,9 @@ def test_a_code_the_question_gives_is_answered_by_its_entry(embedder, monkeypatc
     produces." and "120 Call or jump not allowed ...", with error 118's entry in the evidence."""
     from mmrag_desktop.engine.answer import extractive
 
-    hits = [Hit(chunk_id=220, doc_id=1, doc="gputils.pdf", page=36, bbox=None, kind="text", score=0.03,
+    hits = [gputils_hit(220, 36,
                 section="gpasm > 2.5 Errors", text="This chapter lists the error messages that gpasm produces."),
-            Hit(chunk_id=222, doc_id=1, doc="gputils.pdf", page=37, bbox=None, kind="text", score=0.02,
+            gputils_hit(222, 37, score=0.02,
                 section="gpasm > 2.5 Errors",
                 text="117 Address wrapped around 0.\n118 Overwriting previous address contents.\ngpasm was "
                      "instructed to write different values into the same address.\n120 Call or jump not allowed "
@@ -1047,12 +1053,12 @@ def test_the_sentence_that_states_what_is_asked_is_quoted(embedder, monkeypatch)
     for hexadecimal."), whose words it shares; the answer never said which radix is the default."""
     from mmrag_desktop.engine.answer import extractive
 
-    hits = [Hit(chunk_id=181, doc_id=1, doc="gputils.pdf", page=27, bbox=None, kind="text", score=0.03,
+    hits = [gputils_hit(181, 27,
                 section="gpasm > 2.3 Directives > RADIX",
                 text="RADIX <symbol>\nSelects the default radix from \u201coct\u201d for octal, \u201cdec\u201d for decimal "
                      "or \u201chex\u201d for hexadecimal. gpasm uses this radix to interpret numbers that don\u2019t have "
                      "an explicit radix.\nSee also: LIST"),
-            Hit(chunk_id=95, doc_id=1, doc="gputils.pdf", page=13, bbox=None, kind="text", score=0.02,
+            gputils_hit(95, 13, score=0.02,
                 section="gpasm > 2.2 Syntax > 2.2.3 Numbers",
                 text="When you write a number without a specifying prefix such as \u201c45\u201d, gpasm uses the current "
                      "radix (base) to interpret the number. You can change this radix with the RADIX directive, or "
