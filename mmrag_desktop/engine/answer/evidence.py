@@ -41,6 +41,8 @@ def fenced(text: str) -> str:
 # line of its own, never the wrapped end of the description above it
 FIELD_NAME = r"[A-Z][a-z]+(?: [a-z]+)?: "
 _FIELD_LINE = re.compile(r"^" + FIELD_NAME + r"\S")
+# a footnote as the parser places it after its paragraph ("(2) The stopwatch is really a collection of ...")
+_FOOTNOTE_LINE = re.compile(r"^\(\d{1,2}\) [A-Z]")
 
 
 def unwrap_lines(text: str) -> str:
@@ -49,7 +51,8 @@ def unwrap_lines(text: str) -> str:
     does a command after a prompt ("> rm(x, y, z, ink, junk, temp, foo, bar)" is no wrapped line
     of the sentence that follows it), a field line ("Default value: 0.3") and a reference entry's
     header ("soft_reset_halt [Command]" is no wrapped line of the entry above it, nor its
-    description one of the header). A web address broken after "://" is joined without a space."""
+    description one of the header), nor a footnote ("(2) The stopwatch is ...") one of the line above it. A web
+    address broken after "://" is joined without a space."""
     lines = [" ".join(line.split()) for line in text.splitlines()]
     lines = [line for line in lines if line]
     out: list[str] = []
@@ -58,7 +61,7 @@ def unwrap_lines(text: str) -> str:
             prev = out[-1]
             wrapped = (len(prev.split()) >= 6 and prev[-1] not in ".!?:;" and not PROMPT.match(lines[i - 1])
                        and not DEFINITION_LINE.match(line) and not DEFINITION_LINE.match(lines[i - 1])
-                       and not _FIELD_LINE.match(line))
+                       and not _FIELD_LINE.match(line) and not _FOOTNOTE_LINE.match(line))
             if wrapped:
                 # an address broken after its scheme ("https://" / "github.com/westes/flex/issues/") is one word
                 out[-1] = prev + ("" if prev.endswith("://") else " ") + line

@@ -1099,3 +1099,16 @@ def test_a_name_in_lower_case_opening_its_section_is_no_sentence_cut_off():
     assert candidate_sentences(blocks)[0].text == "gpdasm is a disassembler for gputils."
     cut = one_block("default value is 1.0e-12. The next option sets the limit.", "Options", "ngspice.pdf", 9)
     assert candidate_sentences(cut)[0].text.startswith("... default value")
+
+
+def test_a_footnote_after_its_paragraph_is_no_wrapped_line():
+    """gpsim's stopwatch page: the paragraph's cut-off last line "... The .rollover attribute is the" ran
+    into the footnote the parser places after it, and the answer quoted "The .rollover attribute is the
+    (2) The stopwatch is really a collection of attributes ..."."""
+    from mmrag_desktop.engine.answer.evidence import unwrap_lines
+
+    text = ("of the timer may be manipulated via the three attributes. The .rollover attribute is the\n"
+            "(2) The stopwatch is really a collection of attributes and not a command.")
+    assert unwrap_lines(text).split("\n")[1].startswith("(2) The stopwatch")
+    assert unwrap_lines("as the figure shows in the equation numbered\n(2) for the case of two ports.") == \
+        "as the figure shows in the equation numbered (2) for the case of two ports."
