@@ -264,6 +264,28 @@ def _entry_of(row: dict, shown: dict, names: list[str]) -> Highlight | None:
     return None
 
 
+def _companions(n: int, plan: QueryPlan, chosen: list[int], order: list[int], replaced: dict[int, int],
+                rows: dict, candidate_hl: dict, highlights: dict) -> list[tuple[int, int]]:
+    """(place among the hits, chunk id) of the chunks that come along with the first `n` hits as an
+    answer's evidence (Searcher.search's `companions`): the better-scored chunk of its page a hit stands
+    for, else a chunk of its page naming an option or identifier of the query that no hit names
+    ("unlock_joints_mask": the hit is the page's example, the chunk before it names the parameter)."""
+    if not n:
+        return []
+    missing = [w for w in dict.fromkeys(plan.options + plan.identifiers)
+               if not any(_names(w, rows[c]["text"]) for c in chosen)]
+    out = []
+    for i, c in enumerate(chosen[:n]):
+        other = replaced.get(c)
+        if other is None and missing:
+            other = next((o for o in order if o not in chosen and rows[o]["doc_id"] == rows[c]["doc_id"]
+                          and candidate_hl[o].page == highlights[c].page
+                          and any(_names(w, rows[o]["text"]) for w in missing)), None)
+        if other is not None and other not in chosen and other not in (o for _, o in out):
+            out.append((i, other))
+    return out
+
+
 def _same_region(row_a, hl_a: Highlight, row_b, hl_b: Highlight) -> bool:
     """One hit per page: a lower-ranked chunk whose highlight is on a page already shown adds
     nothing a user would not see there (and would push other pages out of the top k)."""
@@ -303,7 +325,9 @@ class Searcher:
         `companions` (answers, not the Search list): each of the first `companions` hits that shows the
         passage of its page whose sentence matches best, in place of the page's better-scored chunk,
         is followed by that chunk too ("gpdasm is a disassembler for gputils." for "What does gpdasm
-        do?", where the hit shows the page's "The general syntax for running gpdasm is ...")."""
+        do?", where the hit shows the page's "The general syntax for running gpdasm is ..."), as is one
+        whose page has a chunk naming what no hit names (`_companions`); not before the COMPANION_AT-th
+        hit."""
         plan = plan_query(query)
         filters = filters or Filters()
         k = max(1, min(int(k), 200))
@@ -430,23 +454,11 @@ class Searcher:
                  similarity.get(c), self.documents.kind(rows[c]["doc_id"]), rerank=reranked.get(c), lead=lead(c))
             for c in chosen
         ]
-        # names of the query no hit gives, which a chunk of a hit's page may ("unlock_joints_mask": the hit
-        # is the page's example, the chunk before it names the parameter)
-        missing = [w for w in dict.fromkeys(plan.options + plan.identifiers)
-                   if not any(_names(w, rows[c]["text"]) for c in chosen)] if companions else []
-        for i in reversed(range(min(companions, len(chosen)))):
-            other = replaced.get(chosen[i])
-            if other is None and missing:
-                c = chosen[i]
-                other = next((o for o in order if o not in chosen and rows[o]["doc_id"] == rows[c]["doc_id"]
-                              and candidate_hl[o].page == highlights[c].page
-                              and any(_names(w, rows[o]["text"]) for w in missing)), None)
-            if other is not None and other not in chosen:
-                hl = self._from_sentence_start(rows[other], candidate_hl[other], lead)
-                hits.insert(max(i + 1, COMPANION_AT), self.hit(rows[other], hl, scored[chosen[i]], {n: r[other] for n, r in ranks.items()
-                                                                                 if other in r},
-                                            similarity.get(other), self.documents.kind(rows[other]["doc_id"]),
-                                            lead=lead(other)))
+        for i, other in reversed(_companions(companions, plan, chosen, order, replaced, rows, candidate_hl, highlights)):
+            hl = self._from_sentence_start(rows[other], candidate_hl[other], lead)
+            hits.insert(max(i + 1, COMPANION_AT),
+                        self.hit(rows[other], hl, scored[chosen[i]], {n: r[other] for n, r in ranks.items() if other in r},
+                                 similarity.get(other), self.documents.kind(rows[other]["doc_id"]), lead=lead(other)))
         hits.extend(self._enrich(hits, plan, hvec, idf, filters))
         return hits
 
