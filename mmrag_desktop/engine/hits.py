@@ -14,7 +14,7 @@ class Hit:
     page is 1-based; bbox is the highlight box on `page` (PDF points, top-left origin)
     of the lines that best match the query, or None for a source without pages.
     `boxes` lists every highlight box as (page, bbox); a chunk crossing a page break
-    has boxes on both pages. `enriched` marks a hit joined by group enrichment (a
+    has boxes on both pages. `navigation` marks a contents or index chunk. `enriched` marks a hit joined by group enrichment (a
     figure's caption, a referencing paragraph); its score is not comparable.
     `sources` maps each retriever ("dense", "keyword", "exact", "rows", "image") to the 1-based rank it
     gave this chunk, and "rerank" to its rank by the cross-encoder when one reordered the top
@@ -38,6 +38,7 @@ class Hit:
     rerank_score: float | None = None  # the cross-encoder's score (None when it did not rerank this hit)
     # the stored lines (of the chunk before) where the chunk's first sentence begins: `text` starts with them
     lead: list[dict] = field(default_factory=list)
+    navigation: bool = False  # a contents or index chunk: found by search, never quoted in an answer
 
     def to_json(self) -> dict:
         """The CLI contract's hit object (DESIGN.md, "CLI contract")."""

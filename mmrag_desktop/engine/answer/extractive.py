@@ -247,12 +247,14 @@ def is_term_line(line: str) -> bool:
 
 
 def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max_words: int = 60) -> list[Candidate]:
-    """Quotable sentences of every block (truncation ellipses dropped), long ones cut to `max_words`
-    (" ..." after them). A block's first sentence that starts in lower case begins with "... ": the
-    chunk may start mid-sentence, and "default value is 1.0e-12." alone reads as if it answered
-    whatever was asked (it is GMIN's default, the option named before the chunk starts)."""
+    """Quotable sentences of every block but contents and index chunks (truncation ellipses dropped),
+    long ones cut to `max_words` (" ..." after them). A block's first sentence that starts in lower
+    case begins with "... ": the chunk may start mid-sentence, and "default value is 1.0e-12." alone
+    reads as if it answered whatever was asked (it is GMIN's default, the option named before the chunk starts)."""
     out = []
     for b in blocks:
+        if b.hit.navigation:  # a contents or index chunk ("20 Enclosure Options 65 21 HackRF One's Buttons 67")
+            continue
         text = b.text[:-4] if b.truncated and b.text.endswith(" ...") else b.text
         if b.hit.kind == "table":  # a row is one unit: "Description: Always defined. SDCC major ..." is not split
             sentences = [line.strip() for line in text.split("\n") if line.strip()]

@@ -79,10 +79,14 @@ ENTRY_GAP = 0.5  # lines of one paragraph (an entry) are at most this share of a
 _NAV_SECTION = re.compile(
     r"^(?:appendix [a-z0-9]+\.?\s+)?(?:(?:table of )?contents|list of (?:figures|tables)|(?:[\w -]*\b(?:concept|"
     r"function|variable|command|driver|operator|keyword|general|alphabetical|subject|symbol|program|macro|option|"
-    r"propert(?:y|ies)|file|name)s?\b[\w -]* )?index)$", re.I)
+    r"propert(?:y|ies)|file|name)s?\b[\w -]* )?index|index of [\w -]+)$", re.I)
 # a chunk under such a title is navigation when it has dot leaders or this share of its lines ends
 # in a page number (contents and index chunks of the bench manuals and three others: 0.25 and more)
 NAV_NUMBERED = 0.25
+# under any title, a chunk with a line of dot leaders and this share of its lines ending in a page
+# number: a contents page whose chapter lines have no leaders ("20 Enclosure Options 65", Sphinx's
+# LaTeX contents, cut into chunks of a few lines of which only some have leaders)
+NAV_NUMBERED_LEADERS = 0.6
 _PAGE_NUMBER_END = re.compile(r"(?:\b[0-9]{1,4}|\b[ivxlc]{1,6})\s*$")
 NAV_PENALTY = 0.6  # contents and index chunks, off the final score (the best sentence's match included)
 # a chunk is navigation when this share of its lines has dot leaders (unchanged on all four sets at
@@ -132,7 +136,8 @@ def _keyword_query(plan: QueryPlan, idf: dict[str, float], n_chunks: int) -> str
 def _navigation(row: dict) -> bool:
     """A contents or index chunk: flagged at ingest (lines ending in dot leaders and a page
     number), most of its lines with dot leaders whose page numbers the line lost ("5.4 Storing
-    and Retrieving Strings in the Program Space . . . . . ."), or a chunk under a section titled as a
+    and Retrieving Strings in the Program Space . . . . . ."), a chunk with dot leaders most of whose
+    lines end in a page number ("20 Enclosure Options 65"), or a chunk under a section titled as a
     contents page or an index whose lines read as entries (dot leaders, or NAV_NUMBERED of them
     ending in a page number)."""
     if '"nav": true' in row["meta"]:
@@ -141,11 +146,14 @@ def _navigation(row: dict) -> bool:
     leaders = sum(1 for ln in lines if DOT_LEADERS.search(ln))
     if leaders >= NAV_LEADERS * len(lines):
         return True
+    numbered = sum(1 for ln in lines if _PAGE_NUMBER_END.search(ln))
+    if leaders and numbered >= NAV_NUMBERED_LEADERS * len(lines):
+        return True
     if not _NAV_SECTION.match(row["section"].rpartition(" > ")[2].strip()):
         return False
     # under such a title, the chunk's lines must read as entries: gnuplot's "plot ... index" keyword
     # is a section "Index", and a manual without an outline can leave every chunk under "Table of Contents"
-    return bool(leaders) or sum(1 for ln in lines if _PAGE_NUMBER_END.search(ln)) >= NAV_NUMBERED * len(lines)
+    return bool(leaders) or numbered >= NAV_NUMBERED * len(lines)
 
 
 def _lead_text(lead: list[dict]) -> list[str]:
@@ -683,6 +691,7 @@ class Searcher:
             text=_with_lead(_lead_text(lead), row["text"]),
             section=row["section"], boxes=hl.boxes if geometry else [], enriched=enriched, sources=sources,
             similarity=sim, rerank_score=rerank[1] if rerank is not None else None, lead=list(lead),
+            navigation=_navigation(row),
         )
 
     def _enrich(self, hits: list[Hit], plan: QueryPlan, qvec: np.ndarray, idf: dict[str, float],

@@ -64,3 +64,66 @@ def test_the_body_ranks_above_a_contents_page_without_page_numbers(library, tmp_
     assert [e.stage for e in added if e.stage in ("done", "failed")] == ["done"]
     hits = library.search("storing and retrieving strings in the program space", k=2)
     assert [h.page for h in hits] == [2, 1]
+
+
+# HackRF's contents (Sphinx's LaTeX, Debian's hackrf-doc): chapter lines have no dot leaders, and the
+# page is cut into chunks of a few lines, some with one leader line only
+HACKRF_CONTENTS = ["19 Hardware Components 63", "19.1 Block Diagram" + LEADERS + " 64", "20 Enclosure Options 65",
+                   "21 HackRF One's Buttons 67", "22 External Clock Interface (CLKIN and CLKOUT) 69",
+                   "23 Expansion Interface 71"]
+
+
+def test_contents_lines_without_leaders_next_to_one_with_them_are_navigation():
+    """The chunk's lines were quoted as an answer: "64 20 Enclosure Options 65 21 HackRF One's Buttons
+    67 ..." for "How do I turn on CLKOUT on HackRF One?". Lines that end in numbers without any
+    leader line stay body text (a list of pin counts)."""
+    section = "HackRF > Great Scott Gadgets > USER DOCUMENTATION"
+    assert _navigation({"meta": "{}", "section": section, "text": "\n".join(HACKRF_CONTENTS)})
+    assert _navigation({"meta": "{}", "section": section, "text": "\n".join(HACKRF_CONTENTS[-2:] + ["23.1 P9 Baseband"
+                                                                                                  + LEADERS + " 71"])})
+    pins = "The QFP package has 44\npins and the DIP package has 40\nThe PLCC package has 44"
+    assert not _navigation({"meta": "{}", "section": section, "text": pins})
+
+
+def test_an_index_titled_index_of_something_is_navigation():
+    """CircuiTikZ's index is "Index of the components"; its lines "ncpb, see normally closed push button"
+    were quoted for "What is the alias of the normally closed push button?"."""
+    entries = "mslstub, 124\nmsport, 124\nncpb, see normally closed push button\nncs, see normal closed switch\nnfet, 99"
+    assert _navigation({"meta": "{}", "section": "Index of the components", "text": entries})
+    assert not _navigation({"meta": "{}", "section": "Index of the components", "text": "\n".join(BODY)})
+
+
+def test_an_answer_never_quotes_a_contents_page(library, tmp_path):
+    """The contents page (under a heading that is not "Contents", most chapter lines without leaders)
+    gives hits marked `navigation`, and the extractive answer quotes the body (real PDF, SQLite, MiniLM)."""
+    import pymupdf
+
+    titles = ["Hardware Components", "Enclosure Options", "HackRF One's Buttons",
+              "External Clock Interface (CLKIN and CLKOUT)", "Expansion Interface", "Hardware Triggering",
+              "RF Shield Installation Instructions", "Opera Cake"]
+    contents = []
+    for i, title in enumerate(titles):
+        contents.append(f"{19 + i} {title} {63 + 2 * i}")
+        if i % 3 == 0:
+            contents.append(f"{19 + i}.1 Overview{LEADERS} {63 + 2 * i}")
+    body = ["To activate CLKOUT, use hackrf_clock -o 1. To switch it off, use hackrf_clock -o 0.",
+            "HackRF One produces a 10 MHz clock signal on CLKOUT, a 3.3 V square wave.",
+            "The CLKIN port is a high impedance input that expects a 3.3 V square wave at 10 MHz."]
+    doc = pymupdf.open()
+    for heading, lines in (("User Documentation", contents), ("22 External Clock Interface", body)):
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((72, 60), heading, fontsize=18)
+        for i, text in enumerate(lines):
+            page.insert_text((72, 90 + 18 * i), text, fontsize=11)
+    doc.save(tmp_path / "hackrf.pdf")
+    doc.close()
+    assert [e.stage for e in library.add([tmp_path / "hackrf.pdf"]) if e.stage in ("done", "failed")] == ["done"]
+    question = "How do I turn on the External Clock Interface CLKOUT?"
+    hits = library.search(question, k=5)
+    assert {h.page: h.navigation for h in hits} == {2: False, 1: True}
+
+    from mmrag_desktop.engine.answer import pipeline
+
+    answer = pipeline.ask(library, question, mode="extractive")
+    assert answer.text.startswith("To activate CLKOUT, use hackrf_clock -o 1."), answer.text
+    assert {c.page for c in answer.citations} == {2}
