@@ -43,6 +43,15 @@ FIELD_NAME = r"[A-Z][a-z]+(?: [a-z]+)?: "
 _FIELD_LINE = re.compile(r"^" + FIELD_NAME + r"\S")
 # a footnote as the parser places it after its paragraph ("(2) The stopwatch is really a collection of ...")
 _FOOTNOTE_LINE = re.compile(r"^\(\d{1,2}\) [A-Z]")
+# a list item ("• 4000 MHz to 6000 MHz: -10 dBm to 0 dBm, generally decreasing as frequency increases"):
+# the next item is a line of its own, and so is a line opening in a capital after an item whose last
+# word cannot end it ("Through most of the frequency range ..." is the paragraph after the list)
+_BULLET_ITEM = re.compile(r"^[\u2022\u25e6\u25aa\u2023\u2219\u25cf\u2013]\s")
+_GOES_ON = re.compile(r"(?:\b(?:the|a|an|of|to|in|on|at|by|for|with|and|or|nor|from|as|is|are|was|be|that|which|than|its|"
+                      r"their|this|these|not|per|via|into|if|when|where|while|can|may|will|should|must)|[,(/-])$",
+                      re.I)
+# an option of a usage synopsis ("[-w bin_width] # FFT bin width (frequency resolution) in Hz, 2445-5000000")
+_OPTION_LINE = re.compile(r"^(?:\[-{1,2}[A-Za-z0-9]|\(-{1,2}\w+\) )")  # "(-1)": "[-1]" neutralised
 
 
 def unwrap_lines(text: str) -> str:
@@ -51,7 +60,9 @@ def unwrap_lines(text: str) -> str:
     does a command after a prompt ("> rm(x, y, z, ink, junk, temp, foo, bar)" is no wrapped line
     of the sentence that follows it), a field line ("Default value: 0.3") and a reference entry's
     header ("soft_reset_halt [Command]" is no wrapped line of the entry above it, nor its
-    description one of the header), nor a footnote ("(2) The stopwatch is ...") one of the line above it. A web
+    description one of the header), nor a footnote ("(2) The stopwatch is ...") one of the line above it,
+    nor a list item or a synopsis's option ("[-w bin_width] # ...") one of the item above it, nor a
+    line opening in a capital one of a list item whose last word can end it. A web
     address broken after "://" is joined without a space."""
     lines = [" ".join(line.split()) for line in text.splitlines()]
     lines = [line for line in lines if line]
@@ -61,7 +72,9 @@ def unwrap_lines(text: str) -> str:
             prev = out[-1]
             wrapped = (len(prev.split()) >= 6 and prev[-1] not in ".!?:;" and not PROMPT.match(lines[i - 1])
                        and not DEFINITION_LINE.match(line) and not DEFINITION_LINE.match(lines[i - 1])
-                       and not _FIELD_LINE.match(line) and not _FOOTNOTE_LINE.match(line))
+                       and not _FIELD_LINE.match(line) and not _FOOTNOTE_LINE.match(line)
+                       and not _OPTION_LINE.match(line) and not _BULLET_ITEM.match(line)
+                       and not (_BULLET_ITEM.match(prev) and line[:1].isupper() and not _GOES_ON.search(prev)))
             if wrapped:
                 # an address broken after its scheme ("https://" / "github.com/westes/flex/issues/") is one word
                 out[-1] = prev + ("" if prev.endswith("://") else " ") + line

@@ -161,6 +161,8 @@ QUESTION_PENALTY = 0.2
 STATES_BONUS = 0.3
 _WHAT_IS_THE = re.compile(r"^\s*what\s+(?:is|are)\s+the\s+((?:[\w-]+\s+){0,3}?[\w-]+?)"
                           r"(?:\s+(?:of|in|for|on|used|that|when|if|by|with)\b|\s*\?|$)", re.I)
+# "What frequency range does the HackRF One cover?": X before the verb's subject
+_WHAT_X_DOES = re.compile(r"^\s*what\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+(?:does|do|did|can|will|should)\s", re.I)
 # a mail quoted in a FAQ ("> I'm not sure how or where to submit bug reports (documentation or > otherwise)
 # ..."): the asker's words, not the manual's answer; an interpreter's prompt opens code ("> x <- c(1, 2)")
 _MAIL_QUOTE = re.compile(r"^>[ \t]+[A-Za-z][a-z'\u2019]*[ \t]+[a-z]")
@@ -563,13 +565,14 @@ def _reads_as_prose(s: str) -> bool:
 
 
 def _states(question: str) -> re.Pattern | None:
-    """For "What is the X of ...?", a pattern for a sentence that states X ("The default radix is
-    hexadecimal.", "... the default radix defaults to ..."); None for other questions."""
-    m = _WHAT_IS_THE.match(question)
+    """For "What is the X of ...?" and "What X does ... ?", a pattern for a sentence that states X ("The
+    default radix is hexadecimal.", "... the default radix defaults to ...") or a table cell that gives
+    it ("Board: HackRF One | Frequency range: 1 MHz-6 GHz"); None for other questions."""
+    m = _WHAT_IS_THE.match(question) or _WHAT_X_DOES.match(question)
     if not m:
         return None
-    words = m.group(1).split()
-    return re.compile(r"\b" + r"\s+".join(map(re.escape, words)) + r"\s+(?:is|are|defaults\s+to)\b", re.I)
+    x = r"\s+".join(map(re.escape, m.group(1).split()))
+    return re.compile(rf"\b{x}\s+(?:is|are|defaults\s+to)\b|(?:^|\|\s)\s*{x}:\s+\S", re.I)
 
 
 def _quotes_a_mail(s: str) -> bool:

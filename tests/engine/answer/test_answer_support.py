@@ -1112,3 +1112,64 @@ def test_a_footnote_after_its_paragraph_is_no_wrapped_line():
     assert unwrap_lines(text).split("\n")[1].startswith("(2) The stopwatch")
     assert unwrap_lines("as the figure shows in the equation numbered\n(2) for the case of two ports.") == \
         "as the figure shows in the equation numbered (2) for the case of two ports."
+
+
+def test_a_contents_or_index_chunk_has_no_sentence_to_quote():
+    """A hit search marks as navigation (a contents or index chunk) gives no candidate, whatever its
+    lines look like ("ncpb, see normally closed push button" reads as prose)."""
+    text = "ncpb, see normally closed push button\nncpbo, see normally closed push button open"
+    index = Hit(chunk_id=7, doc_id=1, doc="circuitikzmanual.pdf", page=250, bbox=None, kind="text", score=0.03,
+                text=text, section="Index of the components", navigation=True)
+    assert candidate_sentences(pack_evidence([index], 1000)) == []
+    assert candidate_sentences(one_block(text, "Index of the components")) != []
+
+
+def test_list_items_and_a_synopsis_s_options_are_lines_of_their_own():
+    """HackRF's FAQ: the list's last item ran into the paragraph after it ("• 4000 MHz to 6000 MHz: ...
+    decreasing as frequency increases Through most of the frequency range ...") and hackrf_sweep's
+    usage into one sentence of every option ("[-g gain_db] # ... [-w bin_width] # ... (-1) # one shot
+    mode"). An item's wrapped line and an item ending in a word that cannot end it stay joined."""
+    from mmrag_desktop.engine.answer.evidence import unwrap_lines
+
+    faq = ("HackRF One's absolute maximum TX power varies by operating frequency:\n"
+           "• 2150 MHz to 2750 MHz: 13 dBm to 15 dBm\n"
+           "• 4000 MHz to 6000 MHz: -10 dBm to 0 dBm, generally decreasing as frequency increases\n"
+           "Through most of the frequency range up to 4 GHz, the maximum TX power is between 0 and 10 dBm. The\n"
+           "frequency range with best performance is 2150 MHz to 2750 MHz.")
+    assert unwrap_lines(faq).split("\n")[1:] == [
+        "• 2150 MHz to 2750 MHz: 13 dBm to 15 dBm",
+        "• 4000 MHz to 6000 MHz: -10 dBm to 0 dBm, generally decreasing as frequency increases",
+        "Through most of the frequency range up to 4 GHz, the maximum TX power is between 0 and 10 dBm. The "
+        "frequency range with best performance is 2150 MHz to 2750 MHz."]
+    usage = ("[-g gain_db] # RX VGA (baseband) gain, 0-62dB, 2dB steps\n"
+             "[-w bin_width] # FFT bin width (frequency resolution) in Hz, 2445-5000000\n(-1) # one shot mode")
+    assert len(unwrap_lines(usage).split("\n")) == 3
+    item = ("• Enhanced frequency range: The RF performance of HackRF One is better than Jawbreaker, at the\n"
+            "high and low ends of the range. It is supported by the\nHackRF One firmware since release 2014.04.1.")
+    assert "\n" not in unwrap_lines(item)
+    # a wrapped line opening with a minus in brackets is no option
+    assert "\n" not in unwrap_lines("the Anlogic map keeps the blocks of the design\n(-no -auto -block if -nobram)")
+
+
+def test_a_table_cell_that_gives_what_is_asked_is_quoted_first(embedder):
+    """"What frequency range does the HackRF One cover?" quoted the FAQ's "Through most of the frequency
+    range up to 4 GHz, the maximum TX power is ..." before the board table's row "Board: HackRF One |
+    Frequency range: 1 MHz-6 GHz | ...". For "What X does ...?" as for "What is the X ...?", a cell
+    "X: value" states X."""
+    from mmrag_desktop.engine.answer import extractive
+
+    faq = Hit(chunk_id=20, doc_id=1, doc="hackrf.pdf", page=21, bbox=None, kind="text", score=0.03,
+              section="4 FAQ > 4.1 What is the Transmit Power of HackRF?",
+              text="Through most of the frequency range up to 4 GHz, the maximum TX power is between 0 and 10 dBm. "
+                   "The frequency range with best performance is 2150 MHz to 2750 MHz.")
+    table = Hit(chunk_id=31, doc_id=1, doc="hackrf.pdf", page=50, bbox=None, kind="table", score=0.029,
+                section="12 libhackRF API > 12.8 Enumerations",
+                text="Board | Frequency range | Sample Rate\nBoard: Jawbreaker | Frequency range: 10 MHz\u20136 GHz | "
+                     "Sample Rate: 20 Msps\nBoard: HackRF One | Frequency range: 1 MHz\u20136 GHz | Sample Rate: 20 Msps")
+    question = "What frequency range does the HackRF One cover?"
+    first = select_sentences(question, pack_evidence([faq, table], 1000), embedder, max_sentences=3)[0]
+    assert first.text.startswith("Board: HackRF One | Frequency range: 1 MHz"), first.text
+    stated = extractive._states(question)
+    assert stated.search("Board: HackRF One | Frequency range: 1 MHz\u20136 GHz")
+    assert not stated.search("Through most of the frequency range up to 4 GHz, the maximum TX power is 10 dBm.")
+    assert extractive._states("What does the FILL directive do?") is None
