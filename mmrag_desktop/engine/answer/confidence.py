@@ -154,8 +154,10 @@ def assess(
     f["absent_names"] = float(len(absent))
     unknown = unknown_words(question, term_df) if term_df is not None else []
     f["unknown_words"] = float(len(unknown))
+    decisive = decisive_unknown(question, unknown)
+    f["decisive_unknown"] = float(len(decisive))
     u_thr = thr + (UNKNOWN_MARGIN if unknown_margin is None else float(unknown_margin))
-    return ConfidenceReport(score=score, insufficient=(not hits) or score < thr or bool(absent)
+    return ConfidenceReport(score=score, insufficient=(not hits) or score < thr or bool(absent) or bool(decisive)
                             or (bool(unknown) and score < u_thr), threshold=thr,
                             features=f, absent=absent, unknown=unknown)
 
@@ -168,8 +170,42 @@ def unknown_words(question: str, term_df: Callable[[list[str]], dict[str, int]])
                                if len(t) > 2 and t.lower() not in STOPWORDS and not t.isdigit()))
     if not words:
         return []
-    df = term_df(words)
-    return [w for w in words if df.get(w, 0) == 0]
+    variants = {w: _spellings(w) for w in words}
+    df = term_df(list(dict.fromkeys(v for vs in variants.values() for v in vs)))
+    return [w for w in words if not any(df.get(v, 0) for v in variants[w])]
+
+
+# British and American spellings ("licence" / "license", "colour" / "color", "centre" / "center",
+# "optimise" / "optimize"): a manual that writes one does not miss the word written the other way
+_SPELLINGS = (("our", "or"), ("ence", "ense"), ("ise", "ize"), ("isation", "ization"), ("tre", "ter"), ("ogue", "og"))
+
+
+def _spellings(word: str) -> list[str]:
+    """`word` and its other spelling(s), for whole words and their plurals ("colours" / "colors")."""
+    out = [word]
+    stem, s = (word[:-1], "s") if word.endswith("s") and not word.endswith("ss") else (word, "")
+    for a, b in _SPELLINGS:
+        for x, y in ((a, b), (b, a)):
+            if stem.endswith(x) and len(stem) > len(x) + 2:
+                out.append(stem[: -len(x)] + y + s)
+    return out
+
+
+def decisive_unknown(question: str, unknown: Sequence[str]) -> list[str]:
+    """The `unknown` words (unknown_words) that make a question not covered whatever the score: one
+    written as a name ("the HackRF Pro": letters only, a capital, not the question's first word;
+    codes like "DB-25" and "Mini-DIN" are left to the score: a figure question describes a drawing's
+    connector by a name its labels need not give) or a word of what it asks for ("What is the operating temperature range
+    of HackRF One?" of a library that never says "temperature"). General words the manuals happen
+    not to use ("screenshot", "rerun", "largest") are left to the score."""
+    if not unknown:
+        return []
+    from ..search.query import asked_phrase
+
+    asked = set((asked_phrase(question) or "").lower().split())
+    written = {t.lower(): t for i, t in enumerate(_TERM.findall(question)) if i > 0}
+    return [w for w in unknown
+            if w in asked or (written.get(w, "").isalpha() and not written[w].islower())]
 
 
 def absent_names(question: str, hits: Sequence[Hit]) -> list[str]:

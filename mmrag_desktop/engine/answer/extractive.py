@@ -44,6 +44,7 @@ from ..search.doc_names import named_documents, without_names
 from ..search.highlight import opposes
 from ..search.query import (
     OPTION,
+    asked_phrase,
     entry_names,
     heads_section,
     options_in,
@@ -159,10 +160,6 @@ QUESTION_PENALTY = 0.2
 # "What is the default radix of gpasm?" is answered by the sentence that says what the default radix is
 # ("The default radix is hexadecimal."): the asked noun phrase followed by is / are / defaults to
 STATES_BONUS = 0.3
-_WHAT_IS_THE = re.compile(r"^\s*what\s+(?:is|are)\s+the\s+((?:[\w-]+\s+){0,3}?[\w-]+?)"
-                          r"(?:\s+(?:of|in|for|on|used|that|when|if|by|with)\b|\s*\?|$)", re.I)
-# "What frequency range does the HackRF One cover?": X before the verb's subject
-_WHAT_X_DOES = re.compile(r"^\s*what\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+(?:does|do|did|can|will|should)\s", re.I)
 # a mail quoted in a FAQ ("> I'm not sure how or where to submit bug reports (documentation or > otherwise)
 # ..."): the asker's words, not the manual's answer; an interpreter's prompt opens code ("> x <- c(1, 2)")
 _MAIL_QUOTE = re.compile(r"^>[ \t]+[A-Za-z][a-z'\u2019]*[ \t]+[a-z]")
@@ -568,10 +565,10 @@ def _states(question: str) -> re.Pattern | None:
     """For "What is the X of ...?" and "What X does ... ?", a pattern for a sentence that states X ("The
     default radix is hexadecimal.", "... the default radix defaults to ...") or a table cell that gives
     it ("Board: HackRF One | Frequency range: 1 MHz-6 GHz"); None for other questions."""
-    m = _WHAT_IS_THE.match(question) or _WHAT_X_DOES.match(question)
-    if not m:
+    asked = asked_phrase(question)
+    if not asked:
         return None
-    x = r"\s+".join(map(re.escape, m.group(1).split()))
+    x = r"\s+".join(map(re.escape, asked.split()))
     return re.compile(rf"\b{x}\s+(?:is|are|defaults\s+to)\b|(?:^|\|\s)\s*{x}:\s+\S", re.I)
 
 

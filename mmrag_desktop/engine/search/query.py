@@ -140,6 +140,21 @@ def entry_names(plan: QueryPlan) -> list[str]:
     return list(dict.fromkeys(numbers + names))
 
 
+# what a question asks for: "What is the X of ...?" and "What X does ... ?" ("What frequency range does
+# the HackRF One cover?")
+_WHAT_IS_THE = re.compile(r"^\s*what\s+(?:is|are)\s+the\s+((?:[\w-]+\s+){0,3}?[\w-]+?)"
+                          r"(?:\s+(?:of|in|for|on|used|that|when|if|by|with)\b|\s*\?|$)", re.I)
+_WHAT_X_DOES = re.compile(r"^\s*what\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+(?:does|do|did|can|will|should)\s", re.I)
+
+
+def asked_phrase(question: str) -> str | None:
+    """The words naming what the question asks for ("default radix" of "What is the default radix of
+    gpasm?", "frequency range" of "What frequency range does the HackRF One cover?"), or None when
+    the question has neither form."""
+    m = _WHAT_IS_THE.match(question) or _WHAT_X_DOES.match(question)
+    return " ".join(m.group(1).split()) if m else None
+
+
 def options_in(text: str) -> list[str]:
     """The command-line options and dot-commands `text` names, as written, in order ("-F",
     "--prefix", ".save")."""

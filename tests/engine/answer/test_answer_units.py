@@ -271,6 +271,36 @@ def test_a_word_the_library_never_uses_lowers_the_bar_for_not_covered(embedder):
     assert known.unknown == [] and not known.insufficient
 
 
+def test_a_name_or_an_asked_for_word_the_library_never_uses_decides_alone(embedder):
+    """HackRF's manual (no set's): "What is the maximum sample rate of the HackRF Pro?" (0.79) and "What is
+    the operating temperature range of HackRF One?" (0.68) scored above the unknown-word bar (0.65) and
+    were answered with HackRF One's sample rates and frequency ranges. An unknown word written as a
+    name ("Pro") or in what the question asks for ("operating temperature range") decides alone;
+    other unknown words, codes and British spellings of known words do not."""
+    from mmrag_desktop.engine.answer.confidence import decisive_unknown
+
+    library_words = {"supply": 3, "voltage": 5, "programmer": 4, "need": 2, "usb": 1, "color": 2, "license": 1}
+
+    def term_df(words):
+        return {w: library_words.get(w, 0) for w in words}
+
+    named = assess("What supply voltage does the Programmer Pro need?", POWER, embedder, term_df=term_df,
+                   unknown_margin=0.0)
+    assert named.unknown == ["pro"] and named.insufficient and named.features["decisive_unknown"] == 1.0
+    asked = assess("What is the operating temperature of the programmer?", POWER, embedder, term_df=term_df,
+                   unknown_margin=0.0)
+    assert "temperature" in asked.unknown and asked.insufficient
+    other = assess("What supply voltage does the programmer need, the largest one?", POWER, embedder,
+                   term_df=term_df, unknown_margin=0.0)
+    assert other.unknown == ["largest"] and not other.insufficient  # a general word: the score decides
+    assert decisive_unknown("Which 74-series part is the OR gate?", ["74-series"]) == []
+    assert decisive_unknown("wiring of a DB-9 to Mini-DIN cable", ["mini-din"]) == []
+    assert decisive_unknown("Pro users: what does the programmer need?", ["pro"]) == []  # the first word
+    british = assess("Under which licence is the supply voltage of the programmer's colour?", POWER, embedder,
+                     term_df=term_df, unknown_margin=0.0)
+    assert british.unknown == [] and not british.insufficient
+
+
 def test_a_quoted_table_row_is_located_by_its_cells(tmp_path, library):
     """Answers quote a row as search reads it ("Pin: 3 | Signal: ... | Direction: ..."); its
     column names are in the header, not the row, so the row's cells are what the citation shows."""
