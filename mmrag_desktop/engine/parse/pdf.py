@@ -306,7 +306,7 @@ class PdfDocument:
                 words = ext.words()
             vector = [
                 pad_with_labels(b, lines) for b in vector_regions(clusters, words, tables, width, height)
-                if not _code_frame(b, drawings, lines)
+                if not (_code_frame(b, drawings, lines) or _text_frame(b, drawings, lines))
             ]
         if not raster and not vector:
             return []
@@ -424,6 +424,34 @@ def _code_frame(box: BBox, drawings: list[dict[str, Any]], lines: list[Line]) ->
         r = d["rect"]
         if _overlap(box, (float(r.x0), float(r.y0), float(r.x1), float(r.y1))) > 0 and any(
                 item[0] not in ("l", "re") for item in d["items"]):
+            return False
+    return True
+
+
+FRAME_EDGE = 3.0  # pt: a frame's border lines lie this close to the box they frame
+FRAME_MIN_CHARS = 12  # a framed text has at least this many characters ("pacman -S hackrf")
+
+
+def _text_frame(box: BBox, drawings: list[dict[str, Any]], lines: list[Line]) -> bool:
+    """True when a vector region's drawings are only its own frame around lines of text: a filled or
+    stroked rectangle covering the box and straight lines along its edges, nothing drawn among the
+    text. Sphinx's LaTeX sets each literal block ("hackrf_operacake -a A2 -b B3") in such a box, in a
+    font whose name ("F29") and flags do not say it is monospaced; the commands were taken for figures
+    and left out of the text they belong to. A block diagram's boxes and arrows are drawn inside it."""
+    if char_count(lines_inside(box, lines)) < FRAME_MIN_CHARS:
+        return False  # a diagram's box with its one-word label ("prod")
+    x0, y0, x1, y1 = box
+    area = max(1.0, (x1 - x0) * (y1 - y0))
+    for d in drawings:
+        r = d["rect"]
+        rb = (float(r.x0), float(r.y0), float(r.x1), float(r.y1))
+        if rb[0] < x0 - FRAME_EDGE or rb[1] < y0 - FRAME_EDGE or rb[2] > x1 + FRAME_EDGE or rb[3] > y1 + FRAME_EDGE:
+            continue  # not inside this box
+        if (rb[2] - rb[0]) * (rb[3] - rb[1]) >= 0.9 * area:
+            continue  # the box's background or outline
+        on_edge = (rb[2] - rb[0] < 1.0 and min(abs(rb[0] - x0), abs(rb[2] - x1)) < FRAME_EDGE) or (
+            rb[3] - rb[1] < 1.0 and min(abs(rb[1] - y0), abs(rb[3] - y1)) < FRAME_EDGE)
+        if not on_edge:
             return False
     return True
 

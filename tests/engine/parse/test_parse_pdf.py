@@ -377,9 +377,10 @@ def test_a_caption_far_below_its_diagram_is_linked_unless_text_lies_between(tmp_
         assert cap.caption_of is not None and blocks[cap.caption_of].kind == "figure"
 
 
-def _framed_page(path, *, mono: bool, curves: bool):
+def _framed_page(path, *, mono: bool, inner: str = ""):
     """A paragraph, then a ruled frame (four lines, as LaTeX draws a listing's box) around lines of
-    text in Courier (`mono`) or Helvetica; `curves` adds a circle inside, as a diagram has."""
+    text in Courier (`mono`) or Helvetica; `inner` draws a shape inside, as a diagram has: "circle"
+    (a curve) or "boxes" (two rectangles joined by a line: straight lines only)."""
     import pymupdf
 
     doc = pymupdf.open()
@@ -392,24 +393,56 @@ def _framed_page(path, *, mono: bool, curves: bool):
             "4 by their implementation.", "5", "6     -wb", "7         Ignore the whitebox attribute."]
     for i, line in enumerate(code):
         page.insert_text((80, 128 + 14 * i), line, fontsize=9, fontname="cour" if mono else "helv")
-    if curves:
+    if inner == "circle":
         page.draw_circle((470, 170), 20)
+    elif inner == "boxes":
+        page.draw_rect((400, 130, 440, 150))
+        page.draw_rect((400, 190, 440, 210))
+        page.draw_line((420, 150), (420, 190))
     doc.save(path)
     doc.close()
     return path
 
 
-@pytest.mark.parametrize("mono,curves,figure", [(True, False, False), (False, False, True), (True, True, True)])
-def test_a_frame_around_code_is_text_not_a_figure(tmp_path, mono, curves, figure):
+@pytest.mark.parametrize("mono,inner,figure", [(True, "", False), (False, "", False), (True, "circle", True),
+                                               (False, "boxes", True)])
+def test_a_frame_around_code_is_text_not_a_figure(tmp_path, mono, inner, figure):
     """The Yosys manual's command reference (synopsis boxes of monospaced text in a ruled frame)
     was indexed as 350 figures: their text was embedded as figure labels and search could not find
-    the commands. A frame around monospaced lines starting at one margin, drawn with straight
-    lines only, is text; the same frame around prose, or holding a drawn shape, stays a figure."""
-    (page,) = parse(_framed_page(tmp_path / "f.pdf", mono=mono, curves=curves))
+    the commands. HackRF's manual (Sphinx) frames each command ("hackrf_spiflash -w
+    hackrf_one_usb.bin") in a box, in a font that says nothing of being monospaced: 24 commands were
+    figures, left out of the text that introduces them. A frame that holds text and nothing drawn
+    but its own border is text; a frame holding a drawn shape stays a figure."""
+    (page,) = parse(_framed_page(tmp_path / "f.pdf", mono=mono, inner=inner))
     figures = [b for b in page.blocks if b.kind == "figure"]
     text = " ".join(b.text for b in page.blocks if b.kind in ("text", "code"))
     assert bool(figures) == figure
     assert ("This pass flattens the design" in text) == (not figure)
+
+
+def test_a_shaded_box_around_a_command_is_text(tmp_path):
+    """Sphinx's literal block as HackRF's manual draws it: a white filled rectangle and four border
+    lines around one short command line (the text covers a seventh of the box); the line belongs to
+    the paragraph that introduces it. A box around a one-word label ("prod") stays a drawing."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 150), "To update the firmware on a working HackRF One, use the hackrf_spiflash program:",
+                     fontsize=10)
+    for y, text in ((169.0, "hackrf_spiflash -w hackrf_one_usb.bin"), (260.0, "prod")):
+        page.draw_rect((69.0, y, 543.0, y + 18.0), color=None, fill=(0.97, 0.97, 0.97))
+        for a, b in (((68.8, y), (68.8, y + 18)), ((543.2, y), (543.2, y + 18)), ((68.6, y - 0.2), (543.4, y - 0.2)),
+                     ((68.6, y + 18.2), (543.4, y + 18.2))):
+            page.draw_line(a, b, width=0.4)
+        page.insert_text((72, y + 13), text, fontsize=9, fontname="helv")
+    doc.save(tmp_path / "s.pdf")
+    doc.close()
+    (parsed,) = parse(tmp_path / "s.pdf")
+    text = " ".join(b.text for b in parsed.blocks if b.kind in ("text", "code"))
+    figures = [b.text for b in parsed.blocks if b.kind == "figure"]
+    assert "hackrf_spiflash -w hackrf_one_usb.bin" in text
+    assert not any("hackrf_spiflash" in f for f in figures) and any("prod" in f for f in figures)
 
 
 def test_font_names_tell_monospaced_type():
