@@ -73,6 +73,8 @@ _PROSE_WORD = re.compile(r"\b[A-Za-z][a-z]+\b")
 # an answer's companion chunk goes after the hit it comes with, and not before the third hit: right after
 # it and after the third tied on the development set (fact 0.83), after the fifth lost a fact there
 COMPANION_AT = 3
+# an answer's hit shorter than this many words (a NAME line, a heading's chunk) brings the chunk after it
+SHORT_HIT_WORDS = 12
 ENTRY_GAP = 0.5  # lines of one paragraph (an entry) are at most this share of a line's height apart
 # a section that is a contents page or a back-of-book index ("Contents", "Appendix D Function and
 # variable index", "OpenOCD Concept Index"; not "Array index")
@@ -462,13 +464,37 @@ class Searcher:
                  similarity.get(c), self.documents.kind(rows[c]["doc_id"]), rerank=reranked.get(c), lead=lead(c))
             for c in chosen
         ]
-        for i, other in reversed(_companions(companions, plan, chosen, order, replaced, rows, candidate_hl, highlights)):
+        along = _companions(companions, plan, chosen, order, replaced, rows, candidate_hl, highlights)
+        for i, nxt in self._followers(companions, chosen, rows, along):
+            candidate_hl[nxt] = _row_highlight(rows[nxt], self._match_vectors([nxt]).get(nxt), hvec, plan, filters, idf)
+            along.append((i, nxt))
+        for i, other in reversed(sorted(along)):
             hl = self._from_sentence_start(rows[other], candidate_hl[other], lead)
             hits.insert(max(i + 1, COMPANION_AT),
                         self.hit(rows[other], hl, scored[chosen[i]], {n: r[other] for n, r in ranks.items() if other in r},
                                  similarity.get(other), self.documents.kind(rows[other]["doc_id"]), lead=lead(other)))
         hits.extend(self._enrich(hits, plan, hvec, idf, filters))
         return hits
+
+    def _followers(self, n: int, chosen: list[int], rows: dict, along: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """(place among the hits, chunk id) of the chunk after each of the first `n` hits that is
+        shorter than SHORT_HIT_WORDS and brings no other companion (`along`): a manual page's NAME line
+        ("hexagui - Vismach Virtual Machine GUI") says what the DESCRIPTION after it explains
+        ("... simulating a Horizontal Boring Machine."). The follower is the document's next text
+        chunk on the same page, fetched into `rows`."""
+        out: list[tuple[int, int]] = []
+        for i, c in enumerate(chosen[:n]):
+            if any(j == i for j, _ in along) or rows[c]["kind"] != "text" or len(rows[c]["text"].split()) >= SHORT_HIT_WORDS:
+                continue
+            nxt = self.chunks.next_text(rows[c]["doc_id"], rows[c]["ord"])
+            if nxt is None or nxt in chosen or any(o == nxt for _, o in along + out):
+                continue
+            row = rows.get(nxt) or self.chunks.rows([nxt]).get(nxt)
+            if row is None or row["page"] != rows[c]["page"]:
+                continue
+            rows[nxt] = row
+            out.append((i, nxt))
+        return out
 
     def _rare_exact(self, plan: QueryPlan) -> str:
         """The query's exact phrases without identifiers found in more than EXACT_MAX_SHARE of
