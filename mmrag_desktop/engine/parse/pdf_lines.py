@@ -31,9 +31,16 @@ _MONO_FONT = re.compile(
 _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|cmbx|\bbx", re.I)
 
 
+# groff sets every hyphen of a manual page as a minus sign (U+2212): "iocontrol.0.start\u2212change",
+# "\u2212\u2212help", "\u2212o file". Before a letter or another one it is the hyphen a reader types;
+# before a digit it stays the minus of a number ("\u22125 V").
+_TYPESET_HYPHEN = re.compile("\u2212(?=[A-Za-z\u2212])")
+
+
 def normalize_text(text: str) -> str:
-    """Expand ligatures and drop soft hyphens; returns the cleaned string."""
-    return text.translate(_LIGATURE_TABLE)
+    """Expand ligatures, drop soft hyphens and read a minus sign before a letter as a hyphen;
+    returns the cleaned string."""
+    return _TYPESET_HYPHEN.sub("-", text.translate(_LIGATURE_TABLE))
 
 
 def textpage_flags() -> int:

@@ -284,6 +284,22 @@ def test_ligatures_are_expanded(tmp_path):
     assert "firmware flushes the office file." in pc.blocks[0].text
 
 
+def test_a_minus_sign_before_a_letter_is_a_hyphen(tmp_path):
+    """groff sets every hyphen of a manual page as a minus sign (U+2212), so LinuxCNC's manual pages
+    read "iocontrol.0.start\u2212change" and "\u2212\u2212help": "When is the iocontrol.0.start-change pin
+    asserted?" named a pin no chunk spelled that way. Before a digit the minus of a number stays."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_htmlbox(pymupdf.Rect(72, 72, 500, 200), "<p>iocontrol.0.start\u2212change is asserted at the start "
+                        "of M6; run with \u2212\u2212help; the output swings to \u22125 V.</p>")
+    doc.save(tmp_path / "m.pdf")
+    (pc,) = parse(tmp_path / "m.pdf")
+    assert "iocontrol.0.start-change is asserted" in pc.blocks[0].text and "--help" in pc.blocks[0].text
+    assert "\u22125 V" in pc.blocks[0].text
+
+
 def test_page_without_text_layer_and_no_ocr(tmp_path):
     from pdf_factory import make_scanned_pdf
 
