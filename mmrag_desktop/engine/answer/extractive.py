@@ -124,7 +124,6 @@ _PLACEHOLDER = re.compile(r"\[[^\]]*\]|<[^>]*>|\{[^}]*\}")  # a synopsis's optio
 _ITS_DEFAULT = re.compile(r"^(?:(?:when|if)\b[^,.]{0,80},\s*)?(?:(?:the |its )?default(?: value)?(?: is\b|:)"
                           r"|(?:the |its )(?:\w+ ){0,2}defaults to\b)", re.I)
 _BULLET = re.compile(r"^(?:[\u2022\u25e6\u25aa\u2023*]|-\s|\d+[.)]\s)")
-_ITEM = re.compile(r"^[\u2022\u25e6\u25aa\u2023\u2219\u25cf]\s")  # a list item set with a bullet
 # a list item's number or letter, split off as a piece of its own ("5." of "5. The Asymptote
 # examples directory ..."): no sentence that completes the item before it (nor its value)
 _ENUMERATOR = re.compile(r"^\(?(?:\d{1,3}|[A-Za-z]|[ivxIVX]{1,4})[.)]$")
@@ -476,8 +475,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             # "XMU=x sets the damping factor." + "The default value is XMU=0.5.": quote both
             c.text = f"{c.text} {c.following}"
             c.score += value_bonus / 2
-        if c.text.rstrip()[-1:] not in ".!?)" and not c.introduces and not _ITEM.match(c.text):
-            # a lead-in to a list or a fragment, not an answer (a list item is one: "• tikz, version >= 3.1.5b ...;")
+        if c.text.rstrip()[-1:] not in ".!?)" and not c.introduces:  # a lead-in to a list or a fragment, not an answer
             c.score -= LEAD_IN_PENALTY
         if opposes(plan.terms, c.text):  # "internal ram" for "external RAM": the embedder reads them alike
             c.score -= OPPOSITE_PENALTY
