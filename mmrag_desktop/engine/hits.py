@@ -14,8 +14,9 @@ class Hit:
     page is 1-based; bbox is the highlight box on `page` (PDF points, top-left origin)
     of the lines that best match the query, or None for a source without pages.
     `boxes` lists every highlight box as (page, bbox); a chunk crossing a page break
-    has boxes on both pages. `navigation` marks a contents or index chunk. `enriched` marks a hit joined by group enrichment (a
-    figure's caption, a referencing paragraph); its score is not comparable.
+    has boxes on both pages. `navigation` marks a contents or index chunk. `enriched` marks
+    a hit joined by group enrichment (a figure's caption, a referencing paragraph); its score is
+    not comparable.
     `sources` maps each retriever ("dense", "keyword", "exact", "rows", "image") to the 1-based rank it
     gave this chunk, and "rerank" to its rank by the cross-encoder when one reordered the top
     hits (its raw score is `rerank_score`).

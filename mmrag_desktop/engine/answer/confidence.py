@@ -193,11 +193,11 @@ def _spellings(word: str) -> list[str]:
 
 def decisive_unknown(question: str, unknown: Sequence[str]) -> list[str]:
     """The `unknown` words (unknown_words) that make a question not covered whatever the score: one
-    written as a name ("the HackRF Pro": letters only, a capital, not the question's first word;
-    codes like "DB-25" and "Mini-DIN" are left to the score: a figure question describes a drawing's
-    connector by a name its labels need not give) or a word of what it asks for ("What is the operating temperature range
-    of HackRF One?" of a library that never says "temperature"). General words the manuals happen
-    not to use ("screenshot", "rerun", "largest") are left to the score."""
+    written as a name ("the HackRF Pro": letters only, a capital, not the question's first word) or a
+    word of what it asks for ("What is the operating temperature range of HackRF One?" of a library
+    that never says "temperature"). Codes ("DB-25", "Mini-DIN": a figure question may name a drawing's
+    connector by a name its labels do not give) and general words the manuals happen not to use
+    ("screenshot", "rerun", "largest") are left to the score."""
     if not unknown:
         return []
     from ..search.query import asked_phrase
@@ -212,12 +212,12 @@ def absent_names(question: str, hits: Sequence[Hit]) -> list[str]:
     """The question's names (part numbers, ALL-CAPS names, identifiers: key_terms.py) that occur in
     none of the hits: a question about "the ESP32" or "the RS-485 port" is not answered by pages
     that never name it, however close their wording."""
-    from ..search.query import entry_names, plan_query
+    from ..search.query import entry_codes, plan_query
     from .key_terms import TermIndex, missing_terms, terms
 
     names = [t for t in terms(question) if t.kind == "name"]
     # and its codes and model numbers ("the Tormach 1100", "error 118"; no quantities)
-    codes = [n for n in entry_names(plan_query(question)) if n.isdigit()]
+    codes = entry_codes(plan_query(question))
     if not (names or codes) or not hits:
         return []
     index = TermIndex("\n".join(f"{h.section}\n{h.text}" for h in hits))

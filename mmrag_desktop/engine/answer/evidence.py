@@ -60,10 +60,10 @@ def unwrap_lines(text: str) -> str:
     does a command after a prompt ("> rm(x, y, z, ink, junk, temp, foo, bar)" is no wrapped line
     of the sentence that follows it), a field line ("Default value: 0.3") and a reference entry's
     header ("soft_reset_halt [Command]" is no wrapped line of the entry above it, nor its
-    description one of the header), nor a footnote ("(2) The stopwatch is ...") one of the line above it,
-    nor a list item or a synopsis's option ("[-w bin_width] # ...") one of the item above it, nor a
-    line opening in a capital one of a list item whose last word can end it. A web
-    address broken after "://" is joined without a space."""
+    description one of the header), nor a footnote ("(2) The stopwatch is ...") one of the line
+    above it, nor a list item or a synopsis's option ("[-w bin_width] # ...") one of the item above
+    it, nor a line opening in a capital one of a list item whose last word can end it. A web address
+    broken after "://" is joined without a space."""
     lines = [" ".join(line.split()) for line in text.splitlines()]
     lines = [line for line in lines if line]
     out: list[str] = []

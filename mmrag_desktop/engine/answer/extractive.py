@@ -45,7 +45,7 @@ from ..search.highlight import opposes
 from ..search.query import (
     OPTION,
     asked_phrase,
-    entry_names,
+    entry_codes,
     heads_section,
     options_in,
     plan_query,
@@ -249,7 +249,8 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
     """Quotable sentences of every block but contents and index chunks (truncation ellipses dropped),
     long ones cut to `max_words` (" ..." after them). A block's first sentence that starts in lower
     case begins with "... ": the chunk may start mid-sentence, and "default value is 1.0e-12." alone
-    reads as if it answered whatever was asked (it is GMIN's default, the option named before the chunk starts)."""
+    reads as if it answered whatever was asked (it is GMIN's default, the option named before the
+    chunk starts)."""
     out = []
     for b in blocks:
         if b.hit.navigation:  # a contents or index chunk ("20 Enclosure Options 65 21 HackRF One's Buttons 67")
@@ -439,7 +440,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     plan = plan_query(question)
     # (and codes: "What does gpasm error 118 mean?" / "118 Overwriting previous address contents.")
     options = options_in(question) + [w for w in plan.identifiers if "_" in w.strip("_")]
-    options += [w for w in entry_names(plan) if w.isdigit()]
+    options += entry_codes(plan)
     # and names in capitals that are a section's whole heading: a reference's entries ("What does the
     # FILL directive do?", gpasm's "FILL" and "__BADRAM"; not a product's name: "KiCad" heads the section
     # that introduces KiCad, not the flag asked for)

@@ -140,6 +140,11 @@ def entry_names(plan: QueryPlan) -> list[str]:
     return list(dict.fromkeys(numbers + names))
 
 
+def entry_codes(plan: QueryPlan) -> list[str]:
+    """The numeric codes among `entry_names` ("118" of "What does gpasm error 118 mean?")."""
+    return [n for n in entry_names(plan) if n.isdigit()]
+
+
 # what a question asks for: "What is the X of ...?" and "What X does ... ?" ("What frequency range does
 # the HackRF One cover?")
 _WHAT_IS_THE = re.compile(r"^\s*what\s+(?:is|are)\s+the\s+((?:[\w-]+\s+){0,3}?[\w-]+?)"

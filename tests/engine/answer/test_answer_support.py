@@ -1041,7 +1041,7 @@ def test_a_code_the_question_gives_is_answered_by_its_entry(embedder, monkeypatc
                      "at this address (must be in low half of page)\n121 Illegal label.")]
     blocks = pack_evidence(hits, 1000)
     question = "What does gpasm error 118 mean?"
-    monkeypatch.setattr(extractive, "entry_names", lambda plan: [])
+    monkeypatch.setattr(extractive, "entry_codes", lambda plan: [])
     assert not rank_candidates(question, blocks, embedder)[0].text.startswith("118 ")  # without the rule
     monkeypatch.undo()
     assert rank_candidates(question, blocks, embedder)[0].text == "118 Overwriting previous address contents."
