@@ -55,7 +55,7 @@ from ..search.query import (
 )
 from ..sentence_split import DEFINITION_LINE, DOT_LEADERS, split_sentences
 from ..sentence_split import PROMPT as _PROMPT
-from .confidence import content_terms
+from .confidence import STOPWORDS, content_terms
 from .evidence import FIELD_NAME, EvidenceBlock
 from .key_terms import terms
 from .quote_boxes import row_cells
@@ -160,6 +160,11 @@ QUESTION_PENALTY = 0.2
 # "What is the default radix of gpasm?" is answered by the sentence that says what the default radix is
 # ("The default radix is hexadecimal."): the asked noun phrase followed by is / are / defaults to
 STATES_BONUS = 0.3
+# a table row with a run of the question's words in their order ("normally closed push button: ... Aliases:
+# ncpb", not "normally open push button closed: ...": the same words; CircuiTikZ's switch table)
+PHRASE_WORDS = 3
+PHRASE_BONUS = 0.15
+_PHRASE_WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*")
 # a mail quoted in a FAQ ("> I'm not sure how or where to submit bug reports (documentation or > otherwise)
 # ..."): the asker's words, not the manual's answer; an interpreter's prompt opens code ("> x <- c(1, 2)")
 _MAIL_QUOTE = re.compile(r"^>[ \t]+[A-Za-z][a-z'\u2019]*[ \t]+[a-z]")
@@ -456,6 +461,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     changelog = {b.id: any(_CHANGELOG.search(part) for part in b.hit.section.split(" > ")) for b in blocks}
     howto_bonus = HOWTO_BONUS if _HOWTO_Q.search(question) else 0.0
     stated = _states(question)
+    phrases = _question_phrases(question)
+    rows_of = {b.id for b in blocks if b.hit.kind == "table"}
     n = max(b.id for b in blocks)
     for i, c in enumerate(cands):
         cover = len(q_terms & set(content_terms(c.text))) / len(q_terms) if q_terms else 0.0
@@ -480,6 +487,9 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score -= LEAD_IN_PENALTY
         if opposes(plan.terms, c.text):  # "internal ram" for "external RAM": the embedder reads them alike
             c.score -= OPPOSITE_PENALTY
+        if c.block_id in rows_of and phrases and any(ph in " ".join(_PHRASE_WORD.findall(c.text.lower()))
+                                                      for ph in phrases):
+            c.score += PHRASE_BONUS
         if stated is not None and stated.search(c.text):
             c.score += STATES_BONUS
             c.states = True
@@ -571,6 +581,27 @@ def _states(question: str) -> re.Pattern | None:
         return None
     x = r"\s+".join(map(re.escape, asked.split()))
     return re.compile(rf"\b{x}\s+(?:is|are|defaults\s+to)\b|(?:^|\|\s)\s*{x}:\s+\S", re.I)
+
+
+def _question_phrases(question: str) -> list[str]:
+    """Runs of PHRASE_WORDS words or more of the question, stopwords inside allowed but not at an end,
+    as lower-case text ("normally closed push button" of "What is the alias of the normally closed push
+    button?")."""
+    words = _PHRASE_WORD.findall(question.lower())
+    content = [w not in STOPWORDS for w in words]
+    out = []
+    i = 0
+    while i < len(words):
+        if not content[i]:
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(words) and content[j + 1]:
+            j += 1
+        if j - i + 1 >= PHRASE_WORDS:
+            out.append(" ".join(words[i:j + 1]))
+        i = j + 1
+    return out
 
 
 def _quotes_a_mail(s: str) -> bool:

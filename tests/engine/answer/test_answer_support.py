@@ -1173,3 +1173,27 @@ def test_a_table_cell_that_gives_what_is_asked_is_quoted_first(embedder):
     assert stated.search("Board: HackRF One | Frequency range: 1 MHz\u20136 GHz")
     assert not stated.search("Through most of the frequency range up to 4 GHz, the maximum TX power is 10 dBm.")
     assert extractive._states("What does the FILL directive do?") is None
+
+
+def test_a_table_row_with_the_question_s_words_in_their_order_is_preferred(embedder, monkeypatch):
+    """CircuiTikZ's switch table (no set's): "What is the alias of the normally closed push button?"
+    quoted the row of the "normally open push button closed", the same words in another order. A
+    table row holding a run of three or more of the question's words in their order gains
+    PHRASE_BONUS; prose does not ("seven segment display" in a sentence about the display is no
+    answer to what colour its lit segments are)."""
+    from mmrag_desktop.engine.answer import extractive
+
+    rows = ("normally open push button closed: Normally open push button (in closed position), type: path-style, "
+            "nodename: pushbuttoncshape. Aliases: nopbc. Class: switches.\n"
+            "normally closed push button open: Normally closed push button (in open position), type: path-style, "
+            "nodename: ncpushbuttonoshape. Aliases: ncpbo. Class: switches.\n"
+            "normally closed push button: Normally closed push button, type: path-style, nodename: "
+            "ncpushbuttonshape. Aliases: ncpb. Class: switches.")
+    table = Hit(chunk_id=9, doc_id=1, doc="circuitikzmanual.pdf", page=141, bbox=None, kind="table", score=0.03,
+                section="4.21 Switches, buttons and jumpers > 4.21.1 Traditional switches", text=rows)
+    question = "What is the alias of the normally closed push button?"
+    first = rank_candidates(question, pack_evidence([table], 1000), embedder)[0]
+    assert "Aliases: ncpb." in first.text, first.text
+    monkeypatch.setattr(extractive, "PHRASE_BONUS", 0.0)
+    assert "Aliases: ncpb." not in rank_candidates(question, pack_evidence([table], 1000), embedder)[0].text
+    assert extractive._question_phrases(question) == ["normally closed push button"]
