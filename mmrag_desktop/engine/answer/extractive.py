@@ -39,6 +39,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import groupby
 
 from ..search.doc_names import named_documents, without_names
 from ..search.highlight import opposes
@@ -584,24 +585,12 @@ def _states(question: str) -> re.Pattern | None:
 
 
 def _question_phrases(question: str) -> list[str]:
-    """Runs of PHRASE_WORDS words or more of the question, stopwords inside allowed but not at an end,
-    as lower-case text ("normally closed push button" of "What is the alias of the normally closed push
+    """Runs of PHRASE_WORDS or more of the question's words with no stopword among them, as
+    lower-case text ("normally closed push button" of "What is the alias of the normally closed push
     button?")."""
-    words = _PHRASE_WORD.findall(question.lower())
-    content = [w not in STOPWORDS for w in words]
-    out = []
-    i = 0
-    while i < len(words):
-        if not content[i]:
-            i += 1
-            continue
-        j = i
-        while j + 1 < len(words) and content[j + 1]:
-            j += 1
-        if j - i + 1 >= PHRASE_WORDS:
-            out.append(" ".join(words[i:j + 1]))
-        i = j + 1
-    return out
+    runs = (list(run) for content, run in groupby(_PHRASE_WORD.findall(question.lower()),
+                                                  key=lambda w: w not in STOPWORDS) if content)
+    return [" ".join(run) for run in runs if len(run) >= PHRASE_WORDS]
 
 
 def _quotes_a_mail(s: str) -> bool:

@@ -465,8 +465,10 @@ class Searcher:
             for c in chosen
         ]
         along = _companions(companions, plan, chosen, order, replaced, rows, candidate_hl, highlights)
-        for i, nxt in self._followers(companions, chosen, rows, along):
-            candidate_hl[nxt] = _row_highlight(rows[nxt], self._match_vectors([nxt]).get(nxt), hvec, plan, filters, idf)
+        followers = self._followers(companions, chosen, rows, along)
+        segs = self._match_vectors([nxt for _, nxt in followers]) if followers else {}
+        for i, nxt in followers:
+            candidate_hl[nxt] = _row_highlight(rows[nxt], segs.get(nxt), hvec, plan, filters, idf)
             along.append((i, nxt))
         for i, other in reversed(sorted(along)):
             hl = self._from_sentence_start(rows[other], candidate_hl[other], lead)
