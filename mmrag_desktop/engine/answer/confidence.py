@@ -139,7 +139,8 @@ def assess(
     unknown_margin: float | None = None,
 ) -> ConfidenceReport:
     """Score the evidence for `question`; `insufficient` when below the threshold, when no hits,
-    when a name of the question is in no hit (`absent_names`), or when a word of the question occurs
+    when a name of the question is in no hit (`absent_names`; a family named in a hit's model number
+    counts: "SAMD" in "at91samd"), or when a word of the question occurs
     nowhere in the library (`unknown_words`, needs `term_df`) and the score is below the threshold
     plus `unknown_margin` (default UNKNOWN_MARGIN).
 
@@ -150,9 +151,11 @@ def assess(
     thr = DEFAULT_THRESHOLD if threshold is None else float(threshold)
     f = features(question, hits, embedder)
     score = score_features(f) if hits else 0.0
-    absent = absent_names(question, hits)
+    text = "\n".join(f"{h.section}\n{h.text}" for h in hits).lower()
+    absent = [n for n in absent_names(question, hits) if not in_model_number(n, text)]
     f["absent_names"] = float(len(absent))
-    unknown = unknown_words(question, term_df) if term_df is not None else []
+    unknown = [w for w in (unknown_words(question, term_df) if term_df is not None else [])
+               if not in_model_number(w, text)]
     f["unknown_words"] = float(len(unknown))
     decisive = decisive_unknown(question, unknown)
     f["decisive_unknown"] = float(len(decisive))
@@ -206,6 +209,14 @@ def decisive_unknown(question: str, unknown: Sequence[str]) -> list[str]:
     written = {t.lower(): t for i, t in enumerate(_TERM.findall(question)) if i > 0}
     return [w for w in unknown
             if w in asked or (written.get(w, "").isalpha() and not written[w].islower())]
+
+
+def in_model_number(name: str, text: str) -> bool:
+    """True when `name` (a family: "SAMD", "ESP") is part of a model number in `text` (lower case),
+    joined to it at a digit: "at91samd", "samd21", "esp32". A name that only starts a longer word
+    ("Pro" in "program") is not."""
+    n = re.escape(name.lower())
+    return re.search(r"\d" + n + r"(?![a-z])|(?<![a-z])" + n + r"\d", text) is not None
 
 
 def absent_names(question: str, hits: Sequence[Hit]) -> list[str]:

@@ -52,6 +52,9 @@ _GOES_ON = re.compile(r"(?:\b(?:the|a|an|of|to|in|on|at|by|for|with|and|or|nor|f
                       re.I)
 # an option of a usage synopsis ("[-w bin_width] # FFT bin width (frequency resolution) in Hz, 2445-5000000")
 _OPTION_LINE = re.compile(r"^(?:\[-{1,2}[A-Za-z0-9]|\(-{1,2}\w+\) )")  # "(-1)": "[-1]" neutralised
+# an option's entry in a list of options ("--crosshair-color <string>" above "Color of the crosshair.
+# Default: '#ff0000'"): the option alone, with its argument's placeholder
+_OPTION_ENTRY_LINE = re.compile(r"^--?[A-Za-z][\w-]*(?:[ =](?:<[^<>]*>|\[[^\[\]]*\]|[A-Z][A-Z_]*))?$")
 
 
 def unwrap_lines(text: str) -> str:
@@ -62,7 +65,7 @@ def unwrap_lines(text: str) -> str:
     header ("soft_reset_halt [Command]" is no wrapped line of the entry above it, nor its
     description one of the header), nor a footnote ("(2) The stopwatch is ...") one of the line
     above it, nor a list item or a synopsis's option ("[-w bin_width] # ...") one of the item above
-    it, nor a line opening in a capital one of a list item whose last word can end it. A web address
+    it, nor an option's entry ("--crosshair-color <string>") one of the description above it, nor a line opening in a capital one of a list item whose last word can end it. A web address
     broken after "://" is joined without a space."""
     lines = [" ".join(line.split()) for line in text.splitlines()]
     lines = [line for line in lines if line]
@@ -73,7 +76,8 @@ def unwrap_lines(text: str) -> str:
             wrapped = (len(prev.split()) >= 6 and prev[-1] not in ".!?:;" and not PROMPT.match(lines[i - 1])
                        and not DEFINITION_LINE.match(line) and not DEFINITION_LINE.match(lines[i - 1])
                        and not _FIELD_LINE.match(line) and not _FOOTNOTE_LINE.match(line)
-                       and not _OPTION_LINE.match(line) and not _BULLET_ITEM.match(line)
+                       and not _OPTION_LINE.match(line) and not _OPTION_ENTRY_LINE.match(line)
+                       and not _BULLET_ITEM.match(line)
                        and not (_BULLET_ITEM.match(prev) and line[:1].isupper() and not _GOES_ON.search(prev)))
             if wrapped:
                 # an address broken after its scheme ("https://" / "github.com/westes/flex/issues/") is one word

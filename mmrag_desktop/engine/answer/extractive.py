@@ -46,6 +46,7 @@ from ..search.highlight import opposes
 from ..search.query import (
     OPTION,
     asked_phrase,
+    entries_named,
     entry_codes,
     heads_section,
     options_in,
@@ -202,6 +203,7 @@ class Candidate:
     entry: bool = False  # the entry of an option, dot-command or setting the question names or asks for
     introduces: bool = False  # a lead-in quoted with the command it introduces ("... command: $ gpg --verify ...")
     states: bool = False  # says what the question asks about is ("The default radix is hexadecimal.")
+    listed: bool = False  # quoted with its term line: an entry of a definition list ("--pin-color <string> ...")
 
 
 def is_quotable(sentence: str) -> bool:
@@ -290,14 +292,15 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             # a figure chunk's "Section: G.3.3 SOLA-330" line names no term
             term = not _LABELS.match(prev) and (is_term_line(prev) or synopsis_of_section(prev, b.hit.section)
                                                 or bool(DEFINITION_LINE.match(prev)))
+            with_term = False  # prev already carries the entry's term line
             if not term and pos > 1 and _PREAMBLE.match(prev) and is_term_line(sentences[pos - 2]):
                 # "--debug-check" / "Rarely needed." / "Enable internal debugging assertion checks ...":
                 # the entry's remark stands between its term and its description; all three are quoted
-                prev, term = f"{sentences[pos - 2].strip()} {prev}", True
+                prev, term, with_term = f"{sentences[pos - 2].strip()} {prev}", True, True
             if _ITS_DEFAULT.match(s):  # whose default: the sentence before says
                 if prev and is_quotable(prev):
                     term = True
-                    if pos > 1 and not is_term_line(prev) and is_term_line(sentences[pos - 2]):
+                    if pos > 1 and not with_term and not is_term_line(prev) and is_term_line(sentences[pos - 2]):
                         # an option's name, its description, its default ("General.Light3Y" / "Y position
                         # of light source 3" / "Default value: 0.3", Gmsh's options): all three
                         prev = f"{sentences[pos - 2].strip()} {prev}"
@@ -308,9 +311,9 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 s, term = f"{prev} {s}", False
             elif short_default:
                 continue
-            out.append(Candidate(b.id, pos, s, following=following,
-                                 label=prev if term and not _example_of(prev, s) else "",
-                                 introduces=introduces))
+            label = prev if term and not _example_of(prev, s) else ""
+            out.append(Candidate(b.id, pos, s, following=following, label=label, introduces=introduces,
+                                 listed=bool(label) or short_default))
     return out
 
 
@@ -452,7 +455,11 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     # that introduces KiCad, not the flag asked for)
     options += [w for w in dict.fromkeys(plan.identifiers) if w not in options and w.lstrip("_").isupper()
                 and any(titles_section(b.hit.section, w) for b in blocks)]
-    heads = {b.id: any(heads_section(b.hit.section, o) for o in options) for b in blocks}
+    # and the entries it names by their kind: the one its section heads alone ("H.1.87 ToggleVendor"), or
+    # whose definition line starts a quote ("jtag names [Command]" / "Returns the names of all current TAPs")
+    entries = entries_named(question)
+    heads = {b.id: any(heads_section(b.hit.section, o) for o in options)
+             or any(titles_section(b.hit.section, e) for e in entries) for b in blocks}
     # in a section headed by the name, its first sentence of prose defines it ("This pass identifies ...")
     defining = {}
     for c in cands:
@@ -471,7 +478,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         if c.label:  # "~/.octaverc" + "This file is used to make personal changes ...": quote both
             c.text = f"{c.label} {c.text}"
         if (defining.get(c.block_id) == c.position or any(_describes(c.text, o, heads[c.block_id]) for o in options)
-                or (settings and settings.match(c.text))):
+                or (settings and settings.match(c.text))
+                or (DEFINITION_LINE.match(c.label) and any(starts_with_option(c.label, e) for e in entries))):
             # the entry of the option or setting the question names ("ITL1=x resets the dc iteration limit.")
             c.score += OPTION_BONUS
             c.entry = True
@@ -655,7 +663,8 @@ def select_sentences(
     """The best sentences for `question` (see `rank_candidates`), grouped by block: the block of the
     best sentence first, then the others by their best sentence; within a block the entry of what
     the question names first ("ITL1=x resets ...", not the default of the setting above it), then
-    reading order (a sentence and the next read as on the page). Near-duplicates (`near_duplicate`) are skipped. Returns [] when
+    reading order (a sentence and the next read as on the page), or the best first among a table's
+    rows and a definition list's entries. Near-duplicates (`near_duplicate`) are skipped. Returns [] when
     the blocks hold no usable sentence."""
     chosen: list[Candidate] = []
     words = 0
@@ -684,8 +693,12 @@ def select_sentences(
     # a table's rows are facts of their own: the best first ("Model: XS-3525/8S-3 | ... | Direction Hold: 200"
     # for the Xylotex drive asked about, not the ST L297 row above it in the table)
     tables = {b.id for b in blocks if b.hit.kind == "table"}
+    lists = {c.block_id for c in chosen}
+    # and so are a definition list's entries: "--crosshair-color <string> Color of the crosshair. Default:
+    # '#ff0000'" asked for comes before the "--black-color" entry above it when both are quoted
+    lists -= {c.block_id for c in chosen if not c.listed}
     return sorted(chosen, key=lambda c: (first[c.block_id], not c.entry,
-                                         -c.score if c.block_id in tables else c.position))
+                                         -c.score if c.block_id in tables | lists else c.position))
 
 
 def _inside(a: Candidate, b: Candidate) -> bool:

@@ -200,6 +200,17 @@ def heads_section(section: str, option: str) -> bool:
     return starts_with_option(_HEADING_NUMBER.sub("", last), option)
 
 
+# a reference entry the question names by its kind ("the ToggleVendor action", "the jtag names command")
+_ENTRY_NAMED = re.compile(r"\bthe\s+([A-Za-z_][\w.:-]*(?:\s[a-z_][\w.:-]*)?)\s+(?:action|command|function|directive|"
+                          r"macro|instruction|keyword|statement|procedure|method)s?\b")
+
+
+def entries_named(question: str) -> list[str]:
+    """The reference entries `question` names by their kind, as written ("What does the ToggleVendor
+    action do?" -> "ToggleVendor"; "What does the jtag names command return?" -> "jtag names")."""
+    return list(dict.fromkeys(m.group(1) for m in _ENTRY_NAMED.finditer(question)))
+
+
 def titles_section(section: str, name: str) -> bool:
     """True when the innermost heading of `section` is `name` and nothing else, its number aside: a
     reference entry's own heading ("FILL", "__BADRAM": gpasm's directives; not "UPS HOWTO")."""

@@ -1197,3 +1197,58 @@ def test_a_table_row_with_the_question_s_words_in_their_order_is_preferred(embed
     monkeypatch.setattr(extractive, "PHRASE_BONUS", 0.0)
     assert "Aliases: ncpb." not in rank_candidates(question, pack_evidence([table], 1000), embedder)[0].text
     assert extractive._question_phrases(question) == ["normally closed push button"]
+
+
+def test_an_option_list_s_entries_are_lines_of_their_own_and_the_one_asked_for_is_quoted_first(embedder):
+    """PCB's manual (no set's), its colour options: "--crosshair-color <string>" / "Color of the crosshair.
+    Default: '#ff0000'". The description line, six words without a full stop, swallowed the next option's
+    line, and "What is the default crosshair color?" quoted overlapping runs ("... Default: '#e5e5e5'
+    --crosshair-color <string> Color of the crosshair.", then "Default: '#e5e5e5' --crosshair-color
+    ..."), the entry asked for after the "--black-color" entry above it."""
+    from mmrag_desktop.engine.answer.evidence import unwrap_lines
+
+    colours = ("--black-color <string>\nColor value for black. Default: \u2018#000000\u2019\n"
+               "--background-color <string>\nBackground color of the canvas. Default: \u2018#e5e5e5\u2019\n"
+               "--crosshair-color <string>\nColor of the crosshair. Default: \u2018#ff0000\u2019\n"
+               "--cross-color <string>\nColor of the cross. Default: \u2018#cdcd00\u2019")
+    lines = unwrap_lines(colours).split("\n")
+    assert len(lines) == 8 and lines[4] == "--crosshair-color <string>"
+    block = one_block(colours, "7 Command-Line Options > 7.5 Colors", "pcb.pdf", 52)
+    chosen = select_sentences("What is the default crosshair color?", block, embedder, max_sentences=3)
+    assert chosen[0].text == "--crosshair-color <string> Color of the crosshair. Default: \u2018#ff0000\u2019"
+    assert len({c.position for c in chosen}) == len(chosen)  # no two quotes of the same line
+    # an entry whose description is a short remark is quoted once with its name
+    remark = one_block("--element-color <string>\nColor of components.\nDefault: \u2018#000000\u2019", "7.5 Colors")
+    assert [c.text for c in candidate_sentences(remark)] == [
+        "--element-color <string> Color of components. Default: \u2018#000000\u2019"]
+
+
+def test_an_entry_the_question_names_by_its_kind_is_quoted_first(embedder):
+    """PCB's and OpenOCD's manuals (no set's): "What does the ToggleVendor action do?" quoted what the
+    actions of the HID interface are, not "Toggles the state of automatic drill size mapping." under
+    "H.1.87 ToggleVendor"; "What does the jtag names command return?" quoted the JTAG chapter's
+    introduction, not the entry "jtag names [Command] Returns the names of all current TAPs ..."."""
+    from mmrag_desktop.engine.search.query import entries_named
+
+    assert entries_named("What does the ToggleVendor action do?") == ["ToggleVendor"]
+    assert entries_named("What does the jtag names command return?") == ["jtag names"]
+    assert entries_named("How do I draw a line?") == []
+    action = Hit(chunk_id=1, doc_id=1, doc="pcb.pdf", page=159, bbox=None, kind="text", score=0.04,
+                 section="Appendix H Action Reference > H.1 Core actions > H.1.87 ToggleVendor",
+                 text="\ufffd\nToggleVendor()\n\ufffd\nToggles the state of automatic drill size mapping.\nWhen drill mapping is "
+                      "enabled, new instances of pins and vias will have their drill holes mapped to one of the "
+                      "allowed drill sizes.")
+    hid = Hit(chunk_id=2, doc_id=1, doc="pcb.pdf", page=160, bbox=None, kind="text", score=0.03,
+              section="Appendix H Action Reference > H.2 common actions",
+              text="This is one of a number of actions which are part of the HID interface. The core functions use "
+                   "these actions to tell the current GUI when to change the presented information.")
+    chosen = select_sentences("What does the ToggleVendor action do?", pack_evidence([hid, action], 1000), embedder)
+    assert chosen[0].text == "Toggles the state of automatic drill size mapping." and chosen[0].entry
+    jtag = one_block("Most general purpose JTAG commands have been presented earlier. Lower level JTAG commands, "
+                     "as presented here, may be needed to work with targets which require special attention.\n"
+                     "jtag names [Command]\nReturns the names of all current TAPs in the scan chain. Use jtag cget "
+                     "or jtag tapisenabled to examine attributes and state of each TAP.", "17 JTAG Commands",
+                     "openocd.pdf", 73)
+    chosen = select_sentences("What does the jtag names command return?", jtag, embedder)
+    assert chosen[0].text == "jtag names [Command] Returns the names of all current TAPs in the scan chain."
+    assert chosen[0].entry

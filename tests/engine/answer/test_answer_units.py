@@ -224,6 +224,29 @@ def test_a_question_naming_what_no_hit_mentions_is_not_covered(embedder):
     assert ok.absent == [] and not ok.insufficient  # "USB" is in the evidence
 
 
+def test_a_family_named_in_a_model_number_of_the_evidence_is_covered(embedder):
+    """OpenOCD's manual (no set's): "Where is the NVM user row of the SAMD chips located?" was answered
+    "not covered": the page says "at91samd nvmuserrow ... located at 0x804000", and "SAMD" counted
+    both as a name no hit gives and as a word the library never uses. A family joined to a model
+    number at a digit ("at91samd", "samd21") is named; a word that only starts a longer one is not."""
+    from mmrag_desktop.engine.answer.confidence import in_model_number
+
+    page = [Hit(chunk_id=1, doc_id=1, doc="openocd.pdf", page=104, bbox=None, kind="text", score=0.03,
+                section="12.4 Internal Flash (Microcontrollers)",
+                text="at91samd nvmuserrow [Command] Writes or reads the entire 64 bit wide NVM user row register "
+                     "which is located at 0x804000.")]
+
+    def term_df(words):  # the library has every word but "samd": FTS5 indexes "at91samd" whole
+        return {w: int(w != "samd") for w in words}
+
+    r = assess("Where is the NVM user row of the SAMD chips located?", page, embedder, term_df=term_df)
+    assert r.absent == [] and r.unknown == [] and not r.features["decisive_unknown"]
+    assert in_model_number("SAMD", "the samd21 and at91samd parts") and in_model_number("esp", "an esp32 board")
+    assert not in_model_number("Pro", "program the board") and not in_model_number("SAMD", "samdx is not one")
+    other = assess("Where is the NVM user row of the STM32 chips located?", page, embedder, term_df=term_df)
+    assert other.absent == ["STM32"] and other.insufficient
+
+
 def test_a_dotted_name_is_named_by_its_attribute_and_its_owner():
     """gpsim's "stopwatch.rollover": the page found says "The .rollover attribute is the number of cycles
     at which the stopwatch timer rolls over." and "What does the stopwatch.rollover attribute specify?"
