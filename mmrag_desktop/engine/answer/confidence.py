@@ -233,7 +233,8 @@ def absent_names(question: str, hits: Sequence[Hit]) -> list[str]:
         return []
     index = TermIndex("\n".join(f"{h.section}\n{h.text}" for h in hits))
     absent = [t.text for t in missing_terms(names, index) if not _named_by_parts(t.norm, index.low)]
-    return absent + [n for n in codes if not re.search(r"(?<![\w.])" + n + r"(?![\w])", index.low)]
+    absent += [n for n in codes if not re.search(r"(?<![\w.])" + n.lower() + r"(?![\w])", index.low)]
+    return list(dict.fromkeys(absent))  # a hexadecimal code is a name too
 
 
 def _named_by_parts(name: str, text: str) -> bool:

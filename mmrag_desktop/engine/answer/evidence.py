@@ -47,6 +47,9 @@ _FOOTNOTE_LINE = re.compile(r"^\(\d{1,2}\) [A-Z]")
 # the next item is a line of its own, and so is a line opening in a capital after an item whose last
 # word cannot end it ("Through most of the frequency range ..." is the paragraph after the list)
 _BULLET_ITEM = re.compile(r"^[\u2022\u25e6\u25aa\u2023\u2219\u25cf\u2013]\s")
+# a numbered item ("2. board - one for each different board" / "3. target - the chips ..."), where a list
+# is under way: a wrapped line may open with "3. " too ("as shown in Figure" / "3. The ...")
+_NUMBERED_ITEM = re.compile(r"^\d{1,2}[.)]\s")
 _GOES_ON = re.compile(r"(?:\b(?:the|a|an|of|to|in|on|at|by|for|with|and|or|nor|from|as|is|are|was|be|that|which|than|its|"
                       r"their|this|these|not|per|via|into|if|when|where|while|can|may|will|should|must)|[,(/-])$",
                       re.I)
@@ -64,9 +67,10 @@ def unwrap_lines(text: str) -> str:
     of the sentence that follows it), a field line ("Default value: 0.3") and a reference entry's
     header ("soft_reset_halt [Command]" is no wrapped line of the entry above it, nor its
     description one of the header), nor a footnote ("(2) The stopwatch is ...") one of the line
-    above it, nor a list item or a synopsis's option ("[-w bin_width] # ...") one of the item above
-    it, nor an option's entry ("--crosshair-color <string>") one of the description above it, nor a line opening in a capital one of a list item whose last word can end it. A web address
-    broken after "://" is joined without a space."""
+    above it, nor a list item (a numbered one after an item) or a synopsis's option ("[-w bin_width]
+    # ...") one of the item above it, nor an option's entry ("--crosshair-color <string>") one of
+    the description above it, nor a line opening in a capital one of a list item whose last word
+    can end it. A web address broken after "://" is joined without a space."""
     lines = [" ".join(line.split()) for line in text.splitlines()]
     lines = [line for line in lines if line]
     out: list[str] = []
@@ -78,6 +82,7 @@ def unwrap_lines(text: str) -> str:
                        and not _FIELD_LINE.match(line) and not _FOOTNOTE_LINE.match(line)
                        and not _OPTION_LINE.match(line) and not _OPTION_ENTRY_LINE.match(line)
                        and not _BULLET_ITEM.match(line)
+                       and not (_NUMBERED_ITEM.match(line) and (_NUMBERED_ITEM.match(prev) or _BULLET_ITEM.match(prev)))
                        and not (_BULLET_ITEM.match(prev) and line[:1].isupper() and not _GOES_ON.search(prev)))
             if wrapped:
                 # an address broken after its scheme ("https://" / "github.com/westes/flex/issues/") is one word

@@ -289,6 +289,12 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             introduces = introduces_code(s, nxt)
             if introduces:  # "Launch the GPG checking using the following command:" says nothing alone
                 s = " ".join([s] + code_block(nxt, sentences[pos + 2:], PAIR_WORDS - len(s.split())))
+            elif s.endswith(":") and _BULLET.match(nxt.strip()) and not references:  # (not a list of links' titles)
+                # nor does "Every TAP requires at least the following configparams:": quoted with the
+                # items it introduces ("• -irlen NUMBER The length in bits of the instruction register ...")
+                items = list_items(sentences[pos + 1:], PAIR_WORDS - len(s.split()))
+                if items:
+                    s, introduces = " ".join([s] + items), True
             # a figure chunk's "Section: G.3.3 SOLA-330" line names no term
             term = not _LABELS.match(prev) and (is_term_line(prev) or synopsis_of_section(prev, b.hit.section)
                                                 or bool(DEFINITION_LINE.match(prev)))
@@ -314,6 +320,24 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             label = prev if term and not _example_of(prev, s) else ""
             out.append(Candidate(b.id, pos, s, following=following, label=label, introduces=introduces,
                                  listed=bool(label) or short_default))
+    return out
+
+
+def list_items(rest: Sequence[str], budget: int) -> list[str]:
+    """The items of the list `rest` opens with (the sentences after its lead-in), each item's
+    description on the line after a short item with it ("• -irlen NUMBER" / "The length in bits of the
+    instruction register ..."), as many whole items as `budget` words hold."""
+    out: list[str] = []
+    words = 0
+    for i, line in enumerate(rest):
+        line = " ".join(line.split())
+        item = bool(_BULLET.match(line))
+        if not item and not (i and _BULLET.match(rest[i - 1].strip()) and len(rest[i - 1].split()) <= 4):
+            break
+        if words + len(line.split()) > budget:
+            break
+        out.append(line)
+        words += len(line.split())
     return out
 
 

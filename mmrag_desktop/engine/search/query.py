@@ -140,9 +140,13 @@ def entry_names(plan: QueryPlan) -> list[str]:
     return list(dict.fromkeys(numbers + names))
 
 
+_HEX_CODE = re.compile(r"0[xX][0-9A-Fa-f]+")
+
+
 def entry_codes(plan: QueryPlan) -> list[str]:
-    """The numeric codes among `entry_names` ("118" of "What does gpasm error 118 mean?")."""
-    return [n for n in entry_names(plan) if n.isdigit()]
+    """The numeric codes among `entry_names`: "118" of "What does gpasm error 118 mean?", and
+    hexadecimal ones ("0x0008" of "What does flag 0x0008 mean for pads?", PCB's flags table)."""
+    return [n for n in entry_names(plan) if n.isdigit() or _HEX_CODE.fullmatch(n)]
 
 
 # what a question asks for: "What is the X of ...?" and "What X does ... ?" ("What frequency range does

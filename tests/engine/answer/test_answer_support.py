@@ -696,7 +696,8 @@ def test_a_question_that_names_a_manual_is_answered_from_it_first(embedder):
 def test_a_lead_in_is_quoted_with_the_command_it_introduces(embedder):
     """Seen on the real NUT manual: "check that a NUT release tarball is genuine: which gpg command"
     quoted "Launch the GPG checking using the following command: ..." without the command on the next
-    line. A lead-in and its command are one quote; a lead-in to a list stays a fragment."""
+    line. A lead-in and its command are one quote; a lead-in to a list is quoted with its items, not as
+    the command's (test_a_lead_in_to_a_list_is_quoted_with_its_items)."""
     block = one_block("As of NUT 2.7.3, a new release key is used.\n"
                       "Launch the GPG checking using the following command:\n$ gpg --verify nut-X.Y.Z.tar.gz.sig\n"
                       "You should see a message mentioning a good signature.", "Verifying a release", "nut.pdf", 56)
@@ -705,7 +706,8 @@ def test_a_lead_in_is_quoted_with_the_command_it_introduces(embedder):
     assert best.introduces and quote_text(best.text, 1).startswith("Launch the GPG checking using the following")
     listing = one_block("In this case, be sure to include the following information:\n- OS name and version,\n"
                         "- exact NUT version.", "Support", "nut.pdf", 84)
-    assert all(not c.introduces for c in candidate_sentences(listing))
+    assert [c.text for c in candidate_sentences(listing) if c.introduces] == [
+        "In this case, be sure to include the following information: - OS name and version, - exact NUT version."]
     prose = one_block("The driver is started as follows:\nIt reads ups.conf and opens the port.", "Drivers")
     assert all(not c.introduces for c in candidate_sentences(prose))
     aside = one_block("Save may store data from devices inside a subcircuit:\n"
@@ -1252,3 +1254,53 @@ def test_an_entry_the_question_names_by_its_kind_is_quoted_first(embedder):
     chosen = select_sentences("What does the jtag names command return?", jtag, embedder)
     assert chosen[0].text == "jtag names [Command] Returns the names of all current TAPs in the scan chain."
     assert chosen[0].entry
+
+
+def test_a_lead_in_to_a_list_is_quoted_with_its_items(embedder):
+    """OpenOCD's manual (no set's): "Which configparam must every TAP declaration give?" quoted "Every TAP
+    requires at least the following configparams:" alone, and "What are the three kinds of configuration
+    file subdirectories ...?" the lead-in without "1. interface ... 2. board ... 3. target ...", the
+    second and third items run together. A lead-in is quoted with the items it introduces (a short
+    item with its description on the next line) as far as PAIR_WORDS allow."""
+    from mmrag_desktop.engine.answer.evidence import unwrap_lines
+    from mmrag_desktop.engine.answer.extractive import PAIR_WORDS, list_items
+
+    dirs = ("Three main types of non-user configuration file each have their own subdirectory in the scripts "
+            "directory:\n1. interface \u2013 one for each different debug adapter;\n2. board \u2013 one for each "
+            "different board\n3. target \u2013 the chips which integrate CPUs and other JTAG TAPs\n"
+            "Best case: include just two files, and they handle everything else.")
+    assert unwrap_lines(dirs).split("\n")[2:4] == ["2. board \u2013 one for each different board",
+                                                   "3. target \u2013 the chips which integrate CPUs and other JTAG TAPs"]
+    # a wrapped line that opens with a number is no item unless a list is under way
+    assert "\n" not in unwrap_lines("The output stage is drawn in the schematic of Figure\n3. The input stage follows.")
+    cands = candidate_sentences(one_block(dirs, "5.4 User Config Files", "openocd.pdf", 25))
+    assert cands[0].text.startswith("Three main types") and cands[0].text.endswith("and other JTAG TAPs")
+    assert "1. interface" in cands[0].text and cands[0].introduces
+    taps = ("Every TAP requires at least the following configparams:\n\u2022 -irlen NUMBER\nThe length in bits of "
+            "the instruction register, such as 4 or 5 bits.\nA TAP may also provide optional configparams:\n"
+            "\u2022 -disable (or -enable)")
+    chosen = select_sentences("Which configparam must every TAP declaration give?",
+                              one_block(taps, "10.3 TAP Declaration Commands", "openocd.pdf", 74), embedder)
+    assert chosen[0].text == ("Every TAP requires at least the following configparams: \u2022 -irlen NUMBER The length "
+                              "in bits of the instruction register, such as 4 or 5 bits.")
+    many = ["\u2022 item number %d of a long list of things" % i for i in range(12)]
+    assert 0 < len(list_items(many, PAIR_WORDS)) < 12  # whole items within the budget
+    assert list_items(["No list here.", "\u2022 late item"], PAIR_WORDS) == []
+
+
+def test_a_hexadecimal_code_the_question_gives_is_answered_by_its_entry(embedder):
+    """PCB's object flags (no set's manual): "What does flag 0x0008 mean for pads?" quoted the 0x0010,
+    0x0100, 0x0200 and 0x0080 entries that mention pads; "0x0008 nopaste For pads, ..." was fifth."""
+    from mmrag_desktop.engine.answer.confidence import absent_names
+    from mmrag_desktop.engine.search.query import entry_codes, plan_query
+
+    assert entry_codes(plan_query("What does flag 0x0008 mean for pads?")) == ["0x0008"]
+    flags = ("0x0004 found\nIf set, this object has been found by FindConnection().\n0x0008 hole\nFor pins and vias, "
+             "this flag means that the pin or via is a hole without a copper annulus.\n0x0008 nopaste\nFor pads, set "
+             "to prevent a solderpaste stencil opening for the pad.\n0x0010 pininpoly\nFor pins and pads, this flag is "
+             "used internally to indicate that the pin or pad overlaps a polygon on some layer.\n0x0100 square\n"
+             "For pins and pads, indicates a square (vs round) pin/pad.")
+    block = one_block(flags, "9 File Formats > 9.9 Object Flags", "pcb.pdf", 98)
+    chosen = select_sentences("What does flag 0x0008 mean for pads?", block, embedder, max_sentences=3)
+    assert chosen[0].text == "0x0008 nopaste For pads, set to prevent a solderpaste stencil opening for the pad."
+    assert absent_names("What does flag 0x0800 mean for pads?", [block[0].hit]) == ["0x0800"]
