@@ -1283,7 +1283,7 @@ def test_a_lead_in_to_a_list_is_quoted_with_its_items(embedder):
                               one_block(taps, "10.3 TAP Declaration Commands", "openocd.pdf", 74), embedder)
     assert chosen[0].text == ("Every TAP requires at least the following configparams: \u2022 -irlen NUMBER The length "
                               "in bits of the instruction register, such as 4 or 5 bits.")
-    many = ["\u2022 item number %d of a long list of things" % i for i in range(12)]
+    many = [f"\u2022 item number {i} of a long list of things" for i in range(12)]
     assert 0 < len(list_items(many, PAIR_WORDS)) < 12  # whole items within the budget
     assert list_items(["No list here.", "\u2022 late item"], PAIR_WORDS) == []
 
