@@ -142,6 +142,7 @@ OTHER_DOC_PENALTY = 0.3  # off other manuals' sentences when the question names 
 OPTION_ENTRY_BONUS = 0.3  # held-out h01: 0.15 left "--with-fftw3=no ..." third (bench/README.md)
 FIGURE_BONUS = 1.0  # the best caption first for a figure asked for (dev: 1.0 over 0.5; bench/README.md)
 OPTION_BONUS = 1.0  # the entry of an option the question names answers it: a look-up (no question set asks so)
+SHORT_ENTRY = 10  # an entry's description shorter than this many words is quoted with the sentence after it
 PAIR_WORDS = 60  # a sentence and the next one it needs, quoted together, stay this short
 LEAD_IN_PENALTY = 0.2
 OPPOSITE_PENALTY = 0.1  # as search's highlight (search/highlight.py ANTONYM_PENALTY)
@@ -250,6 +251,8 @@ def is_term_line(line: str) -> bool:
         return True
     if not 0 < len(words) <= 3 or line.rstrip()[-1:] in ".!?:;,":
         return False
+    if len(words) > 1 and all(w.isalpha() and w.isupper() for w in words):
+        return False  # a heading in capitals ("LOSSY TRANSMISSION LINES", a running header) names no entry
     return bool(_TERM_LINE.search(line)) or any(t.kind == "name" for t in terms(line))
 
 
@@ -507,6 +510,13 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             # the entry of the option or setting the question names ("ITL1=x resets the dc iteration limit.")
             c.score += OPTION_BONUS
             c.entry = True
+            if (len(c.text.split()) - len(c.label.split()) < SHORT_ENTRY and c.following
+                    and not _BULLET.match(c.following) and not _OPTION_ENTRY.match(c.following)
+                    and "=" not in c.following.split()[0]):
+                # "• oob_softecc_kw" / "File has only page data, which is written." says what the entry
+                # shares with its neighbours; the next sentence says what it is ("The OOB area is filled
+                # with 0xff, except for a 4-bit software ECC specific to the boot ROM in Marvell Kirkwood SoCs.")
+                c.text, c.following = f"{c.text} {c.following}", ""
         if c.introduces:
             c.score += howto_bonus
         if asked and _carries(c.text, asked):
@@ -646,7 +656,9 @@ def _describes(sentence: str, option: str, in_entry: bool) -> bool:
     prose that names it where it starts a line or in the section it heads (".TRAN start a transient
     simulation (15.3.10).", "The vectors listed on the .SAVE line are recorded ...", "... opt_clean
     [options] ... This pass identifies wires and cells that are unused ..."), never a bare example or
-    synopsis (".save i(vin) node1", ".tran tstep tstop <tstart> Examples:")."""
+    synopsis (".save i(vin) node1", ".tran tstep tstop <tstart> Examples:"). A list item's bullet
+    does not count ("• oob_softecc_kw File has only page data, ...")."""
+    sentence = _BULLET.sub("", sentence.lstrip())
     if option.startswith("-"):
         return starts_with_option(sentence.lstrip(". "), option)
     if not (starts_with_option(sentence, option) or (in_entry and prints_option(sentence, option))):

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from ..elements import BBox, union_bbox
 
 _TOKEN = re.compile(r"[0-9a-z]+")
+LINE_GAP = 1.5  # line heights between two lines of one quote box (more: two boxes)
 MIN_MATCH = 0.6  # share of the sentence's words found in order before its lines are trusted
 
 
@@ -37,7 +38,8 @@ def row_cells(text: str) -> list[tuple[str, str]]:
 
 
 def quote_boxes(lines: Sequence[dict], sentence: str) -> list[tuple[int, BBox]]:
-    """(page, box) per page of the chunk lines that hold `sentence`, or [] when it is not found.
+    """(page, box) per page of the chunk lines that hold `sentence` (per run of adjacent lines: `_runs`),
+    or [] when it is not found.
 
     `lines` are a chunk's stored lines ({"p": page, "b": box, "t": text}); `sentence` is text
     taken from that chunk (line wraps, spacing, punctuation and bracket rewriting may differ).
@@ -72,7 +74,23 @@ def quote_boxes(lines: Sequence[dict], sentence: str) -> list[tuple[int, BBox]]:
     by_page: dict[int, list[BBox]] = {}
     for i in used:
         by_page.setdefault(int(lines[i]["p"]), []).append(tuple(lines[i]["b"]))
-    return [(p, union_bbox(bs)) for p, bs in sorted(by_page.items())]
+    return [(p, union_bbox(run)) for p, bs in sorted(by_page.items()) for run in _runs(bs)]
+
+
+def _runs(boxes: Sequence[BBox]) -> list[list[BBox]]:
+    """Line boxes in reading order cut where the next line is not just below the one before: a gap
+    of more than LINE_GAP line heights (a lead-in above a table and its list below it) or a step
+    up (the next column). One box over both would cover what lies between."""
+    runs: list[list[BBox]] = []
+    for b in boxes:
+        if runs:
+            prev = runs[-1][-1]
+            height = max(prev[3] - prev[1], b[3] - b[1], 1.0)
+            if b[1] - prev[3] <= LINE_GAP * height and b[1] >= prev[1] - height / 2:
+                runs[-1].append(b)
+                continue
+        runs.append([b])
+    return runs
 
 
 def merge_boxes(parts: Sequence[list[tuple[int, BBox]]]) -> list[tuple[int, BBox]]:

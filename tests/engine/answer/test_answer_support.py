@@ -1046,6 +1046,11 @@ def test_a_code_the_question_gives_is_answered_by_its_entry(embedder, monkeypatc
     monkeypatch.setattr(extractive, "entry_codes", lambda plan: [])
     assert not rank_candidates(question, blocks, embedder)[0].text.startswith("118 ")  # without the rule
     monkeypatch.undo()
+    # the entry's few words and the sentence after them (SHORT_ENTRY)
+    assert rank_candidates(question, blocks, embedder)[0].text == ("118 Overwriting previous address contents. gpasm "
+                                                                   "was instructed to write different values into the "
+                                                                   "same address.")
+    monkeypatch.setattr(extractive, "SHORT_ENTRY", 0)
     assert rank_candidates(question, blocks, embedder)[0].text == "118 Overwriting previous address contents."
 
 
@@ -1245,7 +1250,8 @@ def test_an_entry_the_question_names_by_its_kind_is_quoted_first(embedder):
               text="This is one of a number of actions which are part of the HID interface. The core functions use "
                    "these actions to tell the current GUI when to change the presented information.")
     chosen = select_sentences("What does the ToggleVendor action do?", pack_evidence([hid, action], 1000), embedder)
-    assert chosen[0].text == "Toggles the state of automatic drill size mapping." and chosen[0].entry
+    assert chosen[0].text.startswith("Toggles the state of automatic drill size mapping. When drill mapping")
+    assert chosen[0].entry
     jtag = one_block("Most general purpose JTAG commands have been presented earlier. Lower level JTAG commands, "
                      "as presented here, may be needed to work with targets which require special attention.\n"
                      "jtag names [Command]\nReturns the names of all current TAPs in the scan chain. Use jtag cget "
@@ -1304,3 +1310,24 @@ def test_a_hexadecimal_code_the_question_gives_is_answered_by_its_entry(embedder
     chosen = select_sentences("What does flag 0x0008 mean for pads?", block, embedder, max_sentences=3)
     assert chosen[0].text == "0x0008 nopaste For pads, set to prevent a solderpaste stencil opening for the pad."
     assert absent_names("What does flag 0x0800 mean for pads?", [block[0].hit]) == ["0x0800"]
+
+
+def test_a_bulleted_entry_is_answered_with_the_sentence_that_tells_it_apart(embedder):
+    """OpenOCD's nand write options (no set's manual): "What does the oob_softecc_kw option of nand write
+    do?" quoted general NAND sentences: "• oob_softecc_kw" was no entry (its bullet), and its first
+    sentence is the one oob_softecc has too; the next one tells them apart. A heading in capitals (a
+    running header, "LOSSY TRANSMISSION LINES") labels no sentence."""
+    text = ("\u2022 oob_softecc\nFile has only page data, which is written. The OOB area is filled with 0xff, except "
+            "for a standard 1-bit software ECC code stored in conventional locations.\n\u2022 oob_softecc_kw\nFile "
+            "has only page data, which is written. The OOB area is filled with 0xff, except for a 4-bit software ECC "
+            "specific to the boot ROM in Marvell Kirkwood SoCs.\nYou might need to force raw access to use this mode.")
+    block = one_block(text, "12.6.2 Erasing, Reading, Writing to NAND Flash", "openocd.pdf", 131)
+    best = select_sentences("What does the oob_softecc_kw option of nand write do?", block, embedder)[0]
+    assert best.entry and best.text == ("\u2022 oob_softecc_kw File has only page data, which is written. The OOB area "
+                                        "is filled with 0xff, except for a 4-bit software ECC specific to the boot "
+                                        "ROM in Marvell Kirkwood SoCs.")
+    assert not is_term_line("LOSSY TRANSMISSION LINES") and is_term_line("NOSTEPLIMIT")
+    cands = candidate_sentences(one_block("6.2. LOSSY TRANSMISSION LINES\nThe following types of lines have been "
+                                          "implemented so far:\n\u2022 RLC (uniform transmission line),\n\u2022 RC "
+                                          "(uniform RC line)", "6.2 Lossy Transmission Lines"))
+    assert cands[0].text.startswith("The following types") and not cands[0].label

@@ -201,6 +201,23 @@ def test_quote_boxes_finds_the_quoted_sentence_in_the_chunk_lines():
     assert merge_boxes([got, across, got]) == got + across
 
 
+def test_quote_boxes_of_lines_apart_are_boxes_of_their_own():
+    """The README's screenshot: a lead-in above ngspice's lossy-line parameter table quoted with its list
+    below the table was one box over the whole table. Lines far apart, or in the next column, are
+    boxes of their own; wrapped lines of one sentence stay one box."""
+    from mmrag_desktop.engine.answer.quote_boxes import quote_boxes
+
+    lines = [
+        {"p": 1, "b": [72, 100, 520, 111], "t": "The following types of lines have been implemented so far:"},
+        {"p": 1, "b": [72, 400, 300, 411], "t": "RLC (uniform transmission line with series loss only),"},
+        {"p": 1, "b": [72, 413, 250, 424], "t": "RC (uniform RC line),"},
+        {"p": 1, "b": [320, 90, 520, 101], "t": "LC (lossless transmission line)."},
+    ]
+    got = quote_boxes(lines, "The following types of lines have been implemented so far: RLC (uniform transmission "
+                             "line with series loss only), RC (uniform RC line), LC (lossless transmission line).")
+    assert got == [(1, (72, 100, 520, 111)), (1, (72, 400, 300, 424)), (1, (320, 90, 520, 101))]
+
+
 def test_encode_once_reuses_vectors_within_one_answer(embedder):
     import numpy as np
 
