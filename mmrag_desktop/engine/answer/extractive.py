@@ -142,6 +142,8 @@ OTHER_DOC_PENALTY = 0.3  # off other manuals' sentences when the question names 
 OPTION_ENTRY_BONUS = 0.3  # held-out h01: 0.15 left "--with-fftw3=no ..." third (bench/README.md)
 FIGURE_BONUS = 1.0  # the best caption first for a figure asked for (dev: 1.0 over 0.5; bench/README.md)
 OPTION_BONUS = 1.0  # the entry of an option the question names answers it: a look-up (no question set asks so)
+OTHER_ENTRY_PENALTY = 0.3  # off the entry of another code than the one asked for
+_ENTRY_CODE = re.compile(r"\W{0,2}(0[xX][0-9A-Fa-f]+|\d{3,})\s")
 SHORT_ENTRY = 10  # an entry's description shorter than this many words is quoted with the sentence after it
 PAIR_WORDS = 60  # a sentence and the next one it needs, quoted together, stay this short
 LEAD_IN_PENALTY = 0.2
@@ -476,7 +478,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     plan = plan_query(question)
     # (and codes: "What does gpasm error 118 mean?" / "118 Overwriting previous address contents.")
     options = options_in(question) + [w for w in plan.identifiers if "_" in w.strip("_")]
-    options += entry_codes(plan)
+    codes = entry_codes(plan)
+    options += codes
     # and names in capitals that are a section's whole heading: a reference's entries ("What does the
     # FILL directive do?", gpasm's "FILL" and "__BADRAM"; not a product's name: "KiCad" heads the section
     # that introduces KiCad, not the flag asked for)
@@ -517,6 +520,9 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
                 # shares with its neighbours; the next sentence says what it is ("The OOB area is filled
                 # with 0xff, except for a 4-bit software ECC specific to the boot ROM in Marvell Kirkwood SoCs.")
                 c.text, c.following = f"{c.text} {c.following}", ""
+        elif codes and (m := _ENTRY_CODE.match(c.text)) and m.group(1) not in codes:
+            # the entry of another code of the list ("120 Call or jump not allowed ..." for error 118)
+            c.score -= OTHER_ENTRY_PENALTY
         if c.introduces:
             c.score += howto_bonus
         if asked and _carries(c.text, asked):

@@ -1052,6 +1052,19 @@ def test_a_code_the_question_gives_is_answered_by_its_entry(embedder, monkeypatc
                                                                    "same address.")
     monkeypatch.setattr(extractive, "SHORT_ENTRY", 0)
     assert rank_candidates(question, blocks, embedder)[0].text == "118 Overwriting previous address contents."
+    # nor is the entry of another code (the real list's 120 repeats 118's explanation)
+    monkeypatch.undo()
+    real = pack_evidence([hits[0], gputils_hit(222, 37, section="gpasm > 2.5 Errors", score=0.02,
+                                               text="118 Overwriting previous address contents.\ngpasm was "
+                                                    "instructed to write different values into the same address.\n"
+                                                    "120 Call or jump not allowed at this address (must be in low "
+                                                    "half of page) gpasm was instructed to write different values "
+                                                    "into the same address.\n121 Illegal label.")], 1000)
+    ranked = rank_candidates(question, real, embedder)
+    assert ranked[0].text.startswith("118 ")
+    other = next(c.score for c in ranked if c.text.startswith("120 "))
+    monkeypatch.setattr(extractive, "OTHER_ENTRY_PENALTY", 0.0)
+    assert other < next(c.score for c in rank_candidates(question, real, embedder) if c.text.startswith("120 ")) - 0.25
 
 
 def test_the_sentence_that_states_what_is_asked_is_quoted(embedder, monkeypatch):
