@@ -97,6 +97,10 @@ NAV_PENALTY = 0.6  # contents and index chunks, off the final score (the best se
 # on the fused score alone)
 NAV_LEADERS = 0.6
 PAGE_HIGHLIGHT_RATIO = 0.55  # a same-kind chunk of the page this close in score may supply its highlight (0.7 before session 23)
+# a lead-in after the sentence that matched is continued into the next chunk when it matches at least
+# this share as well (R's "To remove objects the function rm is available:" 1.6x the workspace
+# sentence before it; OpenOCD's lead-in after the Zephyr sentence 0.5-0.7x)
+LEAD_IN_MATCH = 0.8
 SEGMENT_WEIGHT = 0.5  # weight of the best sentence's match in the final score
 # a hit of a document the query names (doc_names.py): dev R@1 0.651 at 1.0-1.35, 0.667 at 1.5 and the
 # same at every value up to 5 on all four sets; 3 puts R-intro first for "How do I read a CSV file
@@ -435,7 +439,7 @@ class Searcher:
             highlights[cid] = hl
             kept.append(cid)
         self._entries_of_fragments(kept, rows, highlights, scored, hvec, plan, filters, idf)
-        self._continue_lead_ins(kept, rows, highlights, scored)
+        held = self._continue_lead_ins(kept, rows, highlights, scored, segs, hvec)
         leads: dict[int, list[dict]] = {}  # chunk id -> the lines where its first sentence begins
 
         def lead(cid: int) -> list[dict]:
@@ -465,7 +469,7 @@ class Searcher:
             for c in chosen
         ]
         along = _companions(companions, plan, chosen, order, replaced, rows, candidate_hl, highlights)
-        followers = self._followers(companions, chosen, rows, along)
+        followers = self._followers(companions, chosen, rows, along, held)
         segs = self._match_vectors([nxt for _, nxt in followers]) if followers else {}
         for i, nxt in followers:
             candidate_hl[nxt] = _row_highlight(rows[nxt], segs.get(nxt), hvec, plan, filters, idf)
@@ -478,21 +482,24 @@ class Searcher:
         hits.extend(self._enrich(hits, plan, hvec, idf, filters))
         return hits
 
-    def _followers(self, n: int, chosen: list[int], rows: dict, along: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    def _followers(self, n: int, chosen: list[int], rows: dict, along: list[tuple[int, int]],
+                   held: dict[int, int]) -> list[tuple[int, int]]:
         """(place among the hits, chunk id) of the chunk after each of the first `n` hits that is
         shorter than SHORT_HIT_WORDS and brings no other companion (`along`): a manual page's NAME line
         ("hexagui - Vismach Virtual Machine GUI") says what the DESCRIPTION after it explains
         ("... simulating a Horizontal Boring Machine."). The follower is the document's next text
-        chunk on the same page, fetched into `rows`."""
+        chunk on the same page, fetched into `rows`; for a hit whose closing lead-in was not
+        continued (`held`, _continue_lead_ins), the chunk that continues it."""
         out: list[tuple[int, int]] = []
         for i, c in enumerate(chosen[:n]):
-            if any(j == i for j, _ in along) or rows[c]["kind"] != "text" or len(rows[c]["text"].split()) >= SHORT_HIT_WORDS:
+            short = rows[c]["kind"] == "text" and len(rows[c]["text"].split()) < SHORT_HIT_WORDS
+            if any(j == i for j, _ in along) or not (short or c in held):
                 continue
-            nxt = self.chunks.next_text(rows[c]["doc_id"], rows[c]["ord"])
+            nxt = held.get(c) or self.chunks.next_text(rows[c]["doc_id"], rows[c]["ord"])
             if nxt is None or nxt in chosen or any(o == nxt for _, o in along + out):
                 continue
             row = rows.get(nxt) or self.chunks.rows([nxt]).get(nxt)
-            if row is None or row["page"] != rows[c]["page"]:
+            if row is None or (c not in held and row["page"] != rows[c]["page"]):
                 continue
             rows[nxt] = row
             out.append((i, nxt))
@@ -551,11 +558,17 @@ class Searcher:
                     scored[cid] = max(scored.values()) + 1e-6
                     return
 
-    def _continue_lead_ins(self, kept: list[int], rows: dict, highlights: dict, scored: dict) -> None:
+    def _continue_lead_ins(self, kept: list[int], rows: dict, highlights: dict, scored: dict,
+                           segs: dict[int, np.ndarray], hvec: np.ndarray) -> dict[int, int]:
         """A text hit whose highlight ends with its chunk's last line, a lead-in ("To remove
         objects the function rm is available:"), shows what that line announces: the next chunk
         starts with the same line (chunks overlap) and goes on with it ("> rm(x, y, ...)"), so the
-        hit becomes that chunk, highlighting the lead-in and the segment after it."""
+        hit becomes that chunk, highlighting the lead-in and the segment after it. Not when the
+        lead-in only follows the sentence that matched and matches the query much less
+        (LEAD_IN_MATCH): "Zephyr must be compiled with the DEBUG_THREAD_INFO option." is the
+        answer, not "FreeRTOS and uC/OS-III RTOSes may require ... linked along with the project:"; the
+        chunk that continues such a lead-in is returned (hit -> it) to follow the hit in answers."""
+        held: dict[int, int] = {}
         for i, cid in enumerate(kept):
             row, hl = rows[cid], highlights[cid]
             if row["kind"] != "text" or hl.segment < 0 or not row["text"].rstrip().endswith(":"):
@@ -570,6 +583,10 @@ class Searcher:
                 # the line is shown for the sentence that ends on it, not for the lead-in: "floor is the
                 # mathematician's integer part ... −3." matched, "... here's the explanation:" did not
                 continue
+            vecs = segs.get(cid)
+            weak = bool(last.get("s") and last["s"][-1] == hl.segment + 1 and vecs is not None
+                        and last["s"][-1] < len(vecs)
+                        and float(vecs[last["s"][-1]] @ hvec) < LEAD_IN_MATCH * float(vecs[hl.segment] @ hvec))
             nxt = self.chunks.next_text(row["doc_id"], row["ord"])
             if nxt is None or nxt in kept:
                 continue
@@ -583,8 +600,12 @@ class Searcher:
             after = next((s for ln in new_lines[1:] for s in ln.get("s") or [] if s > lead), None)
             if after is None:
                 continue
+            if weak:
+                held[cid] = nxt
+                continue
             chosen = [ln for ln in new_lines if {lead, after} & set(ln.get("s") or [])]
             _hit_becomes(kept, i, new, lines_highlight(chosen, lead, hl.score), rows, highlights, scored)
+        return held
 
     def _entries_of_fragments(self, kept: list[int], rows: dict, highlights: dict, scored: dict, hvec: np.ndarray,
                               plan: QueryPlan, filters: Filters, idf: dict[str, float]) -> None:

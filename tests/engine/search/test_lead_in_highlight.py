@@ -81,3 +81,21 @@ def test_a_sentence_two_before_a_lead_in_keeps_its_own_chunk(library, tmp_path):
     assert answer in hit.text
     answer_y = 90 + 16 * lines.index(answer)
     assert hit.bbox[1] <= answer_y + 3 <= hit.bbox[3], (hit.bbox, answer_y)
+
+
+def test_a_sentence_just_before_a_lead_in_it_outmatches_keeps_its_own_chunk(library, tmp_path):
+    """OpenOCD's RTOS support: "Zephyr must be compiled with the DEBUG_THREAD_INFO option." matched,
+    and the chunk's last line, the next sentence, is a lead-in about something else ("FreeRTOS and
+    uC/OS-III RTOSes may require additional OpenOCD-specific file to be linked along with the
+    project:"); the hit became the next chunk, the file names, and the answer was lost. A lead-in
+    right after the matched sentence is continued only when it matches nearly as well (LEAD_IN_MATCH)."""
+    answer = "The zap command must be compiled with the DEBUG_ZAP_INFO option to list the session threads."
+    lead = "The wipe and purge helpers may require an additional vendor file linked along with the project:"
+    lines = _page_lines(library, [answer, lead])
+    pdf = write_pdf(tmp_path / "session.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines)]])
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    stored = [json.loads(r[0]) for r in library.conn.execute("SELECT lines FROM chunks ORDER BY id")]
+    assert stored[0][-1]["t"] == lead and stored[1][0]["t"] == lead  # the chunk ends with the lead-in
+
+    hit = library.search("Which option must zap be compiled with to list its threads?", k=3)[0]
+    assert answer in hit.text, hit.text
