@@ -198,14 +198,15 @@ def decisive_unknown(question: str, unknown: Sequence[str]) -> list[str]:
     """The `unknown` words (unknown_words) that make a question not covered whatever the score: one
     written as a name ("the HackRF Pro": letters only, a capital, not the question's first word) or a
     word of what it asks for ("What is the operating temperature range of HackRF One?" of a library
-    that never says "temperature"). Codes ("DB-25", "Mini-DIN": a figure question may name a drawing's
+    that never says "temperature"; "How do I calibrate my monitor ...?" of one that never says
+    "monitor"). Codes ("DB-25", "Mini-DIN": a figure question may name a drawing's
     connector by a name its labels do not give) and general words the manuals happen not to use
     ("screenshot", "rerun", "largest") are left to the score."""
     if not unknown:
         return []
-    from ..search.query import asked_phrase
+    from ..search.query import asked_phrase, howto_object
 
-    asked = set((asked_phrase(question) or "").lower().split())
+    asked = set(" ".join(filter(None, (asked_phrase(question), howto_object(question)))).lower().split())
     written = {t.lower(): t for i, t in enumerate(_TERM.findall(question)) if i > 0}
     return [w for w in unknown
             if w in asked or (written.get(w, "").isalpha() and not written[w].islower())]

@@ -164,6 +164,19 @@ def asked_phrase(question: str) -> str | None:
     return " ".join(m.group(1).split()) if m else None
 
 
+# what a how-to question wants done to what: "How do I calibrate my monitor with a colorimeter?"
+_HOW_DO_I = re.compile(r"^\s*how\s+(?:do|can|could|should|would)\s+(?:i|you|we|one)\s+[\w-]+\s+"
+                       r"(?:(?:a|an|the|my|our|its|this|that)\s+)?((?:[\w-]+\s+){0,2}?[\w-]+?)"
+                       r"(?:\s+(?:of|in|for|on|with|from|to|into|at|by|using|so|that|when|if|and|or)\b|\s*\?|$)", re.I)
+
+
+def howto_object(question: str) -> str | None:
+    """The thing a how-to question wants something done to ("monitor" of "How do I calibrate my
+    monitor with a colorimeter for Gutenprint?"), or None when the question is no "How do I ...?"."""
+    m = _HOW_DO_I.match(question)
+    return " ".join(m.group(1).split()) if m else None
+
+
 def options_in(text: str) -> list[str]:
     """The command-line options and dot-commands `text` names, as written, in order ("-F",
     "--prefix", ".save")."""

@@ -336,6 +336,11 @@ def test_a_name_or_an_asked_for_word_the_library_never_uses_decides_alone(embedd
     assert decisive_unknown("Which 74-series part is the OR gate?", ["74-series"]) == []
     assert decisive_unknown("wiring of a DB-9 to Mini-DIN cable", ["mini-din"]) == []
     assert decisive_unknown("Pro users: what does the programmer need?", ["pro"]) == []  # the first word
+    # the thing a how-to question wants something done to (Gutenprint's manual, no set's: "How do I
+    # calibrate my monitor with a colorimeter for Gutenprint?" was answered with ICC profile advice)
+    assert decisive_unknown("How do I calibrate my monitor with a colorimeter?", ["monitor", "colorimeter"]) == [
+        "monitor"]
+    assert decisive_unknown("How do I flash the board quickly?", ["quickly"]) == []  # not what it is done to
     british = assess("Under which licence is the supply voltage of the programmer's colour?", POWER, embedder,
                      term_df=term_df, unknown_margin=0.0)
     assert british.unknown == [] and not british.insufficient
