@@ -167,7 +167,8 @@ def asked_phrase(question: str) -> str | None:
 # what a how-to question wants done to what: "How do I calibrate my monitor with a colorimeter?"
 _HOW_DO_I = re.compile(r"^\s*how\s+(?:do|can|could|should|would)\s+(?:i|you|we|one)\s+[\w-]+\s+"
                        r"(?:(?:a|an|the|my|our|its|this|that)\s+)?((?:[\w-]+\s+){0,2}?[\w-]+?)"
-                       r"(?:\s+(?:of|in|for|on|with|from|to|into|at|by|using|so|that|when|if|and|or)\b|\s*\?|$)", re.I)
+                       r"(?:\s+(?:of|in|for|on|with|from|to|into|at|by|using|so|that|when|if|and|or|over|via|"
+                       r"through|without|under|after|before|while|between|as|\w+ly)\b|\s*\?|$)", re.I)
 
 
 def howto_object(question: str) -> str | None:
