@@ -735,10 +735,9 @@ def select_sentences(
     # a table's rows are facts of their own: the best first ("Model: XS-3525/8S-3 | ... | Direction Hold: 200"
     # for the Xylotex drive asked about, not the ST L297 row above it in the table)
     tables = {b.id for b in blocks if b.hit.kind == "table"}
-    lists = {c.block_id for c in chosen}
     # and so are a definition list's entries: "--crosshair-color <string> Color of the crosshair. Default:
     # '#ff0000'" asked for comes before the "--black-color" entry above it when both are quoted
-    lists -= {c.block_id for c in chosen if not c.listed}
+    lists = {c.block_id for c in chosen} - {c.block_id for c in chosen if not c.listed}
     return sorted(chosen, key=lambda c: (first[c.block_id], not c.entry,
                                          -c.score if c.block_id in tables | lists else c.position))
 

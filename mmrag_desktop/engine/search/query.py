@@ -220,7 +220,7 @@ def heads_section(section: str, option: str) -> bool:
 
 # a reference entry the question names by its kind ("the ToggleVendor action", "the jtag names command")
 _ENTRY_NAMED = re.compile(r"\bthe\s+([A-Za-z_][\w.:-]*(?:\s[a-z_][\w.:-]*)?)\s+(?:action|command|function|directive|"
-                          r"macro|instruction|keyword|statement|procedure|method)s?\b")
+                          r"macro|instruction|keyword|statement|procedure|method)s?\b", re.I)
 
 
 def entries_named(question: str) -> list[str]:

@@ -1253,6 +1253,7 @@ def test_an_entry_the_question_names_by_its_kind_is_quoted_first(embedder):
     assert entries_named("What does the ToggleVendor action do?") == ["ToggleVendor"]
     assert entries_named("What does the jtag names command return?") == ["jtag names"]
     assert entries_named("How do I draw a line?") == []
+    assert entries_named("The jtag names Command: what does it return?") == ["jtag names"]
     action = Hit(chunk_id=1, doc_id=1, doc="pcb.pdf", page=159, bbox=None, kind="text", score=0.04,
                  section="Appendix H Action Reference > H.1 Core actions > H.1.87 ToggleVendor",
                  text="\ufffd\nToggleVendor()\n\ufffd\nToggles the state of automatic drill size mapping.\nWhen drill mapping is "
