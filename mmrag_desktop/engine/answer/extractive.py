@@ -54,6 +54,7 @@ from ..search.query import (
     prints_option,
     starts_with_option,
     titles_section,
+    whatis_line,
 )
 from ..sentence_split import DEFINITION_LINE, DOT_LEADERS, split_sentences
 from ..sentence_split import PROMPT as _PROMPT
@@ -125,6 +126,10 @@ _PLACEHOLDER = re.compile(r"\[[^\]]*\]|<[^>]*>|\{[^}]*\}")  # a synopsis's optio
 # (also "When not specified ..., the port number defaults to 3333.": whose port, the sentence before says)
 _ITS_DEFAULT = re.compile(r"^(?:(?:when|if)\b[^,.]{0,80},\s*)?(?:(?:the |its )?default(?: value)?(?: is\b|:)"
                           r"|(?:the |its )(?:\w+ ){0,2}defaults to\b)", re.I)
+# a manual page's NAME line ("tof − IEC TOF timer - delay falling edge on a signal"): no sentence cut off
+_WHATIS = re.compile(r"[\w.+-]+(?:, [\w.+-]+)* [\u2212\u2013\u2014] \S")
+_WHATIS_HYPHEN = re.compile(r"[\w.+-]+(?:, [\w.+-]+)* - \S")  # ("hexagui - Vismach Virtual Machine GUI") under NAME
+_NAME_SECTION = re.compile(r"(?:^| > )NAME$")
 _BULLET = re.compile(r"^(?:[\u2022\u25e6\u25aa\u2023*]|-\s|\d+[.)]\s)")
 # a list item's number or letter, split off as a piece of its own ("5." of "5. The Asymptote
 # examples directory ..."): no sentence that completes the item before it (nor its value)
@@ -285,7 +290,8 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             if references and _BULLET.match(s) and s.rstrip()[-1:] not in ".!?":  # a listed title
                 continue
             s = " ".join(words[:max_words]) + (" ..." if len(words) > max_words else "")
-            if pos == 0 and s[:1].islower() and not titles_section(b.hit.section, words[0]):
+            if (pos == 0 and s[:1].islower() and not titles_section(b.hit.section, words[0])
+                    and not _WHATIS.match(s) and not (_NAME_SECTION.search(b.hit.section) and _WHATIS_HYPHEN.match(s))):
                 # the chunk starts mid-sentence: "... default value is 1.0e-12." (not "gpdasm is a
                 # disassembler for gputils." under "5.1 gpdasm": a name in lower case opens its section)
                 s = f"... {s}"
@@ -509,7 +515,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.text = f"{c.label} {c.text}"
         if (defining.get(c.block_id) == c.position or any(_describes(c.text, o, heads[c.block_id]) for o in options)
                 or (settings and settings.match(c.text))
-                or (DEFINITION_LINE.match(c.label) and any(starts_with_option(c.label, e) for e in entries))):
+                or (DEFINITION_LINE.match(c.label) and any(starts_with_option(c.label, e) for e in entries))
+                or any(whatis_line(e, c.text) for e in entries)):
             # the entry of the option or setting the question names ("ITL1=x resets the dc iteration limit.")
             c.score += OPTION_BONUS
             c.entry = True

@@ -220,13 +220,20 @@ def heads_section(section: str, option: str) -> bool:
 
 # a reference entry the question names by its kind ("the ToggleVendor action", "the jtag names command")
 _ENTRY_NAMED = re.compile(r"\bthe\s+([A-Za-z_][\w.:-]*(?:\s[a-z_][\w.:-]*)?)\s+(?:action|command|function|directive|"
-                          r"macro|instruction|keyword|statement|procedure|method)s?\b", re.I)
+                          r"component|program|utility|driver|module|pass|macro|instruction|keyword|statement|"
+                          r"procedure|method)s?\b", re.I)
 
 
 def entries_named(question: str) -> list[str]:
     """The reference entries `question` names by their kind, as written ("What does the ToggleVendor
     action do?" -> "ToggleVendor"; "What does the jtag names command return?" -> "jtag names")."""
     return list(dict.fromkeys(m.group(1) for m in _ENTRY_NAMED.finditer(question)))
+
+
+def whatis_line(name: str, text: str) -> bool:
+    """True when `text` opens with `name`'s one-line description as a manual page's NAME section gives
+    it ("tof − IEC TOF timer - delay falling edge on a signal")."""
+    return re.match(re.escape(name) + r"\s+[\u2212\u2013\u2014-]\s+\S", text, re.I) is not None
 
 
 def titles_section(section: str, name: str) -> bool:

@@ -29,6 +29,7 @@ from .fusion import mmr, weighted_rrf
 from .highlight import Highlight, choose_highlight, lines_highlight, segment_highlight
 from .query import (
     QueryPlan,
+    entries_named,
     entry_names,
     heads_section,
     option_fts,
@@ -37,6 +38,7 @@ from .query import (
     prints_option,
     quote_term,
     starts_with_option,
+    whatis_line,
 )
 from .rerank import RERANK_TOP, rerank_sentences, rerank_top
 
@@ -288,6 +290,7 @@ def _companions(n: int, plan: QueryPlan, chosen: list[int], order: list[int], re
         return []
     missing = [w for w in dict.fromkeys(plan.options + plan.identifiers)
                if not any(_names(w, rows[c]["text"]) for c in chosen)]
+    entries = [e for e in entries_named(plan.text) if not any(whatis_line(e, rows[c]["text"]) for c in chosen)]
     out = []
     for i, c in enumerate(chosen[:n]):
         other = replaced.get(c)
@@ -297,6 +300,14 @@ def _companions(n: int, plan: QueryPlan, chosen: list[int], order: list[int], re
                           and any(_names(w, rows[o]["text"]) for w in missing)), None)
         if other is not None and other not in chosen and other not in (o for _, o in out):
             out.append((i, other))
+        if entries:
+            # and the manual page's NAME line of the entry asked about ("tof − IEC TOF timer - delay falling
+            # edge on a signal"), when the hit shows the page's PINS
+            name = next((o for o in order if o not in chosen and rows[o]["doc_id"] == rows[c]["doc_id"]
+                         and rows[o]["page"] == rows[c]["page"]
+                         and any(whatis_line(e, rows[o]["text"]) for e in entries)), None)
+            if name is not None and name not in (o for _, o in out):
+                out.append((i, name))
     return out
 
 

@@ -55,3 +55,38 @@ def test_a_hit_of_a_few_words_brings_the_chunk_after_it(library, tmp_path, monke
 
     monkeypatch.setattr(searcher, "SHORT_HIT_WORDS", 0)  # without followers the answer misses it
     assert "Horizontal" not in pipeline.ask(library, question, mode="extractive").text
+
+
+TOF = [("NAME", ["tof - IEC TOF timer - delay falling edge on a signal"]),
+       ("SYNOPSIS", ["loadrt tof [count=N|names=name1[,name2...]]"]),
+       ("FUNCTIONS", ["tof.N (requires a floating-point thread)", "Update the timer"]),
+       ("PINS", ["tof.N.in bit in", "Input signal", "tof.N.q bit out", "Output signal", "tof.N.et float out",
+                 "Elapsed time since falling edge in seconds"]),
+       ("PARAMETERS", ["tof.N.pt float rw", "Delay time in seconds"]),
+       ("LICENSE", ["GPL"])]
+TON = [("NAME", ["ton - IEC TON timer - delay rising edge on a signal"]),
+       ("DESCRIPTION", ["The ton component delays the rising edge of its input by the time given in its pt "
+                        "parameter."])]
+
+
+def test_the_name_line_of_a_component_asked_about_comes_along(library, tmp_path, monkeypatch):
+    """LinuxCNC's tof(9) (groff sets the NAME dash as U+2212; the test PDF's base-14 font has a hyphen):
+    "What does the tof component do?" had the page's PINS as its hit and quoted
+    other components' DESCRIPTIONs; the NAME line says what it does. It comes along with the hit
+    (`_companions`, an entry the question names by its kind; here also as the page's better-scored
+    chunk) and is quoted first and whole, without the "... " of a chunk that opens in lower case."""
+    from mmrag_desktop.engine.answer import pipeline
+
+    pdf = _manual_page(tmp_path / "man.pdf", [TOF, TON])
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    question = "What does the tof component do?"
+    along = library.search(question, k=3, companions=2)
+    assert any(h.text.startswith("tof - IEC TOF timer") and h.page == 1 for h in along), [h.text for h in along]
+    answer = pipeline.ask(library, question, mode="extractive")
+    assert answer.text.startswith("tof - IEC TOF timer - delay falling edge on a signal"), answer.text
+    import re
+
+    from mmrag_desktop.engine.answer import extractive
+
+    monkeypatch.setattr(extractive, "_NAME_SECTION", re.compile(r"(?!)"))  # read as a chunk cut mid-sentence
+    assert not pipeline.ask(library, question, mode="extractive").text.startswith("tof - IEC")
