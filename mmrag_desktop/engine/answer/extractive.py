@@ -130,6 +130,7 @@ _ITS_DEFAULT = re.compile(r"^(?:(?:when|if)\b[^,.]{0,80},\s*)?(?:(?:the |its )?d
 _WHATIS = re.compile(r"[\w.+-]+(?:, [\w.+-]+)* [\u2212\u2013\u2014] \S")
 _WHATIS_HYPHEN = re.compile(r"[\w.+-]+(?:, [\w.+-]+)* - \S")  # ("hexagui - Vismach Virtual Machine GUI") under NAME
 _NAME_SECTION = re.compile(r"(?:^| > )NAME$")
+_ACRONYM = re.compile(r"\b([A-Z]{3,5})s?\b")  # two letters ("AC", "LM") spell too many runs
 _BULLET = re.compile(r"^(?:[\u2022\u25e6\u25aa\u2023*]|-\s|\d+[.)]\s)")
 # a list item's number or letter, split off as a piece of its own ("5." of "5. The Asymptote
 # examples directory ..."): no sentence that completes the item before it (nor its value)
@@ -334,6 +335,20 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
     return out
 
 
+def spelled_out(question: str) -> dict[str, set[str]]:
+    """The acronyms that runs of three to five of the question's words spell, to the words' content
+    terms: "least significant bits" -> {"lsb": {"least", "significant", "bit"}} (OpenOCD's "JTAG requires
+    the two LSBs of this value to be 01." answers "What must the two least significant bits of the
+    ircapture value be?")."""
+    words = [w for w in re.findall(r"[A-Za-z]+", question) if w.lower() not in STOPWORDS]
+    out: dict[str, set[str]] = {}
+    for n in range(3, 6):
+        for i in range(len(words) - n + 1):
+            run = words[i:i + n]
+            out.setdefault("".join(w[0] for w in run).lower(), set(content_terms(" ".join(run))))
+    return out
+
+
 def list_items(rest: Sequence[str], budget: int) -> list[str]:
     """The items of the list `rest` opens with (the sentences after its lead-in), each item's
     description on the line after a short item with it ("• -irlen NUMBER" / "The length in bits of the
@@ -464,6 +479,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     if not cands:
         return []
     q_terms = set(content_terms(question))
+    spelled = spelled_out(question)
     docs = {b.id: (b.hit.doc, "") for b in blocks}
     named = named_documents(question, docs)  # ids of the blocks from a manual the question names
     cos = None
@@ -509,7 +525,10 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     rows_of = {b.id for b in blocks if b.hit.kind == "table"}
     n = max(b.id for b in blocks)
     for i, c in enumerate(cands):
-        cover = len(q_terms & set(content_terms(c.text))) / len(q_terms) if q_terms else 0.0
+        have = set(content_terms(c.text))
+        for a in _ACRONYM.findall(c.text):  # "LSBs" says "least significant bits"
+            have |= spelled.get(a.lower(), set())
+        cover = len(q_terms & have) / len(q_terms) if q_terms else 0.0
         c.score = (float(cos[i]) if cos is not None else 0.0) + 0.5 * cover + rank_weight * (n - c.block_id) / n
         if c.label:  # "~/.octaverc" + "This file is used to make personal changes ...": quote both
             c.text = f"{c.label} {c.text}"

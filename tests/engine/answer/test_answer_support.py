@@ -1345,3 +1345,28 @@ def test_a_bulleted_entry_is_answered_with_the_sentence_that_tells_it_apart(embe
                                           "implemented so far:\n\u2022 RLC (uniform transmission line),\n\u2022 RC "
                                           "(uniform RC line)", "6.2 Lossy Transmission Lines"))
     assert cands[0].text.startswith("The following types") and not cands[0].label
+
+
+def test_an_acronym_counts_as_the_words_it_spells(embedder, monkeypatch):
+    """OpenOCD's TAP declaration (no set's manual): "What must the two least significant bits of the
+    ircapture value be?" is answered by "JTAG requires the two LSBs of this value to be 01.", which
+    shares two words with the question and ranked sixth. An acronym of three to five capitals counts
+    as the run of question words it spells; two letters ("AC", "LM") spell too many."""
+    from mmrag_desktop.engine.answer import extractive
+    from mmrag_desktop.engine.answer.confidence import content_terms
+    from mmrag_desktop.engine.answer.extractive import spelled_out
+
+    assert spelled_out("What must the two least significant bits be?")["lsb"] == set(content_terms("least significant bits"))
+    assert "ac" not in spelled_out("allowed conductance")
+    block = one_block("The bit pattern loaded by the TAP into the JTAG shift register on entry to the ircapture "
+                      "state, such as 0x01. JTAG requires the two LSBs of this value to be 01. By default, "
+                      "-ircapture and -irmask are set up to verify that two-bit value.",
+                      "10.3 TAP Declaration Commands", "openocd.pdf", 74)
+    question = "What must the two least significant bits of the ircapture value be?"
+
+    def score():
+        return next(c.score for c in rank_candidates(question, block, embedder) if "LSBs" in c.text)
+
+    with_acronyms = score()
+    monkeypatch.setattr(extractive, "spelled_out", lambda q: {})
+    assert with_acronyms > score() + 0.2
