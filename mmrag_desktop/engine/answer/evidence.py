@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ..elements import BBox
 from ..hits import Hit
+from ..search.query import OPTION
 from ..sentence_split import DEFINITION_LINE, PROMPT
 from .events import Citation
 
@@ -57,7 +58,7 @@ _GOES_ON = re.compile(r"(?:\b(?:the|a|an|of|to|in|on|at|by|for|with|and|or|nor|f
 _OPTION_LINE = re.compile(r"^(?:\[-{1,2}[A-Za-z0-9]|\(-{1,2}\w+\) )")  # "(-1)": "[-1]" neutralised
 # an option's entry in a list of options ("--crosshair-color <string>" above "Color of the crosshair.
 # Default: '#ff0000'"): the option alone, with its argument's placeholder
-_OPTION_ENTRY_LINE = re.compile(r"^--?[A-Za-z][\w-]*(?:[ =](?:<[^<>]*>|\[[^\[\]]*\]|[A-Z][A-Z_]*))?$")
+_OPTION_ENTRY_LINE = re.compile(r"^" + OPTION + r"(?:[ =](?:<[^<>]*>|\[[^\[\]]*\]|[A-Z][A-Z_]*))?$")
 
 
 def unwrap_lines(text: str) -> str:

@@ -127,8 +127,8 @@ _PLACEHOLDER = re.compile(r"\[[^\]]*\]|<[^>]*>|\{[^}]*\}")  # a synopsis's optio
 _ITS_DEFAULT = re.compile(r"^(?:(?:when|if)\b[^,.]{0,80},\s*)?(?:(?:the |its )?default(?: value)?(?: is\b|:)"
                           r"|(?:the |its )(?:\w+ ){0,2}defaults to\b)", re.I)
 # a manual page's NAME line ("tof − IEC TOF timer - delay falling edge on a signal"): no sentence cut off
-_WHATIS = re.compile(r"[\w.+-]+(?:, [\w.+-]+)* [\u2212\u2013\u2014] \S")
-_WHATIS_HYPHEN = re.compile(r"[\w.+-]+(?:, [\w.+-]+)* - \S")  # ("hexagui - Vismach Virtual Machine GUI") under NAME
+# (with a hyphen, "hexagui - Vismach Virtual Machine GUI", only under NAME)
+_WHATIS = re.compile(r"[\w.+-]+(?:, [\w.+-]+)* ([\u2212\u2013\u2014-]) \S")
 _NAME_SECTION = re.compile(r"(?:^| > )NAME$")
 _ACRONYM = re.compile(r"\b([A-Z]{3,5})s?\b")  # two letters ("AC", "LM") spell too many runs
 _BULLET = re.compile(r"^(?:[\u2022\u25e6\u25aa\u2023*]|-\s|\d+[.)]\s)")
@@ -291,8 +291,9 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             if references and _BULLET.match(s) and s.rstrip()[-1:] not in ".!?":  # a listed title
                 continue
             s = " ".join(words[:max_words]) + (" ..." if len(words) > max_words else "")
+            whatis = _WHATIS.match(s)
             if (pos == 0 and s[:1].islower() and not titles_section(b.hit.section, words[0])
-                    and not _WHATIS.match(s) and not (_NAME_SECTION.search(b.hit.section) and _WHATIS_HYPHEN.match(s))):
+                    and not (whatis and (whatis.group(1) != "-" or _NAME_SECTION.search(b.hit.section)))):
                 # the chunk starts mid-sentence: "... default value is 1.0e-12." (not "gpdasm is a
                 # disassembler for gputils." under "5.1 gpdasm": a name in lower case opens its section)
                 s = f"... {s}"

@@ -481,9 +481,9 @@ class Searcher:
         ]
         along = _companions(companions, plan, chosen, order, replaced, rows, candidate_hl, highlights)
         followers = self._followers(companions, chosen, rows, along, held)
-        segs = self._match_vectors([nxt for _, nxt in followers]) if followers else {}
+        follower_vecs = self._match_vectors([nxt for _, nxt in followers]) if followers else {}
         for i, nxt in followers:
-            candidate_hl[nxt] = _row_highlight(rows[nxt], segs.get(nxt), hvec, plan, filters, idf)
+            candidate_hl[nxt] = _row_highlight(rows[nxt], follower_vecs.get(nxt), hvec, plan, filters, idf)
             along.append((i, nxt))
         for i, other in reversed(sorted(along)):
             hl = self._from_sentence_start(rows[other], candidate_hl[other], lead)
