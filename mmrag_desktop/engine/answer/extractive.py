@@ -149,6 +149,11 @@ OPTION_ENTRY_BONUS = 0.3  # held-out h01: 0.15 left "--with-fftw3=no ..." third 
 FIGURE_BONUS = 1.0  # the best caption first for a figure asked for (dev: 1.0 over 0.5; bench/README.md)
 OPTION_BONUS = 1.0  # the entry of an option the question names answers it: a look-up (no question set asks so)
 OTHER_ENTRY_PENALTY = 0.3  # off the entry of another code than the one asked for
+# a number of the question that a sentence gives only as a bound (">32 bits" for "a 32-bit return
+# value": SDCC's PIC16 table has a "32 bits" row too; the two rows scored 0.780 and 0.776)
+BOUND_PENALTY = 0.1
+_BOUND = re.compile(r"(?:[<>\u2264\u2265]=?|\b(?:over|above|below|under|more than|less than|fewer than|up to|at least|at most))\s*$",
+                    re.I)
 _ENTRY_CODE = re.compile(r"\W{0,2}(0[xX][0-9A-Fa-f]+|\d{3,})\s")
 SHORT_ENTRY = 10  # an entry's description shorter than this many words is quoted with the sentence after it
 PAIR_WORDS = 60  # a sentence and the next one it needs, quoted together, stay this short
@@ -524,6 +529,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     stated = _states(question)
     phrases = _question_phrases(question)
     rows_of = {b.id for b in blocks if b.hit.kind == "table"}
+    exact = _exact_numbers(question)
     n = max(b.id for b in blocks)
     for i, c in enumerate(cands):
         have = set(content_terms(c.text))
@@ -552,6 +558,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score -= OTHER_ENTRY_PENALTY
         if c.introduces:
             c.score += howto_bonus
+        if exact and _only_bounds(c.text, exact):
+            c.score -= BOUND_PENALTY
         if asked and _carries(c.text, asked):
             c.score += value_bonus
         elif (asked and c.following and _carries(c.following, asked) and not _OPTION_ENTRY.match(c.following)
@@ -579,6 +587,28 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     _twins_of_the_other_polarity(question, cands)
     _lift_what_is_asked_for(question, blocks, cands, asked, named)
     return sorted(cands, key=lambda c: -c.score)
+
+
+def _numbers_with_bounds(text: str) -> list[tuple[float, bool]]:
+    """(value, written as a bound) of each number of `text` (">32 bits", "up to 4 MHz": bounds)."""
+    out = []
+    for t in terms(text):
+        if t.kind != "number" or t.value is None:
+            continue
+        for m in re.finditer(r"(?<![\w.])" + re.escape(t.text) + r"(?![\w])", text):
+            out.append((t.value, bool(_BOUND.search(text[: m.start()]))))
+    return out
+
+
+def _exact_numbers(question: str) -> set[float]:
+    """The numbers the question names as such, not as a bound ("a 32-bit return value" -> {32})."""
+    return {v for v, bound in _numbers_with_bounds(question) if not bound}
+
+
+def _only_bounds(text: str, exact: set[float]) -> bool:
+    """True when `text` gives a number of `exact` and only ever as a bound (">32 bits")."""
+    found = [bound for v, bound in _numbers_with_bounds(text) if v in exact]
+    return bool(found) and all(found)
 
 
 def _negated(text: str) -> bool:

@@ -207,8 +207,9 @@ def _option_flags(option: str) -> int:
 
 def starts_with_option(line: str, option: str) -> bool:
     """True when `line` starts with `option` (an entry of an option list: "-F Normally, ...", a
-    dot-command's synopsis: ".save vector vector ...")."""
-    return re.match(r"\s*" + re.escape(option) + r"(?![\w-])", line, _option_flags(option)) is not None
+    dot-command's synopsis: ".save vector vector ..."), in quotes or not (Texinfo's @samp entries:
+    "‘section_config’ Programmer will erase configuration section ...", AVRDUDE's manual)."""
+    return re.match(r"\s*[\u2018'\"\u201c`]?" + re.escape(option) + r"(?![\w-])", line, _option_flags(option)) is not None
 
 
 def heads_section(section: str, option: str) -> bool:

@@ -77,6 +77,11 @@ _PROSE_WORD = re.compile(r"\b[A-Za-z][a-z]+\b")
 COMPANION_AT = 3
 # an answer's hit shorter than this many words (a NAME line, a heading's chunk) brings the chunk after it
 SHORT_HIT_WORDS = 12
+# a sentence that draws the consequence of the one before it: an answer's hit whose matched sentence
+# ends its chunk brings the chunk that goes on with such a sentence ("... not possible on UPDI locked
+# devices." / "Therefore, ... you have to provide -F to override this check.", AVRDUDE's manual)
+_CONCLUSION = re.compile(r"(?:therefore|thus|hence|consequently|as a result|for this reason|this means|"
+                         r"that is why|in that case|otherwise|so)\b", re.I)
 ENTRY_GAP = 0.5  # lines of one paragraph (an entry) are at most this share of a line's height apart
 # a section that is a contents page or a back-of-book index ("Contents", "Appendix D Function and
 # variable index", "OpenOCD Concept Index"; not "Array index")
@@ -284,8 +289,10 @@ def _companions(n: int, plan: QueryPlan, chosen: list[int], order: list[int], re
                 rows: dict, candidate_hl: dict, highlights: dict) -> list[tuple[int, int]]:
     """(place among the hits, chunk id) of the chunks that come along with the first `n` hits as an
     answer's evidence (Searcher.search's `companions`): the better-scored chunk of its page a hit stands
-    for, else a chunk of its page naming an option or identifier of the query that no hit names
-    ("unlock_joints_mask": the hit is the page's example, the chunk before it names the parameter)."""
+    for, else for a part of a table cut into chunks the best other part among the candidates (SDCC's
+    data types: "long long" and "float" in one part, "long" in the other), else a chunk of its page
+    naming an option or identifier of the query that no hit names ("unlock_joints_mask": the hit is
+    the page's example, the chunk before it names the parameter)."""
     if not n:
         return []
     missing = [w for w in dict.fromkeys(plan.options + plan.identifiers)
@@ -294,6 +301,8 @@ def _companions(n: int, plan: QueryPlan, chosen: list[int], order: list[int], re
     out = []
     for i, c in enumerate(chosen[:n]):
         other = replaced.get(c)
+        if other is None and rows[c]["kind"] == "table":  # the rest of a table cut into parts
+            other = next((o for o in order if o not in chosen and _same_table(rows[o], rows[c])), None)
         if other is None and missing:
             other = next((o for o in order if o not in chosen and rows[o]["doc_id"] == rows[c]["doc_id"]
                           and candidate_hl[o].page == highlights[c].page
@@ -309,6 +318,23 @@ def _companions(n: int, plan: QueryPlan, chosen: list[int], order: list[int], re
             if name is not None and name not in (o for _, o in out):
                 out.append((i, name))
     return out
+
+
+def _shared_line(lines: list[dict], last: dict, within: int = 3) -> int | None:
+    """The index of `last` (a chunk's last line) among the first `within` of `lines` (the next chunk's:
+    chunks overlap by a line or two), None when it is not there."""
+    return next((j for j, ln in enumerate(lines[:within]) if ln["t"] == last["t"] and ln["p"] == last["p"]), None)
+
+
+def _same_table(row_a: dict, row_b: dict) -> bool:
+    """True when the two chunks are parts of one table (chunking.py cuts a long table into
+    `table_parts` chunks of its rows, one after the other, each with the table's region)."""
+    if row_a["kind"] != "table" or row_b["kind"] != "table" or row_a["doc_id"] != row_b["doc_id"]:
+        return False
+    meta_a, meta_b = json.loads(row_a["meta"] or "{}"), json.loads(row_b["meta"] or "{}")
+    parts = meta_a.get("table_parts", 1)
+    return (parts > 1 and meta_a.get("region") is not None and meta_a.get("region") == meta_b.get("region")
+            and abs(row_a["ord"] - row_b["ord"]) < parts)
 
 
 def _same_region(row_a, hl_a: Highlight, row_b, hl_b: Highlight) -> bool:
@@ -480,7 +506,7 @@ class Searcher:
             for c in chosen
         ]
         along = _companions(companions, plan, chosen, order, replaced, rows, candidate_hl, highlights)
-        followers = self._followers(companions, chosen, rows, along, held)
+        followers = self._followers(companions, chosen, rows, highlights, along, held)
         follower_vecs = self._match_vectors([nxt for _, nxt in followers]) if followers else {}
         for i, nxt in followers:
             candidate_hl[nxt] = _row_highlight(rows[nxt], follower_vecs.get(nxt), hvec, plan, filters, idf)
@@ -493,28 +519,51 @@ class Searcher:
         hits.extend(self._enrich(hits, plan, hvec, idf, filters))
         return hits
 
-    def _followers(self, n: int, chosen: list[int], rows: dict, along: list[tuple[int, int]],
-                   held: dict[int, int]) -> list[tuple[int, int]]:
+    def _followers(self, n: int, chosen: list[int], rows: dict, highlights: dict,
+                   along: list[tuple[int, int]], held: dict[int, int]) -> list[tuple[int, int]]:
         """(place among the hits, chunk id) of the chunk after each of the first `n` hits that is
         shorter than SHORT_HIT_WORDS and brings no other companion (`along`): a manual page's NAME line
         ("hexagui - Vismach Virtual Machine GUI") says what the DESCRIPTION after it explains
         ("... simulating a Horizontal Boring Machine."). The follower is the document's next text
         chunk on the same page, fetched into `rows`; for a hit whose closing lead-in was not
-        continued (`held`, _continue_lead_ins), the chunk that continues it."""
+        continued (`held`, _continue_lead_ins), the chunk that continues it; for any of the `n` hits
+        whose matched sentence ends its chunk, the next chunk when it goes on with a conclusion
+        (_concluded)."""
         out: list[tuple[int, int]] = []
         for i, c in enumerate(chosen[:n]):
-            short = rows[c]["kind"] == "text" and len(rows[c]["text"].split()) < SHORT_HIT_WORDS
-            if any(j == i for j, _ in along) or not (short or c in held):
+            nxt = self._concluded(rows[c], highlights[c])  # with or without another companion
+            if nxt is None and any(j == i for j, _ in along):
                 continue
-            nxt = held.get(c) or self.chunks.next_text(rows[c]["doc_id"], rows[c]["ord"])
+            nxt = nxt or held.get(c)
+            same_page = nxt is None  # a short hit's next chunk follows it on its own page only
+            if same_page and rows[c]["kind"] == "text" and len(rows[c]["text"].split()) < SHORT_HIT_WORDS:
+                nxt = self.chunks.next_text(rows[c]["doc_id"], rows[c]["ord"])
             if nxt is None or nxt in chosen or any(o == nxt for _, o in along + out):
                 continue
             row = rows.get(nxt) or self.chunks.rows([nxt]).get(nxt)
-            if row is None or (c not in held and row["page"] != rows[c]["page"]):
+            if row is None or (same_page and row["page"] != rows[c]["page"]):
                 continue
             rows[nxt] = row
             out.append((i, nxt))
         return out
+
+    def _concluded(self, row: dict, hl: Highlight) -> int | None:
+        """The id of the text chunk after `row` when `row`'s matched sentence (the highlight's
+        segment) is its last and the next chunk, past the line the two share, opens with a conclusion
+        drawn from it (_CONCLUSION: "Therefore, ...", "In that case ..."); None otherwise."""
+        if row["kind"] != "text" or hl.segment < 0:
+            return None
+        lines = [ln for ln in json.loads(row["lines"] or "[]") if ln.get("b")]
+        if not lines or (lines[-1].get("s") or [None])[-1] != hl.segment:
+            return None
+        nxt = self.chunks.next_text(row["doc_id"], row["ord"])
+        new = self.chunks.rows([nxt]).get(nxt) if nxt is not None else None
+        if new is None:
+            return None
+        new_lines = [ln for ln in json.loads(new["lines"] or "[]") if ln.get("b")]
+        j = _shared_line(new_lines, lines[-1])
+        text = " ".join(ln["t"] for ln in new_lines[(-1 if j is None else j) + 1:]).lstrip()
+        return nxt if _CONCLUSION.match(text) else None
 
     def _rare_exact(self, plan: QueryPlan) -> str:
         """The query's exact phrases without identifiers found in more than EXACT_MAX_SHARE of
@@ -573,7 +622,7 @@ class Searcher:
                            segs: dict[int, np.ndarray], hvec: np.ndarray) -> dict[int, int]:
         """A text hit whose highlight ends with its chunk's last line, a lead-in ("To remove
         objects the function rm is available:"), shows what that line announces: the next chunk
-        starts with the same line (chunks overlap) and goes on with it ("> rm(x, y, ...)"), so the
+        repeats the line in its first lines (chunks overlap) and goes on with it ("> rm(x, y, ...)"), so the
         hit becomes that chunk, highlighting the lead-in and the segment after it. Not when the
         lead-in only follows the sentence that matched and matches the query much less
         (LEAD_IN_MATCH): "Zephyr must be compiled with the DEBUG_THREAD_INFO option." is the
@@ -605,10 +654,11 @@ class Searcher:
             if new is None:
                 continue
             new_lines = [ln for ln in json.loads(new["lines"] or "[]") if ln.get("b")]
-            if len(new_lines) < 2 or new_lines[0]["t"] != last["t"] or not new_lines[0].get("s"):
+            j = _shared_line(new_lines, last)
+            if j is None or len(new_lines) < j + 2 or not new_lines[j].get("s"):
                 continue
-            lead = new_lines[0]["s"][-1]
-            after = next((s for ln in new_lines[1:] for s in ln.get("s") or [] if s > lead), None)
+            lead = new_lines[j]["s"][-1]
+            after = next((s for ln in new_lines[j + 1:] for s in ln.get("s") or [] if s > lead), None)
             if after is None:
                 continue
             if weak:

@@ -379,3 +379,44 @@ def test_a_sentence_is_not_quoted_again_inside_a_longer_quote(embedder):
     for a in texts:
         assert not any(a != b and a in b for b in texts), texts
     assert any("BOOT" in t for t in texts)
+
+
+def test_a_number_the_question_names_is_not_answered_by_a_bound_on_it(embedder):
+    """SDCC's PIC16 return registers: "size: >32 bits" (on stack) scored 0.780 and "size: 32 bits"
+    (FSR0L:PRODH:PRODL:WREG) 0.776 for "a 32-bit return value"; rows with the same columns are
+    duplicates, so only the bound's row was quoted. A sentence that gives a number of the question
+    only as a bound loses BOUND_PENALTY."""
+    from mmrag_desktop.engine.answer.extractive import _exact_numbers, _only_bounds
+
+    assert _exact_numbers("Which registers hold a 32-bit return value?") == {32.0}
+    assert _exact_numbers("Which values take more than 32 bits?") == set()  # asked as a bound itself
+    assert _only_bounds("size: >32 bits | destination register: on stack", {32.0})
+    assert _only_bounds("Clock rates up to 4 MHz work.", {4.0})
+    assert not _only_bounds("size: 32 bits | destination register: FSR0L:PRODH:PRODL:WREG", {32.0})
+    assert not _only_bounds("From 32 bits to >32 bits.", {32.0}) and not _only_bounds("No number here.", {32.0})
+
+    table = "\n".join(["size | destination register", "size: 8 bits | destination register: WREG",
+                       "size: 16 bits | destination register: PRODL:WREG",
+                       "size: 32 bits | destination register: FSR0L:PRODH:PRODL:WREG",
+                       "size: >32 bits | destination register: on stack, FSR0 points to the beginning"])
+    blocks = pack_evidence([hit(1, table, kind="table")], 1000)
+    ranked = [c.text for c in rank_candidates("Which registers hold a 32-bit return value?", blocks, embedder)]
+    assert ranked[0].startswith("size: 32 bits"), ranked
+
+
+def test_an_entry_in_quotes_is_the_entry_of_the_name_asked_about(embedder):
+    """Texinfo sets @samp entries in quotes (AVRDUDE's extended parameters: "‘section_config’" over
+    "Programmer will erase configuration section with option ’-e’ (chip erase), rather than entire
+    chip."): the entry of the name the question asks about, with or without its quotes."""
+    from mmrag_desktop.engine.search.query import starts_with_option
+
+    assert starts_with_option("\u2018section_config\u2019 Programmer will erase", "section_config")
+    assert starts_with_option("'section_config' Programmer will erase", "section_config")
+    assert not starts_with_option("the section_config entry", "section_config")
+    text = ("\u2018timeout=usb-transaction-timeout\u2019\nSets the timeout for USB reads and writes in milliseconds "
+            "(default is 1500 ms).\nUSBasp Extended parameters:\n\u2018section_config\u2019\nProgrammer will erase "
+            "configuration section with option \u2019-e\u2019 (chip erase), rather than entire chip. Only applicable "
+            "to TPI devices (ATtiny 4/5/9/10/20/40).")
+    blocks = pack_evidence([hit(1, text)], 1000)
+    ranked = rank_candidates("What does the USBasp section_config parameter do?", blocks, embedder)
+    assert "Programmer will erase configuration section" in ranked[0].text and ranked[0].entry, ranked[0].text

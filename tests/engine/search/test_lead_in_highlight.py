@@ -4,6 +4,7 @@ announces, even when a chunk boundary falls right after it (real PDF, SQLite, Mi
 from __future__ import annotations
 
 import json
+import re
 
 from conftest import write_pdf
 
@@ -27,10 +28,10 @@ AFTER = ["All remaining objects can be stored permanently in a file for use in f
          "If you do, the objects are written to a file called .Workspace in the current directory."]
 
 
-def _page_lines(library, before_code: list[str] = (LEAD_IN,)) -> list[str]:
+def _page_lines(library, before_code: list[str] = (LEAD_IN,), code: str = CODE) -> list[str]:
     """FILLER lines (as many as fit) so that the last of `before_code` (the lead-in) is the last
-    line of the first chunk: the chunker closes a chunk before the line that would take it past
-    TARGET_TOKENS."""
+    line of the first chunk: the chunker closes a chunk before the line (`code`) that would take it
+    past TARGET_TOKENS."""
     from mmrag_desktop.engine.ingest.pipeline import TARGET_TOKENS
 
     cost = lambda text: library.embedder.count_tokens(text) + 1  # noqa: E731 - as chunking.py counts
@@ -41,11 +42,11 @@ def _page_lines(library, before_code: list[str] = (LEAD_IN,)) -> list[str]:
             if text in FILLER:
                 continue
             break
-        if text in SHORT and budget - sum(map(cost, lines)) < cost(CODE):
+        if text in SHORT and budget - sum(map(cost, lines)) < cost(code):
             break
         lines.append(text)
-    assert sum(map(cost, lines + [*before_code, CODE])) > TARGET_TOKENS
-    return lines + [*before_code, CODE] + AFTER
+    assert sum(map(cost, lines + [*before_code, code])) > TARGET_TOKENS
+    return lines + [*before_code, code] + AFTER
 
 
 def test_a_lead_in_at_a_chunk_boundary_highlights_the_command_it_introduces(library, tmp_path):
@@ -99,3 +100,57 @@ def test_a_sentence_just_before_a_lead_in_it_outmatches_keeps_its_own_chunk(libr
 
     hit = library.search("Which option must zap be compiled with to list its threads?", k=3)[0]
     assert answer in hit.text, hit.text
+
+
+def test_a_lead_in_repeated_in_the_next_chunk_after_another_line_is_continued(library, tmp_path):
+    """SDCC's licences: "... proprietary (closed source) applications." / "– sdcpp preprocessor:"
+    ended a chunk, and the next began with both short lines (the overlap is up to 24 tokens), then
+    "derived from GCC cpp preprocessor ...; GPLv3 license". The lead-in was looked for in the next
+    chunk's first line only, so "What license is the sdcpp preprocessor under?" was answered without
+    the licence."""
+    before = ["Removing objects is easy.", "To remove objects from the workspace use zap:"]
+    lines = _page_lines(library, before)
+    pdf = write_pdf(tmp_path / "session.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines)]])
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    stored = [json.loads(r[0]) for r in library.conn.execute("SELECT lines FROM chunks ORDER BY id")]
+    # the case this is about: the lead-in is the next chunk's second line
+    assert stored[0][-1]["t"] == before[-1] and [ln["t"] for ln in stored[1][:2]] == before
+
+    hit = library.search("how do I remove objects from the workspace", k=3)[0]
+    assert CODE in hit.text and before[-1] in hit.text, hit.text
+    code_y = 90 + 16 * lines.index(CODE)
+    assert hit.bbox[1] <= code_y <= hit.bbox[3] + 3, (hit.bbox, code_y)
+
+
+def test_a_conclusion_opening_the_next_chunk_follows_the_sentence_it_concludes(library, tmp_path, monkeypatch):
+    """AVRDUDE's SerialUPDI notes: "One of the core AVRDUDE features is verification of the connection
+    by reading device / signature prior to any operation, but this operation is not possible on UPDI
+    locked devices." ended a chunk; "Therefore, to be able to connect to such a device, you have to
+    provide -F to override this check." opened the next. "Why do I need -F to connect to a locked UPDI
+    device?" found the first chunk, no hit named "-F" (the next chunk's highlight is on the next page,
+    so it was no companion of the hit's page), and the question was answered as not covered.
+    An answer's hit whose matched sentence ends its chunk brings the next chunk when that goes on with
+    a conclusion ("Therefore", "Thus", "In that case", ...: searcher._CONCLUSION)."""
+    from mmrag_desktop.engine.answer import pipeline
+    from mmrag_desktop.engine.search import searcher
+
+    sentence = ["One of the core zap features is a check of each object by reading its stored",
+                "signature before any removal, but this check is not possible on locked objects."]
+    conclusion = "Therefore, to remove such an object you have to give -F to skip this check."
+    lines = _page_lines(library, sentence, conclusion)
+    cut = lines.index(conclusion)  # the conclusion opens the next page: no companion of the hit's page
+    pdf = write_pdf(tmp_path / "session.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines[:cut])],
+                                               [(72, 90 + 16 * i, t) for i, t in enumerate(lines[cut:])]])
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    stored = [json.loads(r[0]) for r in library.conn.execute("SELECT lines FROM chunks ORDER BY id")]
+    assert stored[0][-1]["t"] == sentence[-1] and stored[1][1]["t"] == conclusion  # the case this is about
+
+    question = "Why do I need -F to remove a locked object with zap?"
+    assert not any(conclusion in h.text for h in library.search(question, k=1))  # the hit ends before it
+    along = library.search(question, k=1, companions=2)
+    assert any(conclusion in h.text for h in along), [h.text for h in along]
+    answer = pipeline.ask(library, question, mode="extractive")
+    assert not answer.insufficient_evidence and conclusion in answer.text, answer.text
+
+    monkeypatch.setattr(searcher, "_CONCLUSION", re.compile(r"(?!)"))
+    assert not any(conclusion in h.text for h in library.search(question, k=1, companions=2))
