@@ -323,7 +323,7 @@ class PdfDocument:
         n = len(lines)
         # Each segment becomes runs of merged row lines, separated by regions.
         plan: list[list[Line] | Block] = []
-        for seg in reading_segments(boxes):
+        for seg in reading_segments(boxes, [ln.text for ln in lines] + [""] * len(regions)):
             run: list[Line] = []
             row: list[Line] = []
             for i in seg:

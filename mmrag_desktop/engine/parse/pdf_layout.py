@@ -4,35 +4,47 @@ column top to bottom.
 A gutter is a vertical strip in the middle of the content that (almost) no line crosses.
 Items that cross it (titles, full-width figures) split the page into horizontal sections;
 inside a section the left column is read before the right one. Columns are searched for
-recursively, so three-column pages work too.
+recursively, so three-column pages work too. Columns of short lines that stand row by row
+beside each other are a table without rules, read row by row (`_table_rows`).
 """
 
 from __future__ import annotations
+
+import re
 
 from ..elements import BBox
 
 MIN_GUTTER = 6.0  # pt: narrower gaps are word spacing, not a gutter
 MIN_COLUMN_ITEMS = 3
+# columns of a borderless table (AVRDUDE's part list, "m328p" beside "ATmega328P"; its STK600 cards):
+# nearly every line has a partner on the same row across the gutter, and few lines fill their column
+# as a text column's lines do; a back-of-book index looks the same but its entries end in page numbers
+ROW_PARTNERS = 0.9
+FULL_LINE = 0.8  # a line at least this share of its column's width fills it
+FULL_LINES_MAX = 0.5
+_INDEX_ENTRY = re.compile(r",\s*[0-9ivxlc]+(?:\s*[-\u2013]\s*[0-9ivxlc]+)?\s*$")
+INDEX_ENTRIES_MAX = 0.2
 
 
-def reading_segments(boxes: list[BBox]) -> list[list[int]]:
+def reading_segments(boxes: list[BBox], texts: list[str] | None = None) -> list[list[int]]:
     """Group item indices into column segments in reading order.
 
     Returns a list of segments; each segment is a list of indices into `boxes` forming
     one column run, ordered top to bottom (items on the same row left to right).
     Consecutive items of one segment may be joined into paragraphs; items of different
-    segments never should.
+    segments never should. `texts` (the items' text, "" for a region) tell a back-of-book
+    index's columns from a table's.
     """
     out: list[list[int]] = []
-    _order(list(range(len(boxes))), boxes, out, depth=0)
+    _order(list(range(len(boxes))), boxes, out, 0, texts)
     return [seg for seg in out if seg]
 
 
-def _order(idx: list[int], boxes: list[BBox], out: list[list[int]], depth: int) -> None:
+def _order(idx: list[int], boxes: list[BBox], out: list[list[int]], depth: int, texts: list[str] | None) -> None:
     if len(idx) < 2 * MIN_COLUMN_ITEMS or depth > 3:
         out.append(_rows_top_down(idx, boxes))
         return
-    g = _find_gutter(idx, boxes)
+    g = _find_gutter(idx, boxes, texts)
     if g is None:
         out.append(_rows_top_down(idx, boxes))
         return
@@ -50,12 +62,12 @@ def _order(idx: list[int], boxes: list[BBox], out: list[list[int]], depth: int) 
     for k, (lft, rgt) in enumerate(sections):
         for col in (lft, rgt):
             if col:
-                _order(col, boxes, out, depth + 1)
+                _order(col, boxes, out, depth + 1, texts)
         if k < len(spanning):
             out.append([spanning[k]])
 
 
-def _find_gutter(idx: list[int], boxes: list[BBox]) -> float | None:
+def _find_gutter(idx: list[int], boxes: list[BBox], texts: list[str] | None = None) -> float | None:
     """x of a gutter that separates two real columns, or None."""
     x0 = min(boxes[i][0] for i in idx)
     x1 = max(boxes[i][2] for i in idx)
@@ -108,7 +120,28 @@ def _find_gutter(idx: list[int], boxes: list[BBox]) -> float | None:
     overlap = min(ly1, ry1) - max(ly0, ry0)
     if overlap < 0.3 * min(ly1 - ly0, ry1 - ry0):
         return None
+    if _table_rows(left, right, boxes, texts):
+        return None
     return g
+
+
+def _table_rows(left: list[int], right: list[int], boxes: list[BBox], texts: list[str] | None) -> bool:
+    """True when the two sides of a gutter are columns of a table without rules, not of text:
+    nearly every line has a partner on its row across the gutter (ROW_PARTNERS), few lines fill
+    their side (FULL_LINES_MAX), and the lines are no index entries ("Loop reversing, 33, 110")."""
+    for side, other in ((left, right), (right, left)):
+        partnered = sum(1 for i in side if any(same_row(boxes[i], boxes[j]) for j in other))
+        if partnered < ROW_PARTNERS * len(side):
+            return False
+        x0, x1 = min(boxes[i][0] for i in side), max(boxes[i][2] for i in side)
+        full = sum(1 for i in side if boxes[i][2] - boxes[i][0] >= FULL_LINE * (x1 - x0))
+        if full > FULL_LINES_MAX * len(side):
+            return False
+    if texts is not None:
+        lines = [texts[i] for i in left + right if i < len(texts)]
+        if sum(1 for t in lines if _INDEX_ENTRY.search(t)) > INDEX_ENTRIES_MAX * len(lines):
+            return False
+    return True
 
 
 def _rows_top_down(idx: list[int], boxes: list[BBox]) -> list[int]:

@@ -641,3 +641,47 @@ def test_a_cell_rejoins_names_and_words_its_column_broke():
     assert _cell_text(cell("http://www.st.com/-", "stonline/-", "docs/-", "1334.pdf")) == "http://www.st.com/stonline/docs/1334.pdf"
     assert _cell_text(cell("products/hobbycnc-", "pro-", "chopper")) == "products/hobbycnc-pro-chopper"
     assert _cell_text(cell("Rising", "Edge")) == "Rising Edge"
+
+
+def _columns_page(path, pairs: list[tuple[str, str]], right_x: float = 240):
+    """One page: a heading, then `pairs` set as two columns without rules (a key at x=90, its value at
+    `right_x` on the same baseline), as Texinfo prints a @multitable."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 80), "Supported parts", fontsize=14, fontname="hebo")
+    for i, (key, value) in enumerate(pairs):
+        page.insert_text((90, 110 + 14 * i), key, fontsize=10)
+        page.insert_text((right_x, 110 + 14 * i), value, fontsize=10)
+    doc.save(str(path))
+    doc.close()
+    return path
+
+
+PARTS = [("m1284p", "ATmega1284P"), ("m128a", "ATmega128A"), ("m16", "ATmega16"), ("m162", "ATmega162"),
+         ("m164p", "ATmega164P"), ("m168", "ATmega168"), ("m168pb", "ATmega168PB"), ("m2560", "ATmega2560 (**)"),
+         ("m32", "ATmega32"), ("m324pa", "ATmega324PA"), ("m328p", "ATmega328P"), ("m48", "ATmega48"),
+         ("m64", "ATmega64"), ("m644p", "ATmega644P"), ("m8", "ATmega8"), ("m88pb", "ATmega88PB")]
+
+
+def test_columns_of_a_table_without_rules_are_read_row_by_row(tmp_path):
+    """AVRDUDE's part list (and simh's register tables, SDCC's install defaults): two columns of short
+    lines side by side, a part id and its name on one baseline. Read as text columns, every id came
+    before every name ("m1280 m1281 m1284 ... AT90USB82 ATmega103 ..."), and "Which part id is the
+    ATmega328P?" could not be answered from any line. Such columns are a table: read row by row."""
+    (page,) = parse(_columns_page(tmp_path / "parts.pdf", PARTS))
+    lines = [ln.text for b in page.blocks for ln in b.lines]
+    for key, value in PARTS:
+        assert f"{key} {value}" in lines, lines[:8]
+
+
+def test_an_index_and_text_columns_stay_columns(tmp_path):
+    """A back-of-book index stands row by row too, but its entries end in page numbers: read column
+    by column, each entry whole; two columns of text fill their width and stay columns."""
+    entries = [(f"{w} options, {10 + i}", f"{w.upper()} register, {120 + i}, {130 + i}")
+               for i, w in enumerate("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split())]
+    (page,) = parse(_columns_page(tmp_path / "index.pdf", entries, right_x=320))
+    lines = [ln.text for b in page.blocks for ln in b.lines]
+    assert all(left in lines and right in lines for left, right in entries), lines[:6]
+    assert lines.index(entries[-1][0]) < lines.index(entries[0][1])  # the left column first
