@@ -61,6 +61,9 @@ _OPTION_LINE = re.compile(r"^(?:\[-{1,2}[A-Za-z0-9]|\(-{1,2}\w+\) )")  # "(-1)":
 _OPTION_ENTRY_LINE = re.compile(r"^" + OPTION + r"(?:[ =](?:<[^<>]*>|\[[^\[\]]*\]|[A-Z][A-Z_]*))?$")
 
 
+_PUNCTUATION_LINE = re.compile(r"^[.,;:!?]$")
+
+
 def unwrap_lines(text: str) -> str:
     """Text with PDF line wraps joined: a long line not ending a sentence continues on the
     next; short lines without final punctuation (headings, list labels) stay on their own, and so
@@ -71,11 +74,17 @@ def unwrap_lines(text: str) -> str:
     above it, nor a list item (a numbered one after an item) or a synopsis's option ("[-w bin_width]
     # ...") one of the item above it, nor an option's entry ("--crosshair-color <string>") one of
     the description above it, nor a line opening in a capital one of a list item whose last word
-    can end it. A web address broken after "://" is joined without a space."""
+    can end it. A web address broken after "://" is joined without a space, and so is a line that is
+    a single punctuation mark ("programmer" / ".")."""
     lines = [" ".join(line.split()) for line in text.splitlines()]
     lines = [line for line in lines if line]
     out: list[str] = []
     for i, line in enumerate(lines):
+        if out and _PUNCTUATION_LINE.match(line):
+            # a word broken at a paragraph's last line end ("program-" / "mer.") leaves its full stop
+            # alone on a line when the parser joins the word: it ends the line above
+            out[-1] += line
+            continue
         if out:
             prev = out[-1]
             wrapped = (len(prev.split()) >= 6 and prev[-1] not in ".!?:;" and not PROMPT.match(lines[i - 1])

@@ -29,6 +29,9 @@ _MONO_FONT = re.compile(
     r"mono|nimbusmon|courier|consol|cmtt|sfmt|typewriter|menlo|inconsolata|lucidaconsole|\btt", re.I
 )
 _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|cmbx|\bbx", re.I)
+# words of a proportional font that make a line prose though most of its characters are monospaced
+_PROSE_WORD = re.compile(r"\b[A-Za-z][a-z]{2,}\b")
+PROSE_WORDS = 3
 
 
 # groff sets every hyphen of a manual page as a minus sign (U+2212): "iocontrol.0.start\u2212change",
@@ -55,7 +58,10 @@ def lines_from_dict(page_dict: dict[str, Any], page_no: int) -> list[Line]:
     """One `Line` per non-empty PyMuPDF line, in extraction order.
 
     `size` is the size covering most characters; `bold` / `mono` are true when more than
-    half of the non-space characters are bold / monospaced (by font flags or font name).
+    half of the non-space characters are bold / monospaced (by font flags or font name); a line
+    with PROSE_WORDS or more words in a proportional font is prose, however long its monospaced
+    addresses and paths ("The -P portname option defaults to /dev/spidev0.0:/dev/gpiochip0 for
+    this program-": read as code, its broken word was never joined and its sentence never whole).
     """
     out: list[Line] = []
     for block in page_dict.get("blocks", ()):
@@ -66,7 +72,7 @@ def lines_from_dict(page_dict: dict[str, Any], page_no: int) -> list[Line]:
             text = normalize_text("".join(_span_texts(spans))).strip()
             if not text:
                 continue
-            chars = bold = mono = 0
+            chars = bold = mono = prose = 0
             size_weight: dict[float, int] = {}
             for s in spans:
                 n = len(s.get("text", "").strip())
@@ -79,6 +85,8 @@ def lines_from_dict(page_dict: dict[str, Any], page_no: int) -> list[Line]:
                     bold += n
                 if flags & 8 or font_mono:
                     mono += n
+                else:
+                    prose += len(_PROSE_WORD.findall(s.get("text", "")))
                 size = round(float(s.get("size", 0.0)), 1)
                 size_weight[size] = size_weight.get(size, 0) + n
             size = max(size_weight.items(), key=lambda kv: kv[1])[0] if size_weight else 0.0
@@ -91,7 +99,7 @@ def lines_from_dict(page_dict: dict[str, Any], page_no: int) -> list[Line]:
                     bbox=bbox,
                     size=size,
                     bold=chars > 0 and bold * 2 > chars,
-                    mono=chars > 0 and mono * 2 > chars,
+                    mono=chars > 0 and mono * 2 > chars and prose < PROSE_WORDS,
                     note_mark=note_mark,
                 )
             )

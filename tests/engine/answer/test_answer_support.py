@@ -991,6 +991,16 @@ def test_a_web_address_broken_after_its_scheme_is_one_word():
                                   "facility at https://github.com/westes/flex/issues/")
 
 
+def test_a_full_stop_left_alone_by_a_joined_word_ends_the_line_above():
+    """AVRDUDE: "... for this program-" / "mer." is joined at ingest to "... for this programmer" / ".",
+    and the answer quoted "... for this programmer ." with a space before its full stop."""
+    from mmrag_desktop.engine.answer.evidence import unwrap_lines
+
+    text = "The -P portname option defaults to /dev/spidev0.0:/dev/gpiochip0 for this programmer\n.\nThe STK500 uses it."
+    assert unwrap_lines(text) == ("The -P portname option defaults to /dev/spidev0.0:/dev/gpiochip0 for this "
+                                  "programmer.\nThe STK500 uses it.")
+
+
 def test_a_name_in_capitals_that_heads_a_section_is_a_reference_entry(embedder, monkeypatch):
     """gputils' manual heads each directive's entry with its name ("FILL", "__BADRAM"); "What does the
     FILL directive do in gpasm?" quoted "gpasm supports several directives for use with high level

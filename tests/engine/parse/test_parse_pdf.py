@@ -685,3 +685,34 @@ def test_an_index_and_text_columns_stay_columns(tmp_path):
     lines = [ln.text for b in page.blocks for ln in b.lines]
     assert all(left in lines and right in lines for left, right in entries), lines[:6]
     assert lines.index(entries[-1][0]) < lines.index(entries[0][1])  # the left column first
+
+
+def test_a_sentence_with_a_long_path_in_typewriter_type_is_prose(tmp_path):
+    """AVRDUDE's "The -P portname option defaults to /dev/spidev0.0:/dev/gpiochip0 for this program-"
+    / "mer.": most of its characters are monospaced, so the line was code, a block of its own; the
+    broken word was never joined and the sentence never whole. A line with three or more words in a
+    proportional font is prose; a line of code stays code."""
+    import pymupdf
+
+    from mmrag_desktop.engine.parse.pdf_lines import lines_from_dict
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    x = 72
+    for text, font in (("The ", "helv"), ("-P portname", "cour"), (" defaults to ", "helv"),
+                       ("/dev/spidev0.0:/dev/gpiochip0", "cour"), (" for this program-", "helv")):
+        page.insert_text((x, 100), text, fontsize=10, fontname=font)
+        x += pymupdf.get_text_length(text, fontname=font, fontsize=10)
+    page.insert_text((72, 113), "mer.", fontsize=10, fontname="helv")
+    page.insert_text((90, 140), "avrdude -c linuxspi -P /dev/spidev0.0:/dev/gpiochip0 -p m328p", fontsize=10,
+                     fontname="cour")
+    doc.save(str(tmp_path / "mixed.pdf"))
+    doc.close()
+    with pymupdf.open(str(tmp_path / "mixed.pdf")) as d:
+        lines = lines_from_dict(d[0].get_text("dict"), 1)
+    prose = next(ln for ln in lines if ln.text.startswith("The -P"))
+    code = next(ln for ln in lines if ln.text.startswith("avrdude"))
+    assert not prose.mono and code.mono, (prose, code)
+    (parsed,) = parse(tmp_path / "mixed.pdf")
+    assert any(b.kind == "text" and "program-" in b.text and "mer." in b.text for b in parsed.blocks), \
+        [(b.kind, b.text) for b in parsed.blocks]
