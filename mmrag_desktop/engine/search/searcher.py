@@ -274,7 +274,7 @@ def _entry_of(row: dict, shown: dict, names: list[str]) -> Highlight | None:
     for name in names:
         if _names(name, shown["text"]):
             continue
-        lines = [ln for ln in json.loads(row["lines"] or "[]") if ln.get("b")]
+        lines = _boxed_lines(row)
         # a line that opens with the name and a sentence of its own, not a wrapped line of the sentence above
         line = next((ln for i, ln in enumerate(lines) if ln.get("s") and starts_with_option(ln["t"], name)
                      and (i == 0 or ln["s"][0] not in (lines[i - 1].get("s") or []))), None)
@@ -318,6 +318,11 @@ def _companions(n: int, plan: QueryPlan, chosen: list[int], order: list[int], re
             if name is not None and name not in (o for _, o in out):
                 out.append((i, name))
     return out
+
+
+def _boxed_lines(row: dict) -> list[dict]:
+    """A chunk's stored lines that have a box on the page (the text the reader sees)."""
+    return [ln for ln in json.loads(row["lines"] or "[]") if ln.get("b")]
 
 
 def _shared_line(lines: list[dict], last: dict, within: int = 3) -> int | None:
@@ -531,39 +536,44 @@ class Searcher:
         (_concluded)."""
         out: list[tuple[int, int]] = []
         for i, c in enumerate(chosen[:n]):
-            nxt = self._concluded(rows[c], highlights[c])  # with or without another companion
-            if nxt is None and any(j == i for j, _ in along):
+            concluding = self._concluded(rows[c], highlights[c])  # with or without another companion
+            if concluding is None and any(j == i for j, _ in along):
                 continue
-            nxt = nxt or held.get(c)
+            nxt = concluding["id"] if concluding is not None else held.get(c)
             same_page = nxt is None  # a short hit's next chunk follows it on its own page only
             if same_page and rows[c]["kind"] == "text" and len(rows[c]["text"].split()) < SHORT_HIT_WORDS:
                 nxt = self.chunks.next_text(rows[c]["doc_id"], rows[c]["ord"])
             if nxt is None or nxt in chosen or any(o == nxt for _, o in along + out):
                 continue
-            row = rows.get(nxt) or self.chunks.rows([nxt]).get(nxt)
+            row = rows.get(nxt) or concluding or self.chunks.rows([nxt]).get(nxt)
             if row is None or (same_page and row["page"] != rows[c]["page"]):
                 continue
             rows[nxt] = row
             out.append((i, nxt))
         return out
 
-    def _concluded(self, row: dict, hl: Highlight) -> int | None:
-        """The id of the text chunk after `row` when `row`'s matched sentence (the highlight's
-        segment) is its last and the next chunk, past the line the two share, opens with a conclusion
-        drawn from it (_CONCLUSION: "Therefore, ...", "In that case ..."); None otherwise."""
+    def _concluded(self, row: dict, hl: Highlight) -> dict | None:
+        """The text chunk (row) after `row` when `row`'s matched sentence (the highlight's segment)
+        is its last and the next chunk, past the line the two share, opens with a conclusion drawn
+        from it (_CONCLUSION: "Therefore, ...", "In that case ..."); None otherwise."""
         if row["kind"] != "text" or hl.segment < 0:
             return None
-        lines = [ln for ln in json.loads(row["lines"] or "[]") if ln.get("b")]
+        lines = _boxed_lines(row)
         if not lines or (lines[-1].get("s") or [None])[-1] != hl.segment:
             return None
-        nxt = self.chunks.next_text(row["doc_id"], row["ord"])
-        new = self.chunks.rows([nxt]).get(nxt) if nxt is not None else None
-        if new is None:
+        found = self._next_text(row)
+        if found is None:
             return None
-        new_lines = [ln for ln in json.loads(new["lines"] or "[]") if ln.get("b")]
+        new, new_lines = found
         j = _shared_line(new_lines, lines[-1])
         text = " ".join(ln["t"] for ln in new_lines[(-1 if j is None else j) + 1:]).lstrip()
-        return nxt if _CONCLUSION.match(text) else None
+        return new if _CONCLUSION.match(text) else None
+
+    def _next_text(self, row: dict) -> tuple[dict, list[dict]] | None:
+        """The document's next text chunk after `row` (its row) and its boxed lines, None at the end."""
+        nxt = self.chunks.next_text(row["doc_id"], row["ord"])
+        new = self.chunks.rows([nxt]).get(nxt) if nxt is not None else None
+        return (new, _boxed_lines(new)) if new is not None else None
 
     def _rare_exact(self, plan: QueryPlan) -> str:
         """The query's exact phrases without identifiers found in more than EXACT_MAX_SHARE of
@@ -633,7 +643,7 @@ class Searcher:
             row, hl = rows[cid], highlights[cid]
             if row["kind"] != "text" or hl.segment < 0 or not row["text"].rstrip().endswith(":"):
                 continue
-            lines = [ln for ln in json.loads(row["lines"] or "[]") if ln.get("b")]
+            lines = _boxed_lines(row)
             if not lines or not lines[-1]["t"].rstrip().endswith(":"):
                 continue
             last = lines[-1]
@@ -647,13 +657,11 @@ class Searcher:
             weak = bool(last.get("s") and last["s"][-1] == hl.segment + 1 and vecs is not None
                         and last["s"][-1] < len(vecs)
                         and float(vecs[last["s"][-1]] @ hvec) < LEAD_IN_MATCH * float(vecs[hl.segment] @ hvec))
-            nxt = self.chunks.next_text(row["doc_id"], row["ord"])
-            if nxt is None or nxt in kept:
+            found = self._next_text(row)
+            if found is None or found[0]["id"] in kept:
                 continue
-            new = self.chunks.rows([nxt]).get(nxt)
-            if new is None:
-                continue
-            new_lines = [ln for ln in json.loads(new["lines"] or "[]") if ln.get("b")]
+            new, new_lines = found
+            nxt = new["id"]
             j = _shared_line(new_lines, last)
             if j is None or len(new_lines) < j + 2 or not new_lines[j].get("s"):
                 continue
@@ -702,7 +710,7 @@ class Searcher:
         defined beforehand."); [] when the chunk opens with a sentence of its own."""
         if row["kind"] != "text":
             return []
-        lines = [ln for ln in json.loads(row["lines"] or "[]") if ln.get("b")]
+        lines = _boxed_lines(row)
         first = lines[0] if lines else None
         continues = bool(first and _CONTINUES.match(first["t"]))
         if not first or not (continues or first["t"][:1].isupper()):
@@ -710,7 +718,7 @@ class Searcher:
         prev_row = self._text_row_before(row)
         if prev_row is None:
             return []
-        before = [ln for ln in json.loads(prev_row["lines"] or "[]") if ln.get("b")]
+        before = _boxed_lines(prev_row)
         at = next((i for i, ln in enumerate(before) if ln["p"] == first["p"] and ln["b"] == first["b"]), None)
         if not continues:
             # the term of a definition or a reference entry's name is the line before the chunk and
@@ -745,7 +753,7 @@ class Searcher:
         see _sentence_start), so the box shows the whole sentence."""
         if row["kind"] != "text" or hl.segment < 0 or hl.bbox is None:
             return hl
-        lines = [ln for ln in json.loads(row["lines"] or "[]") if ln.get("b")]
+        lines = _boxed_lines(row)
         if not lines or hl.segment != min(lines[0].get("s") or [-1]):
             return hl
         start = lead(row["id"])
