@@ -39,6 +39,8 @@ class Hit:
     rerank_score: float | None = None  # the cross-encoder's score (None when it did not rerank this hit)
     # the stored lines (of the chunk before) where the chunk's first sentence begins: `text` starts with them
     lead: list[dict] = field(default_factory=list)
+    # the stored lines (of the chunk after) where the chunk's last sentence ends: `text` ends with them
+    tail: list[dict] = field(default_factory=list)
     navigation: bool = False  # a contents or index chunk: found by search, never quoted in an answer
 
     def to_json(self) -> dict:

@@ -291,7 +291,8 @@ def _sentence_boxes(block, sentences: list[str], lines_of) -> list | None:
     hit's own highlight (figures keep their region; sentences not found keep the hit's box)."""
     if lines_of is None or not sentences or block.hit.kind == "figure":
         return None
-    lines = [*block.hit.lead, *lines_of(block.hit.chunk_id)]  # the hit's text opens with its lead lines
+    # the hit's text opens with its lead lines and ends with its tail lines
+    lines = [*block.hit.lead, *lines_of(block.hit.chunk_id), *block.hit.tail]
     return merge_boxes([quote_boxes(lines, s) for s in sentences]) or None
 
 

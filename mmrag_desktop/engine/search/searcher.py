@@ -77,6 +77,10 @@ _PROSE_WORD = re.compile(r"\b[A-Za-z][a-z]+\b")
 COMPANION_AT = 3
 # an answer's hit shorter than this many words (a NAME line, a heading's chunk) brings the chunk after it
 SHORT_HIT_WORDS = 12
+# a chunk's last sentence cut by the chunk's end is completed from the next chunk when it ends within
+# this many of its lines (Searcher._sentence_end)
+TAIL_LINES = 4
+_SENTENCE_END = tuple(".!?:;")
 # a sentence that draws the consequence of the one before it: an answer's hit whose matched sentence
 # ends its chunk brings the chunk that goes on with such a sentence ("... not possible on UPDI locked
 # devices." / "Therefore, ... you have to provide -F to override this check.", AVRDUDE's manual)
@@ -179,6 +183,14 @@ def _lead_text(lead: list[dict]) -> list[str]:
         spans = sentence_spans(first)
         first = first[spans[-1][0]:] if spans else first
     return [first, *(ln["t"] for ln in lead[1:])]
+
+
+def _tail_text(tail: list[dict]) -> list[str]:
+    """The text of tail lines (Searcher._sentence_end) up to where the sentence ends: its last line
+    may begin another sentence after it ("packages. Those with compiled code need the tools")."""
+    text = "\n".join(ln["t"] for ln in tail)
+    spans = sentence_spans(text)
+    return (text[: spans[0][1]] if len(spans) > 1 else text).split("\n") if tail else []
 
 
 def _with_lead(lead: list[str], text: str) -> str:
@@ -483,14 +495,20 @@ class Searcher:
         self._entries_of_fragments(kept, rows, highlights, scored, hvec, plan, filters, idf)
         held = self._continue_lead_ins(kept, rows, highlights, scored, segs, hvec)
         leads: dict[int, list[dict]] = {}  # chunk id -> the lines where its first sentence begins
+        tails: dict[int, list[dict]] = {}  # chunk id -> the lines where its last sentence ends
 
         def lead(cid: int) -> list[dict]:
             if cid not in leads:
                 leads[cid] = self._sentence_start(rows[cid])
             return leads[cid]
 
+        def tail(cid: int) -> list[dict]:
+            if cid not in tails:
+                tails[cid] = self._sentence_end(rows[cid])
+            return tails[cid]
+
         for cid in kept:
-            highlights[cid] = self._from_sentence_start(rows[cid], highlights[cid], lead)
+            highlights[cid] = self._whole_sentences(rows[cid], highlights[cid], lead, tail)
         if plan.intent in ("visual", "table"):
             self._prefer_page_regions(plan, hvec, idf, kept, rows, highlights, scored, filters)
         reranked = rerank_top(self.models.rerank_scores, plan.text, kept, rows, scored)
@@ -507,7 +525,8 @@ class Searcher:
             rerank_sentences(self.models.rerank_scores, plan.text, chosen, rows, highlights)
         hits = [
             self.hit(rows[c], highlights[c], scored[c], {n: r[c] for n, r in ranks.items() if c in r},
-                 similarity.get(c), self.documents.kind(rows[c]["doc_id"]), rerank=reranked.get(c), lead=lead(c))
+                 similarity.get(c), self.documents.kind(rows[c]["doc_id"]), rerank=reranked.get(c), lead=lead(c),
+                 tail=tail(c))
             for c in chosen
         ]
         along = _companions(companions, plan, chosen, order, replaced, rows, candidate_hl, highlights)
@@ -517,10 +536,11 @@ class Searcher:
             candidate_hl[nxt] = _row_highlight(rows[nxt], follower_vecs.get(nxt), hvec, plan, filters, idf)
             along.append((i, nxt))
         for i, other in reversed(sorted(along)):
-            hl = self._from_sentence_start(rows[other], candidate_hl[other], lead)
+            hl = self._whole_sentences(rows[other], candidate_hl[other], lead, tail)
             hits.insert(max(i + 1, COMPANION_AT),
                         self.hit(rows[other], hl, scored[chosen[i]], {n: r[other] for n, r in ranks.items() if other in r},
-                                 similarity.get(other), self.documents.kind(rows[other]["doc_id"]), lead=lead(other)))
+                                 similarity.get(other), self.documents.kind(rows[other]["doc_id"]), lead=lead(other),
+                                 tail=tail(other)))
         hits.extend(self._enrich(hits, plan, hvec, idf, filters))
         return hits
 
@@ -747,20 +767,62 @@ class Searcher:
         # prose, not a synopsis or code above it ("csvread (filename)" / "x = csvread (filename, ...)")
         return start if len(_PROSE_WORD.findall(" ".join(ln["t"] for ln in start))) >= 3 else []
 
-    def _from_sentence_start(self, row: dict, hl: Highlight, lead: Callable[[int], list[dict]]) -> Highlight:
+    def _sentence_end(self, row: dict) -> list[dict]:
+        """The stored lines of the chunk after a text chunk where the chunk's last sentence ends, when
+        it ends there (chunks overlap by lines, not sentences: "... Real time simulation speeds of" /
+        "20Mhz pics are possible."); [] when the chunk ends its sentence, ends with a lead-in (see
+        _continue_lead_ins), or the sentence does not end with a full stop within TAIL_LINES lines, or is
+        not prose."""
+        if row["kind"] != "text":
+            return []
+        lines = _boxed_lines(row)
+        last = lines[-1] if lines else None
+        if not last or not last.get("s") or last["t"].rstrip()[-1:] in _SENTENCE_END:
+            return []
+        found = self._next_text(row)
+        if found is None:
+            return []
+        after = found[1]
+        j = _shared_line(after, last)
+        if j is not None:  # the chunks overlap: the line is the next chunk's too
+            if not after[j].get("s"):
+                return []
+            sentence, rest = max(after[j]["s"]), after[j + 1:]
+        elif after and after[0].get("s") and _just_above(last, after[0]):
+            sentence, rest = min(after[0]["s"]), after  # no overlap: the next chunk opens with the sentence's end
+        else:
+            return []
+        end: list[dict] = []
+        for ln in rest[:TAIL_LINES]:  # up to the line that ends the sentence
+            if sentence not in (ln.get("s") or []):
+                return []  # its segment ends with no full stop: code ("set xtics format ..."), a heading
+            end.append(ln)
+            text = "\n".join(e["t"] for e in end)
+            if text.rstrip()[-1:] in ".!?" or len(sentence_spans(text)) > 1:
+                break
+        else:
+            return []  # a sentence the next chunk does not end within TAIL_LINES lines
+        words = " ".join([last["t"], *(ln["t"] for ln in end)])
+        return end if len(_PROSE_WORD.findall(words)) >= 3 else []
+
+    def _whole_sentences(self, row: dict, hl: Highlight, lead: Callable[[int], list[dict]],
+                         tail: Callable[[int], list[dict]]) -> Highlight:
         """A text highlight that starts with its chunk's first sentence, which began in the chunk
         before, grows back to the lines where that sentence starts (`lead`: chunk id -> those lines,
-        see _sentence_start), so the box shows the whole sentence."""
+        see _sentence_start); one that ends with its chunk's last sentence, which ends in the chunk
+        after, grows on to the lines where it ends (`tail`, _sentence_end): the box shows the whole
+        sentence."""
         if row["kind"] != "text" or hl.segment < 0 or hl.bbox is None:
             return hl
         lines = _boxed_lines(row)
-        if not lines or hl.segment != min(lines[0].get("s") or [-1]):
+        if not lines:
             return hl
-        start = lead(row["id"])
-        if not start:
+        more = [*(lead(row["id"]) if hl.segment == min(lines[0].get("s") or [-1]) else []),
+                *(tail(row["id"]) if hl.segment == max(lines[-1].get("s") or [-1]) else [])]
+        if not more:
             return hl
         boxes = dict(hl.boxes)
-        for ln in start:
+        for ln in more:
             boxes[ln["p"]] = union_bbox([boxes[ln["p"]], tuple(ln["b"])]) if ln["p"] in boxes else tuple(ln["b"])
         return Highlight(hl.page, boxes[hl.page], sorted(boxes.items()), hl.segment, hl.score)
 
@@ -796,9 +858,11 @@ class Searcher:
             kept[i] = c
 
     def hit(self, row, hl: Highlight, score: float, sources: dict, sim, doc_kind: str,
-             enriched: bool = False, rerank: tuple[int, float] | None = None, lead: list[dict] = ()) -> Hit:
+             enriched: bool = False, rerank: tuple[int, float] | None = None, lead: list[dict] = (),
+             tail: list[dict] = ()) -> Hit:
         """The Hit of a stored chunk row shown with highlight `hl` (no boxes for Markdown documents);
-        `lead`: the lines before the chunk where its first sentence begins, put before its text."""
+        `lead`: the lines before the chunk where its first sentence begins, put before its text;
+        `tail`: the lines after it where its last sentence ends, put after it."""
         doc = self.documents.names()[row["doc_id"]]
         geometry = doc_kind not in ("markdown",)
         if rerank is not None:
@@ -806,9 +870,9 @@ class Searcher:
         return Hit(
             chunk_id=row["id"], doc_id=row["doc_id"], doc=doc[0], doc_path=doc[1], page=hl.page,
             bbox=hl.bbox if geometry else None, kind=row["kind"], score=score,
-            text=_with_lead(_lead_text(lead), row["text"]),
+            text="\n".join([_with_lead(_lead_text(lead), row["text"]), *_tail_text(tail)]),
             section=row["section"], boxes=hl.boxes if geometry else [], enriched=enriched, sources=sources,
-            similarity=sim, rerank_score=rerank[1] if rerank is not None else None, lead=list(lead),
+            similarity=sim, rerank_score=rerank[1] if rerank is not None else None, lead=list(lead), tail=list(tail),
             navigation=_navigation(row),
         )
 

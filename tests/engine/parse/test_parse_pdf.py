@@ -77,6 +77,33 @@ def test_paragraph_across_page_break_keeps_both_parts(tmp_path):
     assert first.lines[0].bbox[1] < 120  # at the top of page 2, not dropped as a header
 
 
+def test_a_running_header_below_the_margin_band_is_dropped(tmp_path):
+    """gpsim's manual (LaTeX on letter paper, deep margins): "CHAPTER 15. THEORY OF OPERATION 61" stands
+    at 14% of the page's height, below the margin band, and opened a chunk's sentence in answers
+    ("THEORY OF OPERATION 61 Cycle break points are implemented with ..."). A body line at the same
+    height on one page only stays, as does a heading line of one word."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    for n in range(4):
+        page = doc.new_page(width=612, height=792)
+        page.insert_text((134, 105), f"CHAPTER 15. THEORY OF OPERATION {60 + n}", fontsize=10, fontname="helv")
+        top = "Breakpoints fall into three categories." if n == 2 else f"Body text of page {n + 1} opens here."
+        page.insert_text((134, 135), top, fontsize=10, fontname="helv")
+        page.insert_text((134, 150), "Cycle break points are implemented with a sorted doubly-linked list.",
+                         fontsize=10, fontname="helv")
+    first = doc.new_page(width=612, height=792)  # a chapter's first page: its title is the top line
+    first.insert_text((134, 105), "Chapter 16", fontsize=14, fontname="helv")
+    first.insert_text((134, 135), "Regression tests validate the simulator.", fontsize=10, fontname="helv")
+    doc.save(tmp_path / "deep.pdf")
+    pages = parse(tmp_path / "deep.pdf")
+    texts = [[ln.text for b in p.blocks for ln in b.lines] for p in pages]
+    assert not any("THEORY OF OPERATION" in t for page in texts for t in page), texts
+    assert all(any(t.startswith("Cycle break points") for t in page) for page in texts[:4])
+    assert "Breakpoints fall into three categories." in texts[2]
+    assert "Chapter 16" in " ".join(texts[4])
+
+
 def test_footnote_is_taken_out_of_the_text_flow(tmp_path):
     note = "A negative resistor can cause convergence problems."
     sample = make_page_break_pdf(tmp_path / "f.pdf", footnote=note)

@@ -203,3 +203,39 @@ def test_which_line_above_opens_the_entry_a_chunk_goes_on_with():
     assert not _entry_above(line("Use the fftw library. It is faster.", 413, (2, 3)), desc)  # no term opens it
     assert not _entry_above(line(ENTRY, 413, (2, 3)), desc)  # two sentences: the term's is not the one continued
     assert not _entry_above(entry, line(ENTRY_DESC[0], 428, (0,), page=6))
+
+
+def test_a_sentence_the_chunk_cuts_short_ends_with_the_next_chunks_lines(library, tmp_path):
+    """gpsim's introduction: "gpsim has been designed to be as fast as possible. Real time simulation
+    speeds of" closed a chunk and "20Mhz pics are possible." was the next chunk's; the answer to "How fast
+    can gpsim simulate a PIC in real time?" quoted "Real time simulation speeds of ..." without the
+    speed (about one in six of the bench sets' extractive answers quoted such a cut sentence)."""
+    from mmrag_desktop.engine.answer.pipeline import ask
+
+    lines = _page_lines(library)
+    pdf = write_pdf(tmp_path / "supervisor.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines)]])
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    ids = [r[0] for r in library.conn.execute("SELECT id FROM chunks ORDER BY ord")]
+    rows = library.searcher.chunks.rows(ids)
+    cut = next(rows[i] for i in ids if json.loads(rows[i]["lines"])[-1]["t"] == SENTENCE[1])  # the case
+    assert [ln["t"] for ln in library.searcher._sentence_end(cut)] == SENTENCE[2:]
+    whole = next(rows[i] for i in ids if json.loads(rows[i]["lines"])[-1]["t"] != SENTENCE[1])
+    assert library.searcher._sentence_end(whole) == []  # it ends with a sentence of its own
+
+    hit = next(h for h in library.search("objects kept by name, supervisor grace period restarts", k=3)
+               if h.chunk_id == cut["id"])
+    assert [ln["t"] for ln in hit.tail] == SENTENCE[2:] and hit.text.endswith("\n" + SENTENCE[2])
+    answer = ask(library, "What happens after the grace period when the main loop has not answered?",
+                 mode="extractive")
+    assert " ".join(SENTENCE) in answer.text and "restarts the ..." not in answer.text, answer.text
+
+
+def test_the_tail_text_ends_where_the_sentence_does():
+    from mmrag_desktop.engine.search.searcher import _tail_text
+
+    tail = [{"t": "will work for such packages. Those with compiled code need the tools", "p": 32,
+             "b": [90, 350, 522, 364], "s": [4]}]
+    assert _tail_text(tail) == ["will work for such packages."]  # one segment can hold two sentences
+    assert _tail_text([{"t": "controller through the reset line.", "p": 1, "b": [0, 0, 1, 1], "s": [3]}]) == [
+        "controller through the reset line."]
+    assert _tail_text([]) == []
