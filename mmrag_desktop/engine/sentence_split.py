@@ -41,7 +41,9 @@ _LINE_END_STOP = re.compile(r"(?<![.])\.(?=[ \t]*\n[ \t]*[a-z_])")
 DOT_LEADERS = re.compile(r"(?:\.\s?){5,}")  # a contents or index line's dot leaders, wherever the line was cut
 # a heading of one or two words ("Description", "Templates") above a line that opens in lower case
 _SHORT_HEADING = re.compile(r"^[A-Z][a-z]+(?:[ \t][A-Za-z][a-z]+)?[ \t]*$(?=\n[a-z_])", re.M)
-_PROMPT_MARK = r"^[$>%#]"  # a shell or interpreter prompt: "$ gpg --verify ...", "> ev <- eigen(Sm)"
+# a shell or interpreter prompt: "$ gpg --verify ...", "> ev <- eigen(Sm)", a program's own ("gpsim> symbol U1.",
+# "avrdude> part", "octave> x = 1")
+_PROMPT_MARK = r"^(?:[$>%#]|[A-Za-z]\w{1,15}>)"
 PROMPT = re.compile(_PROMPT_MARK + r"\s+\S")
 # the header line of a reference entry, its kind in brackets at the end (Texinfo's definitions as
 # texi2pdf sets them): "telnet_port [number] [Config Command]", "flash banks [Command]". It belongs

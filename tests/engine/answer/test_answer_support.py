@@ -756,6 +756,22 @@ def test_a_command_after_a_prompt_is_its_own_line_and_quoted_with_its_lead_in():
     assert [c.text for c in candidate_sentences(lower)][-1].startswith("install.packages can install a source")
 
 
+def test_a_program_s_own_prompt_is_a_prompt():
+    """gpsim's manual: "gpsim> U1.txbaud = 9600 # set the transmit rate", "gpsim> U1.rxbaud ...", "9600" ran
+    into "The symbol command can be used to query all attributes of a module." as one quoted sentence, so
+    "How can I list all attributes of a loaded module?" never had that sentence to quote."""
+    from mmrag_desktop.engine.sentence_split import PROMPT
+
+    block = one_block("Most modules provide attributes that may be configured:\ngpsim> U1.txbaud = 9600 # set the "
+                      "transmit rate\ngpsim> U1.rxbaud # query the receiver rate\n9600\nThe symbol command can be "
+                      "used to query all attributes of a module.\ngpsim> symbol U1. # note the period", "Modules",
+                      "gpsim.pdf", 44)
+    texts = [c.text for c in candidate_sentences(block)]
+    assert "The symbol command can be used to query all attributes of a module." in texts, texts
+    assert all(PROMPT.match(p) for p in ("gpsim> symbol U1.", "avrdude> part", "octave> x = 1", "$ make", "> ls()"))
+    assert not any(PROMPT.match(p) for p in ("M-> Move to the end of the input history", "a>b holds", "x> 0"))
+
+
 def test_a_how_to_question_prefers_the_command_and_its_lead_in(embedder, monkeypatch):
     """"How do I delete all variables from the R workspace?": MiniLM scores "You will be asked if
     you want to save the R workspace ..." far above "To remove objects the function rm is
