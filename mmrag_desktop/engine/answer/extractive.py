@@ -155,6 +155,8 @@ BOUND_PENALTY = 0.1
 _BOUND = re.compile(r"(?:[<>\u2264\u2265]=?|\b(?:over|above|below|under|more than|less than|fewer than|up to|at least|at most))\s*$",
                     re.I)
 _ENTRY_CODE = re.compile(r"\W{0,2}(0[xX][0-9A-Fa-f]+|\d{3,})\s")
+# the line that opens an entry of a list of options or settings: "-F Normally, ...", "DOT_CLEANUP If the ..."
+_ENTRY_START = re.compile(r"(-{1,2}[A-Za-z][\w-]*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?:[ =](?:<[^<>]*>|\[[^\[\]]*\]))?\s+[A-Z]")
 SHORT_ENTRY = 10  # an entry's description shorter than this many words is quoted with the sentence after it
 PAIR_WORDS = 60  # a sentence and the next one it needs, quoted together, stay this short
 LEAD_IN_PENALTY = 0.2
@@ -218,6 +220,7 @@ class Candidate:
     introduces: bool = False  # a lead-in quoted with the command it introduces ("... command: $ gpg --verify ...")
     states: bool = False  # says what the question asks about is ("The default radix is hexadecimal.")
     listed: bool = False  # quoted with its term line: an entry of a definition list ("--pin-color <string> ...")
+    under: str = ""  # the option or setting whose entry the sentence is part of ("DOT_CLEANUP If the ..." on)
 
 
 def is_quotable(sentence: str) -> bool:
@@ -286,7 +289,12 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             sentences = [p for s in split_sentences(text, newlines=True) for p in _FIGURE_PART.split(s)]
         contents = any(_TOC.search(x) or DOT_LEADERS.search(x) for x in sentences)
         references = bool(_REFERENCE_SECTION.search(b.hit.section.split(" > ")[-1]))
+        # the entry of a list of options or settings the sentences so far belong to; a block that opens
+        # mid-sentence ("ground. This is disabled by default, ...") goes on with whatever came before it
+        under = "?" if sentences and sentences[0][:1].islower() else ""
         for pos, s in enumerate(sentences):
+            if opens := _ENTRY_START.match(_BULLET.sub("", s.lstrip())):
+                under = opens.group(1)
             words = s.split()
             # "Default value: 0.1" under "DT" is short, and quoted with the line it is the default of
             short_default = pos > 0 and bool(_ITS_DEFAULT.match(s)) and any(ch.isdigit() for ch in s)
@@ -337,7 +345,7 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 continue
             label = prev if term and not _example_of(prev, s) else ""
             out.append(Candidate(b.id, pos, s, following=following, label=label, introduces=introduces,
-                                 listed=bool(label) or short_default))
+                                 listed=bool(label) or short_default, under=under))
     return out
 
 
@@ -584,9 +592,43 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score -= BOILERPLATE_PENALTY
         if changelog[c.block_id] and not _ASKS_HISTORY.search(question):
             c.score -= CHANGELOG_PENALTY
+    cands = _off_the_entry(cands, options)
     _twins_of_the_other_polarity(question, cands)
     _lift_what_is_asked_for(question, blocks, cands, asked, named)
     return sorted(cands, key=lambda c: -c.score)
+
+
+def _off_the_entry(cands: list[Candidate], options: list[str]) -> list[Candidate]:
+    """`cands` without the sentences of another entry of the kind asked for (an option "-x", a setting
+    "NAME_IN_CAPITALS") when the evidence holds the entry of the one the question names: those from the
+    line that opens another entry ("DOT_TRANSPARENT Set the DOT_TRANSPARENT tag to YES ...") to the next
+    entry, and in the asked entry's block, when it opens mid-sentence, those before it. "This is disabled
+    by default, because dot on Windows does not seem to support this out of the box." was quoted for "Why
+    is DOT_MULTI_TARGETS disabled by default?" right after DOT_MULTI_TARGETS' entry: it ends
+    DOT_TRANSPARENT's, which the chunk opened inside. A command's own options ("-keepdc Do not merge
+    ..." under "opt_merge [options] [selection]") are no other entry of its kind."""
+    kinds = {_entry_kind(o) for o in options} - {""}
+    asked = {o.lower() for o in options}
+    entries = [c for c in cands if c.entry]
+    if not kinds or not entries:
+        return cands
+    # the sentences after an asked entry that the splitter saw no entry open ("--bg-image <string> File
+    # name ..." / "The image must be a color PPM image ...") go on with it
+    goes_on = {(c.block_id, c.under): c.position for c in entries}
+    return [c for c in cands if c.entry or not c.under or c.under.lower() in asked
+            or _entry_kind(c.under) not in kinds | {"?"}
+            or c.position > goes_on.get((c.block_id, c.under), len(cands) + c.position)
+            or (c.under == "?" and c.block_id not in {e.block_id for e in entries})]
+
+
+def _entry_kind(name: str) -> str:
+    """"option" for "-x" or "--name", "setting" for a name in capitals with an underscore, "?" for the
+    unknown entry a block opens inside, "" for any other name."""
+    if name == "?":
+        return "?"
+    if name.startswith("-"):
+        return "option"
+    return "setting" if "_" in name.strip("_") and name.isupper() else ""
 
 
 def _numbers_with_bounds(text: str) -> list[tuple[float, bool]]:

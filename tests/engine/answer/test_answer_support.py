@@ -1396,3 +1396,56 @@ def test_an_acronym_counts_as_the_words_it_spells(embedder, monkeypatch):
     with_acronyms = score()
     monkeypatch.setattr(extractive, "spelled_out", lambda q: {})
     assert with_acronyms > score() + 0.2
+
+
+DOT_ENTRIES = ("ground. This is disabled by default, because dot on Windows does not seem to support this out of the box.\n"
+               "Warning: Depending on the platform used, enabling this option may lead to badly anti-aliased labels.\n"
+               "The default value is: NO.\n"
+               "DOT_MULTI_TARGETS Set the DOT_MULTI_TARGETS tag to YES to allow dot to generate multiple output files "
+               "in one run. This makes dot run faster, but since only newer versions of dot (>1.8.10) support this, "
+               "this feature is disabled by default.\n"
+               "The default value is: NO.\n"
+               "GENERATE_LEGEND If the GENERATE_LEGEND tag is set to YES doxygen will generate a legend page.\n"
+               "This tag is disabled by default only when UML_LOOK is set.")
+
+
+def test_sentences_of_another_entry_are_not_quoted_for_the_entry_asked(embedder):
+    """Doxygen's configuration reference: "Why is DOT_MULTI_TARGETS disabled by default?" quoted "This is
+    disabled by default, because dot on Windows does not seem to support this out of the box." right after
+    DOT_MULTI_TARGETS' entry: the sentence ends DOT_TRANSPARENT's entry, which the chunk opened inside."""
+    from mmrag_desktop.engine.answer.extractive import candidate_sentences, select_sentences
+
+    block = one_block(DOT_ENTRIES, "23.19 Configuration options related to the dot tool", "doxygen_manual.pdf", 171)
+    windows = "This is disabled by default, because dot on Windows does not seem to support this out of the box."
+    legend = "This tag is disabled by default only when UML_LOOK is set."
+    under = {c.text: c.under for c in candidate_sentences(block)}
+    assert under[windows] == "?" and under[legend] == "GENERATE_LEGEND"  # the block opens mid-sentence
+    question = "Why is DOT_MULTI_TARGETS disabled by default?"
+    ranked = rank_candidates(question, block, embedder)
+    assert [c.text[:27] for c in ranked if c.entry] == ["DOT_MULTI_TARGETS Set the D"]
+    assert windows not in [c.text for c in ranked] and legend not in [c.text for c in ranked]
+    quoted = " ".join(c.text for c in select_sentences(question, block, embedder, max_sentences=3))
+    assert "dot on Windows" not in quoted and "UML_LOOK" not in quoted and "(>1.8.10)" in quoted, quoted
+    # without the asked entry in the evidence, no sentence is another entry's
+    other = one_block(DOT_ENTRIES.replace("DOT_MULTI_TARGETS", "DOT_MULTI_OUTPUT"), "", "doxygen_manual.pdf", 171)
+    assert {windows, legend} <= {c.text for c in rank_candidates(question, other, embedder)}
+
+
+def test_an_entry_goes_on_after_its_first_sentence_and_a_command_keeps_its_options(embedder):
+    """gEDA PCB's options: "--bg-image <string> File name of an image ..." opens its entry with a
+    placeholder, and "The image must be a color PPM image, in binary (not ASCII) format." is part of it;
+    Yosys's "opt_merge [options] [selection]" entry lists its own options ("-keepdc Do not merge ..."),
+    which are no other entry of the kind asked for."""
+    bg = one_block("--background <string> Set the background colour of the canvas.\nThe default is black.\n"
+                   "--bg-image <string> File name of an image to put into the background of the GUI canvas.\n"
+                   "The image must be a color PPM image, in binary (not ASCII) format.\n"
+                   "--black-color <string> Color value for black.", "General GUI Options", "pcb.pdf", 14)
+    texts = [c.text for c in rank_candidates("What image format does the --bg-image option need?", bg, embedder)]
+    assert "The image must be a color PPM image, in binary (not ASCII) format." in texts
+    assert "The default is black." not in texts  # the --background entry's
+    merge = one_block("opt_merge [options] [selection]\nThis pass identifies cells with identical type and input "
+                      "signals. Such cells are then merged to one cell.\n-nomux Do not merge MUX cells.\n"
+                      "-keepdc Do not merge flipflops with don't-care bits in their initial value.",
+                      "C.122 opt_merge - consolidate identical cells", "yosys-manual.pdf", 190)
+    texts = [c.text for c in rank_candidates("What does the yosys opt_merge pass do?", merge, embedder)]
+    assert "-keepdc Do not merge flipflops with don't-care bits in their initial value." in texts
