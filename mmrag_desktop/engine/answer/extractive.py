@@ -159,6 +159,9 @@ _ENTRY_CODE = re.compile(r"\W{0,2}(0[xX][0-9A-Fa-f]+|\d{3,})\s")
 _ENTRY_START = re.compile(r"(-{1,2}[A-Za-z][\w-]*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?:[ =](?:<[^<>]*>|\[[^\[\]]*\]))?\s+[A-Z]")
 SHORT_ENTRY = 10  # an entry's description shorter than this many words is quoted with the sentence after it
 PAIR_WORDS = 60  # a sentence and the next one it needs, quoted together, stay this short
+# a sentence that says how to do what the sentence before it describes, quoted with it
+_HOW_IT_IS_DONE = re.compile(r"(?:to (?:do|achieve|accomplish) (?:so|this|that)|for (?:this|that)(?: purpose)?)\b,?\s",
+                             re.I)
 LEAD_IN_PENALTY = 0.2
 OPPOSITE_PENALTY = 0.1  # as search's highlight (search/highlight.py ANTONYM_PENALTY)
 # a manual's copyright or licence notice ("PARI/GP is Copyright (c) 2000-2022 The PARI Group PARI/GP is free
@@ -575,6 +578,11 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             # "XMU=x sets the damping factor." + "The default value is XMU=0.5.": quote both
             c.text = f"{c.text} {c.following}"
             c.score += value_bonus / 2
+        elif (c.following and _HOW_IT_IS_DONE.match(c.following)
+              and len(c.text.split()) + len(c.following.split()) <= PAIR_WORDS):
+            # "... you can still get an idea of what the structure is ..." + "To do so, you must set the
+            # EXTRACT_ALL tag in the configuration file to YES.": the way is in the sentence after
+            c.text, c.following = f"{c.text} {c.following}", ""
         if c.text.rstrip()[-1:] not in ".!?)" and not c.introduces:  # a lead-in to a list or a fragment, not an answer
             c.score -= LEAD_IN_PENALTY
         if opposes(plan.terms, c.text):  # "internal ram" for "external RAM": the embedder reads them alike

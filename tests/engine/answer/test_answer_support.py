@@ -1449,3 +1449,18 @@ def test_an_entry_goes_on_after_its_first_sentence_and_a_command_keeps_its_optio
                       "C.122 opt_merge - consolidate identical cells", "yosys-manual.pdf", 190)
     texts = [c.text for c in rank_candidates("What does the yosys opt_merge pass do?", merge, embedder)]
     assert "-keepdc Do not merge flipflops with don't-care bits in their initial value." in texts
+
+
+def test_the_sentence_that_says_how_is_quoted_with_the_one_before(embedder):
+    """Doxygen's "Getting started": "How can I see the structure of an undocumented project?" quoted "If
+    you start using doxygen for an existing project ..., you can still get an idea of what the structure
+    is ..." without the next sentence, "To do so, you must set the EXTRACT_ALL tag ... to YES.", which
+    the embedder ranks far lower (it names no structure)."""
+    block = one_block("If you start using doxygen for an existing project (thus without any documentation that "
+                      "doxygen is aware of), you can still get an idea of what the structure is and how the "
+                      "documented result would look like. To do so, you must set the EXTRACT_ALL tag in the "
+                      "configuration file to YES. Then, doxygen will pretend everything in your sources is "
+                      "documented.", "3.2 Step 1: Creating a configuration file", "doxygen_manual.pdf", 31)
+    texts = [c.text for c in rank_candidates("How can I see the structure of an undocumented project?", block, embedder)]
+    assert texts[0].endswith("would look like. To do so, you must set the EXTRACT_ALL tag in the configuration file "
+                             "to YES."), texts
