@@ -19,9 +19,11 @@ from ..errors import ModelError
 # Texts per forward pass, and sequence lengths padded up to a multiple of PAD_TO: oneDNN keeps
 # kernels (with their own copies of the weights) per matrix shape, so unpadded batches of every
 # length grew the process by ~500 MB over a library; 16 texts padded to 32 tokens peaked 340 MB
-# lower than 32 unpadded texts and ran 10-14% faster (bench/README.md, session 18).
+# lower than 32 unpadded texts and ran 10-14% faster (bench/README.md, session 18). Padding to 16
+# tokens: 5% fewer token positions on avr-libc's chunks (340 K for 293 K tokens, 359 K at 32), the
+# pass 34.7 s against 38.4 s (medians of four), 20-50 MB more (session 29).
 BATCH = 16
-PAD_TO = 32
+PAD_TO = 16
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
