@@ -294,6 +294,8 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
         references = bool(_REFERENCE_SECTION.search(b.hit.section.split(" > ")[-1]))
         # the entry of a list of options or settings the sentences so far belong to; a block that opens
         # mid-sentence ("ground. This is disabled by default, ...") goes on with whatever came before it
+        # (a whole sentence may open a section's introduction: "In addition to the preprocessor macros
+        # ..." before avr-gcc's "-mmcu=architecture" entry)
         under = "?" if sentences and sentences[0][:1].islower() else ""
         for pos, s in enumerate(sentences):
             if opens := _ENTRY_START.match(_BULLET.sub("", s.lstrip())):
@@ -610,7 +612,7 @@ def _off_the_entry(cands: list[Candidate], options: list[str]) -> list[Candidate
     """`cands` without the sentences of another entry of the kind asked for (an option "-x", a setting
     "NAME_IN_CAPITALS") when the evidence holds the entry of the one the question names: those from the
     line that opens another entry ("DOT_TRANSPARENT Set the DOT_TRANSPARENT tag to YES ...") to the next
-    entry, and in the asked entry's block, when it opens mid-sentence, those before it. "This is disabled
+    entry, and in the asked entry's block, when it opens mid-sentence, those before its first entry. "This is disabled
     by default, because dot on Windows does not seem to support this out of the box." was quoted for "Why
     is DOT_MULTI_TARGETS disabled by default?" right after DOT_MULTI_TARGETS' entry: it ends
     DOT_TRANSPARENT's, which the chunk opened inside. A command's own options ("-keepdc Do not merge
@@ -630,8 +632,8 @@ def _off_the_entry(cands: list[Candidate], options: list[str]) -> list[Candidate
 
 
 def _entry_kind(name: str) -> str:
-    """"option" for "-x" or "--name", "setting" for a name in capitals with an underscore, "?" for the
-    unknown entry a block opens inside, "" for any other name."""
+    """"option" for "-x" or "--name", "setting" for a name in capitals with an underscore, "?" for what
+    comes before the first entry of a block that opens mid-sentence, "" for any other name."""
     if name == "?":
         return "?"
     if name.startswith("-"):

@@ -1426,6 +1426,13 @@ def test_sentences_of_another_entry_are_not_quoted_for_the_entry_asked(embedder)
     assert windows not in [c.text for c in ranked] and legend not in [c.text for c in ranked]
     quoted = " ".join(c.text for c in select_sentences(question, block, embedder, max_sentences=3))
     assert "dot on Windows" not in quoted and "UML_LOOK" not in quoted and "(>1.8.10)" in quoted, quoted
+    # a block that opens with a whole sentence may open with a section's introduction, which stays
+    intro = one_block("In addition to the preprocessor macros indicated in the tables below, the preprocessor will "
+                      "define the macros __AVR and __AVR__ when compiling for an AVR target.\n"
+                      "-mmcu=architecture Compile code for architecture.\n-morder1 Use an alternative register "
+                      "allocation order.", "Using the GNU tools", "avr-libc-user-manual.pdf", 87)
+    texts = [c.text for c in rank_candidates("Which macros are defined with -mmcu?", intro, embedder)]
+    assert any(t.startswith("In addition to the preprocessor macros") for t in texts), texts
     # without the asked entry in the evidence, no sentence is another entry's
     other = one_block(DOT_ENTRIES.replace("DOT_MULTI_TARGETS", "DOT_MULTI_OUTPUT"), "", "doxygen_manual.pdf", 171)
     assert {windows, legend} <= {c.text for c in rank_candidates(question, other, embedder)}
