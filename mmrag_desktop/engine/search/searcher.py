@@ -85,7 +85,7 @@ _SENTENCE_END = tuple(".!?:;")
 # ends its chunk brings the chunk that goes on with such a sentence ("... not possible on UPDI locked
 # devices." / "Therefore, ... you have to provide -F to override this check.", AVRDUDE's manual)
 _CONCLUSION = re.compile(r"(?:therefore|thus|hence|consequently|as a result|for this reason|this means|"
-                         r"that is why|in that case|otherwise|so)\b", re.I)
+                         r"that is why|in that case|otherwise|so)\b(?!-)", re.I)  # not "So-called ..."
 ENTRY_GAP = 0.5  # lines of one paragraph (an entry) are at most this share of a line's height apart
 # a section that is a contents page or a back-of-book index ("Contents", "Appendix D Function and
 # variable index", "OpenOCD Concept Index"; not "Array index")

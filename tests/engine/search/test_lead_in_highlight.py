@@ -154,3 +154,12 @@ def test_a_conclusion_opening_the_next_chunk_follows_the_sentence_it_concludes(l
 
     monkeypatch.setattr(searcher, "_CONCLUSION", re.compile(r"(?!)"))
     assert not any(conclusion in h.text for h in library.search(question, k=1, companions=2))
+
+
+def test_which_openings_draw_a_conclusion():
+    from mmrag_desktop.engine.search.searcher import _CONCLUSION
+
+    assert all(_CONCLUSION.match(t) for t in ("Therefore, you have to provide -F.", "So the check is skipped.",
+                                              "In that case the part is erased.", "Thus, no reset is needed."))
+    assert not any(_CONCLUSION.match(t) for t in ("So-called fuses hold the clock settings.", "Sometimes it fails.",
+                                                  "Thereafter the part is reset."))
