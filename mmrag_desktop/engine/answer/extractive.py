@@ -625,10 +625,15 @@ def _off_the_entry(cands: list[Candidate], options: list[str]) -> list[Candidate
     # the sentences after an asked entry that the splitter saw no entry open ("--bg-image <string> File
     # name ..." / "The image must be a color PPM image ...") go on with it
     goes_on = {(c.block_id, c.under): c.position for c in entries}
-    return [c for c in cands if c.entry or not c.under or c.under.lower() in asked
-            or _entry_kind(c.under) not in kinds | {"?"}
-            or c.position > goes_on.get((c.block_id, c.under), len(cands) + c.position)
-            or (c.under == "?" and c.block_id not in {e.block_id for e in entries})]
+    entry_blocks = {c.block_id for c in entries}
+
+    def kept(c: Candidate) -> bool:
+        if c.entry or not c.under or c.under.lower() in asked or _entry_kind(c.under) not in kinds | {"?"}:
+            return True
+        after = goes_on.get((c.block_id, c.under))
+        return (after is not None and c.position > after) or (c.under == "?" and c.block_id not in entry_blocks)
+
+    return [c for c in cands if kept(c)]
 
 
 def _entry_kind(name: str) -> str:

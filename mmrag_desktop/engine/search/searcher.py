@@ -80,7 +80,7 @@ SHORT_HIT_WORDS = 12
 # a chunk's last sentence cut by the chunk's end is completed from the next chunk when it ends within
 # this many of its lines (Searcher._sentence_end)
 TAIL_LINES = 4
-_SENTENCE_END = tuple(".!?:;")
+_SENTENCE_END = ".!?:;"  # a line ending with one of these ends its sentence (or announces what follows)
 # a sentence that draws the consequence of the one before it: an answer's hit whose matched sentence
 # ends its chunk brings the chunk that goes on with such a sentence ("... not possible on UPDI locked
 # devices." / "Therefore, ... you have to provide -F to override this check.", AVRDUDE's manual)
@@ -188,9 +188,13 @@ def _lead_text(lead: list[dict]) -> list[str]:
 def _tail_text(tail: list[dict]) -> list[str]:
     """The text of tail lines (Searcher._sentence_end) up to where the sentence ends: its last line
     may begin another sentence after it ("packages. Those with compiled code need the tools")."""
+    if not tail:
+        return []
     text = "\n".join(ln["t"] for ln in tail)
     spans = sentence_spans(text)
-    return (text[: spans[0][1]] if len(spans) > 1 else text).split("\n") if tail else []
+    if len(spans) > 1:
+        text = text[: spans[0][1]]
+    return text.split("\n")
 
 
 def _with_lead(lead: list[str], text: str) -> str:
@@ -207,7 +211,7 @@ def _with_lead(lead: list[str], text: str) -> str:
 def _just_above(line: dict, below: dict) -> bool:
     """True when stored line `line` is the line just before `below` in the flow and does not end a
     sentence: on the same page at most a line's height above it, or at the end of the page before."""
-    if line["t"].rstrip()[-1:] in ".!?:;":
+    if line["t"].rstrip()[-1:] in _SENTENCE_END:
         return False
     if line["p"] == below["p"] - 1:
         return True
