@@ -41,6 +41,7 @@ from .onnx_text import (
     quantized_path,
 )
 from .torch_bf16 import Bf16Forward
+from .word_pieces import WordPieces
 
 log = logging.getLogger(__name__)
 
@@ -195,9 +196,9 @@ class TextEmbedder:
                 return eight_bit
         forward = _opened(path, self._threads)
         if forward is None:
-            tokenizer = self.tokenizer
-            with self._tok_lock:  # the export tokenizes a sample
-                export(self.model, tokenizer, path)
+            model = self.model
+            with self._tok_lock:  # the export tokenizes a sample (with the model's own tokenizer)
+                export(model, model.tokenizer, path)
             forward = OnnxForward(path, self._threads)
             self._model = None  # the PyTorch weights are not needed any more
         return (self._quantized(path) if self._backend == "int8" else None) or forward
@@ -225,7 +226,8 @@ class TextEmbedder:
 
     @property
     def tokenizer(self):
-        """The model's fast tokenizer, loaded without torch when the model is not loaded yet. Call
+        """The model's fast tokenizer, loaded without torch or transformers when the model is not
+        loaded yet (word_pieces.py; transformers' AutoTokenizer for a folder it does not cover). Call
         it under `_tok_lock` (`_tokenize`): each call sets the tokenizer's padding and truncation."""
         if self._tokenizer is None:
             with self._lock:  # two threads asking first: one loads, the other waits for it
@@ -236,6 +238,9 @@ class TextEmbedder:
     def _load_tokenizer(self):
         if self._model is not None:
             return self._model.tokenizer
+        direct = WordPieces.load(self.model_dir)
+        if direct is not None:
+            return direct
         try:
             from transformers import AutoTokenizer
         except ImportError as e:
@@ -358,8 +363,9 @@ class TextEmbedder:
         for start in range(0, len(order), batch_size):
             idx = order[start : start + batch_size]
             batch = [texts[i] for i in idx]
-            enc = self._tokenize(batch, padding=True, truncation=True, max_length=self.max_tokens,
-                                 return_offsets_mapping=True, return_tensors="pt")
+            with self._tok_lock:  # tensors for the model: its own tokenizer
+                enc = model.tokenizer(batch, padding=True, truncation=True, max_length=self.max_tokens,
+                                      return_offsets_mapping=True, return_tensors="pt")
             offsets = enc.pop("offset_mapping").numpy()
             features = {k: v for k, v in enc.items()}
             with torch.inference_mode():
