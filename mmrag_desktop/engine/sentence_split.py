@@ -9,7 +9,8 @@ capital is not taken for an initial: in manuals it is a unit or a name ("5 V.", 
 too (evidence text whose lines are list items, table rows or headings), unless a lower-case word
 follows it (a wrapped line) and no full stop ends the line, and so is a bullet; the end of a line that starts with a prompt ("> ",
 "$ ") is one before a name in code too ("install.packages can install ..."), and so are both ends of a
-reference entry's header line ("telnet_port [number] [Config Command]"), and the end of a heading of
+reference entry's header line ("telnet_port [number] [Config Command]") and of a declaration's ("real[]
+cubicroots(real a, real b, real c, real d);"), and the end of a heading of
 one or two words above a line in lower case ("Description" / "fd_domain(Vars, ...) constraints ..."). With `clauses=True` a semicolon or colon followed
 by white space and a capital or digit ends a piece too ("Note: The device ...", "...; Pin 2 ...":
 chunk segments, the units search highlights).
@@ -51,12 +52,18 @@ PROMPT = re.compile(_PROMPT_MARK + r"\s+\S")
 DEFINITION_LINE = re.compile(
     r"^[^\s.!?][^\n]{0,100}?(?<![.!?:;,])[ \t]\[(?:[A-Z][a-z]+[ -]){0,2}(?:Command|Function|Variable|Macro|Method|"
     r"Procedure|Driver|Option|Form|Constant|Type|Operator|Class|Hook|Predicate|Instruction)\][ \t]*$", re.M)
+# a C-style declaration on a line of its own, its type before its name ("real[] cubicroots(real a,
+# real b, real c, real d);" above "This numerically robust solver returns the real roots of ..."): the
+# entry's term, never the wrapped end of the sentence above it
+DECLARATION_LINE = re.compile(r"^(?:(?:static|const|unsigned|signed|struct|extern|inline|explicit)[ \t]+)*"
+                              r"[A-Za-z_][\w:<>]*(?:\[\])*\**[ \t]+\**[A-Za-z_][\w.:]*\((?:[^()\n]|\([^()\n]*\))*\)"
+                              r"[ \t]*;?[ \t]*$", re.M)
 # a prompt's line before a line that opens with a name in code ("install.packages can ..."): prose
 # in lower case after it continues the sentence ("> ev <- eigen(Sm)" + "will assign this list to ev.")
 _PROMPT_LINE = re.compile(_PROMPT_MARK + r"[ \t]+\S.*$(?=\n[a-z]\w*[._(])", re.M)
 
 
-def _is_abbreviation(before: str, after: str) -> bool:
+def is_abbreviation(before: str, after: str) -> bool:
     """True when the full stop ending `before` belongs to an abbreviation."""
     m = _LAST_WORD.search(before)
     if not m:
@@ -75,7 +82,7 @@ def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) 
     cuts: list[int] = []
     for m in _BOUNDARY.finditer(text):
         end = m.end(1)
-        if m.group(1) == "." and _is_abbreviation(text[max(0, end - 12):end], text[m.end():m.end() + 1]):
+        if m.group(1) == "." and is_abbreviation(text[max(0, end - 12):end], text[m.end():m.end() + 1]):
             continue
         cuts.append(end)
     if clauses:
@@ -88,12 +95,14 @@ def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) 
         # sformat metacomment." / "split_var [-module ...]"), unless it ends an abbreviation ("e.g.",
         # and "etc." as before a number: the line goes on in lower case)
         for m in _LINE_END_STOP.finditer(text):
-            if not _is_abbreviation(text[max(0, m.end() - 12):m.end()], "0"):
+            if not is_abbreviation(text[max(0, m.end() - 12):m.end()], "0"):
                 cuts.append(m.end())
         # a heading of one or two words above a line in lower case ("Description" / "fd_domain(Vars,
         # Lower, Upper) constraints ...") is no sentence the line continues
         cuts.extend(m.end() for m in _SHORT_HEADING.finditer(text))
         for m in DEFINITION_LINE.finditer(text):
+            cuts.extend((m.start(), m.end()))
+        for m in DECLARATION_LINE.finditer(text):
             cuts.extend((m.start(), m.end()))
     spans: list[tuple[int, int]] = []
     start = 0

@@ -9,14 +9,18 @@ from dataclasses import dataclass
 from ..elements import BBox
 from ..hits import Hit
 from ..search.query import OPTION
-from ..sentence_split import DEFINITION_LINE, PROMPT
+from ..sentence_split import DEFINITION_LINE, PROMPT, is_abbreviation
 from .events import Citation
 
 TokenCounter = Callable[[str], int]
 
-# Bracketed text holding a digit ("[3]", "[1, 2]", "[Evidence 7]"): in evidence it would look like
-# one of our citation markers, so it becomes "(3)" before the model sees it.
+# Bracketed text holding a digit ("[3]", "[1, 2]", "[Evidence 7]", "[0; 3]"): in evidence it would
+# look like one of our citation markers. An answer shows it in fullwidth brackets ("［0; 3］": still
+# the manual's closed range, never a citation chip); a prompt gives the model parentheses ("(3)"),
+# which it cannot copy back as a marker.
 _BRACKETED = re.compile(r"\[([^\[\]\n]{0,60}?\d[^\[\]\n]{0,60}?)\]")
+_SHOWN_OPEN, _SHOWN_CLOSE = "\uff3b", "\uff3d"
+_TO_PARENTHESES = str.maketrans({_SHOWN_OPEN: "(", _SHOWN_CLOSE: ")"})
 # The evidence is fenced in the prompt by these tags; text from a document cannot write them.
 FENCE_OPEN, FENCE_CLOSE = "<evidence>", "</evidence>"
 _FENCE_TAG = re.compile(r"<(\s*/?\s*evidence)", re.I)
@@ -24,13 +28,20 @@ _KIND_LABEL = {"table": "table", "figure": "figure", "caption": "caption", "code
 
 
 def neutralise(text: str) -> str:
-    """Evidence text safe to put in a prompt: bracketed numbers become parenthesised, so
-    evidence that itself contains "[3]" cannot be mistaken for (or smuggle in) a citation, and
-    an evidence tag loses its "<", so a document cannot close the fence around the evidence."""
+    """Evidence text safe to show in an answer and to put in a prompt (`for_prompt`): bracketed
+    numbers get fullwidth brackets, so evidence that itself contains "[3]" cannot be mistaken for
+    (or smuggle in) a citation, and an evidence tag loses its "<", so a document cannot close the
+    fence around the evidence."""
     prev = None
-    while prev != text:  # nested brackets: "[[7]]" -> "[(7)]" -> "((7))"
-        prev, text = text, _BRACKETED.sub(r"(\1)", text)
+    while prev != text:  # nested brackets: "[[7]]" -> "[［7］]" -> "［［7］］"
+        prev, text = text, _BRACKETED.sub(_SHOWN_OPEN + r"\1" + _SHOWN_CLOSE, text)
     return _FENCE_TAG.sub(r"\1", text)
+
+
+def for_prompt(text: str) -> str:
+    """`text` neutralised as a model reads it: bracketed numbers in parentheses ("(3)"), which a
+    small model copies as they are, where "［3］" could come back as the marker "[3]"."""
+    return neutralise(text).translate(_TO_PARENTHESES)
 
 
 def fenced(text: str) -> str:
@@ -55,13 +66,23 @@ _GOES_ON = re.compile(r"(?:\b(?:the|a|an|of|to|in|on|at|by|for|with|and|or|nor|f
                       r"their|this|these|not|per|via|into|if|when|where|while|can|may|will|should|must)|[,(/-])$",
                       re.I)
 # an option of a usage synopsis ("[-w bin_width] # FFT bin width (frequency resolution) in Hz, 2445-5000000")
-_OPTION_LINE = re.compile(r"^(?:\[-{1,2}[A-Za-z0-9]|\(-{1,2}\w+\) )")  # "(-1)": "[-1]" neutralised
+_OPTION_LINE = re.compile(r"^(?:[\[\uff3b]-{1,2}[A-Za-z0-9]|\(-{1,2}\w+\) )")  # "［-1］", "(-1)": "[-1]" neutralised
 # an option's entry in a list of options ("--crosshair-color <string>" above "Color of the crosshair.
 # Default: '#ff0000'"): the option alone, with its argument's placeholder
 _OPTION_ENTRY_LINE = re.compile(r"^" + OPTION + r"(?:[ =](?:<[^<>]*>|\[[^\[\]]*\]|[A-Z][A-Z_]*))?$")
 
 
 _PUNCTUATION_LINE = re.compile(r"^[.,;:!?]$")
+
+
+def _ends_sentence(line: str, following: str) -> bool:
+    """True when `line` ends in final punctuation that ends its sentence: not an abbreviation's
+    full stop before a number or a word in lower case ("... a relatively recent version (e.g." /
+    "3.4.4 or later)." is one sentence)."""
+    if line[-1] not in ".!?:;":
+        return False
+    return not (line[-1] == "." and following[:1].isalnum() and not following[:1].isupper()
+                and is_abbreviation(line[-12:], following[:1]))
 
 
 def unwrap_lines(text: str) -> str:
@@ -87,7 +108,7 @@ def unwrap_lines(text: str) -> str:
             continue
         if out:
             prev = out[-1]
-            wrapped = (len(prev.split()) >= 6 and prev[-1] not in ".!?:;" and not PROMPT.match(lines[i - 1])
+            wrapped = (len(prev.split()) >= 6 and not _ends_sentence(prev, line) and not PROMPT.match(lines[i - 1])
                        and not DEFINITION_LINE.match(line) and not DEFINITION_LINE.match(lines[i - 1])
                        and not _FIELD_LINE.match(line) and not _FOOTNOTE_LINE.match(line)
                        and not _OPTION_LINE.match(line) and not _OPTION_ENTRY_LINE.match(line)
@@ -124,12 +145,12 @@ class EvidenceBlock:
         h = self.hit
         parts = [k for k in (_KIND_LABEL.get(h.kind),) if k]
         if h.section:
-            parts.append(f"section: {neutralise(h.section)}")
+            parts.append(f"section: {for_prompt(h.section)}")
         return f"[{self.id}] ({', '.join(parts)})" if parts else f"[{self.id}]"
 
     def render(self) -> str:
         """The block as it appears in the prompt: "[n] (section: ...)" and its text."""
-        return f"{self.header()}\n{self.text}"
+        return f"{self.header()}\n{self.text.translate(_TO_PARENTHESES)}"
 
     def citation(self, boxes: list[tuple[int, BBox]] | None = None) -> Citation:
         """This block resolved to a citation (document, page, highlight box). `boxes` — the lines

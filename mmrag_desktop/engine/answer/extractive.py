@@ -56,7 +56,7 @@ from ..search.query import (
     titles_section,
     whatis_line,
 )
-from ..sentence_split import DEFINITION_LINE, DOT_LEADERS, split_sentences
+from ..sentence_split import DECLARATION_LINE, DEFINITION_LINE, DOT_LEADERS, split_sentences
 from ..sentence_split import PROMPT as _PROMPT
 from .confidence import STOPWORDS, content_terms
 from .evidence import FIELD_NAME, EvidenceBlock
@@ -111,6 +111,7 @@ _OPTION_ENTRY = re.compile(OPTION + r"(?:=\S*)?(?:\s|$)")
 _TERM_LINE = re.compile(r"[./_~]\w")
 # or a call's signature line above its description ("x = csvread (filename, dlm_opt1, ...)")
 _SIGNATURE = re.compile(r"^(?:[\w,\[\] ]+=\s*)?[A-Za-z_][\w.]*\s?\(.*\)$")
+DECLARATION_WORDS = 20
 _PROSE_WORD = re.compile(r"(?<![\w.@#(\[])[a-z]{3,}(?![\w(\[])")
 # a question that describes a figure ("schematic where a source feeds clamping diodes ...", "what does a
 # typical mesh look like") rather than asking something about a plot ("which direction is up for the
@@ -264,9 +265,12 @@ def _is_transcript(s: str) -> bool:
 def is_term_line(line: str) -> bool:
     """True for the term line of a definition list: at most three words, no closing punctuation, and
     an identifier, file name or path in it ("~/.octaverc", "FIT_LOG", "--persist"); or a call's
-    signature of at most eight words ("x = csvread (filename, dlm_opt1, . . .)")."""
+    signature of at most eight words ("x = csvread (filename, dlm_opt1, . . .)"), or a declaration
+    ("real[] cubicroots(real a, real b, real c, real d);")."""
     words = line.split()
     if len(words) <= 8 and _SIGNATURE.match(" ".join(words)):
+        return True
+    if len(words) <= DECLARATION_WORDS and DECLARATION_LINE.match(" ".join(words)):
         return True
     if not 0 < len(words) <= 3 or line.rstrip()[-1:] in ".!?:;,":
         return False
@@ -329,6 +333,10 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             # a figure chunk's "Section: G.3.3 SOLA-330" line names no term
             term = not _LABELS.match(prev) and (is_term_line(prev) or synopsis_of_section(prev, b.hit.section)
                                                 or bool(DEFINITION_LINE.match(prev)))
+            if term and pos > 1 and sentences[pos - 2].rstrip()[-1:] == ":" and DECLARATION_LINE.match(prev):
+                # "A simpler interface ... is also available:" / "void tensorshade(...);" / "One can also
+                # smoothly shade ...": the declaration is the lead-in's, the next paragraph is not about it
+                term = False
             with_term = False  # prev already carries the entry's term line
             if not term and pos > 1 and _PREAMBLE.match(prev) and is_term_line(sentences[pos - 2]):
                 # "--debug-check" / "Rarely needed." / "Enable internal debugging assertion checks ...":
@@ -628,12 +636,20 @@ def _off_the_entry(cands: list[Candidate], options: list[str]) -> list[Candidate
     entry_blocks = {c.block_id for c in entries}
 
     def kept(c: Candidate) -> bool:
-        if c.entry or not c.under or c.under.lower() in asked or _entry_kind(c.under) not in kinds | {"?"}:
+        if (c.entry or not c.under or c.under.lower() in asked or _entry_kind(c.under) not in kinds | {"?"}
+                or _a_level_of(c.under, asked)):
             return True
         after = goes_on.get((c.block_id, c.under))
         return (after is not None and c.position > after) or (c.under == "?" and c.block_id not in entry_blocks)
 
     return [c for c in cands if kept(c)]
+
+
+def _a_level_of(name: str, asked: set[str]) -> bool:
+    """True for a one-letter flag repeated ("-vvvv") when the question names the flag ("-v"): a level of
+    the asked option, not another entry ("Which -v level shows the knot guide solver diagnostics?")."""
+    m = re.fullmatch(r"-([A-Za-z])\1+", name)
+    return m is not None and f"-{m.group(1)}".lower() in asked
 
 
 def _entry_kind(name: str) -> str:

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .evidence import fenced, neutralise
+from .evidence import fenced, for_prompt
 from .extractive import Candidate
 
 MAX_CANDIDATES = 8
@@ -43,7 +43,7 @@ SYSTEM_PROMPT = (
 
 def user_message(question: str, cands: Sequence[Candidate], where: dict[int, str]) -> str:
     """The user turn: the numbered sentences (with their document and page), then the question."""
-    lines = [f"S{i}: {neutralise(c.text)} ({neutralise(where.get(c.block_id, ''))})" for i, c in enumerate(cands, 1)]
+    lines = [f"S{i}: {for_prompt(c.text)} ({for_prompt(where.get(c.block_id, ''))})" for i, c in enumerate(cands, 1)]
     return (
         "Sentences from the manuals:\n" + fenced("\n".join(lines)) + f"\n\nQuestion: {question}\n\n"
         "Reply in exactly this form:\nQuotes: S<number>[, S<number>]\nAnswer: <one or two short sentences>"

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..elements import box_inside, union_bbox
 from ..hits import Hit
-from ..sentence_split import DOT_LEADERS, sentence_spans
+from ..sentence_split import DOT_LEADERS, is_abbreviation, sentence_spans
 from ..store.chunks import Filters
 from .doc_names import named_documents, without_names
 from .fusion import mmr, weighted_rrf
@@ -185,6 +185,13 @@ def _lead_text(lead: list[dict]) -> list[str]:
     return [first, *(ln["t"] for ln in lead[1:])]
 
 
+def _ends_its_sentence(line: str) -> bool:
+    """True when a chunk's last line ends its sentence: final punctuation, not an abbreviation's
+    full stop ("... a relatively recent version (e.g." goes on with "3.4.4 or later).")."""
+    line = line.rstrip()
+    return line[-1:] in _SENTENCE_END and not (line.endswith(".") and is_abbreviation(line[-12:], ""))
+
+
 def _tail_text(tail: list[dict]) -> list[str]:
     """The text of tail lines (Searcher._sentence_end) up to where the sentence ends: its last line
     may begin another sentence after it ("packages. Those with compiled code need the tools")."""
@@ -211,7 +218,7 @@ def _with_lead(lead: list[str], text: str) -> str:
 def _just_above(line: dict, below: dict) -> bool:
     """True when stored line `line` is the line just before `below` in the flow and does not end a
     sentence: on the same page at most a line's height above it, or at the end of the page before."""
-    if line["t"].rstrip()[-1:] in _SENTENCE_END:
+    if _ends_its_sentence(line["t"]):
         return False
     if line["p"] == below["p"] - 1:
         return True
@@ -514,7 +521,7 @@ class Searcher:
         for cid in kept:
             highlights[cid] = self._whole_sentences(rows[cid], highlights[cid], lead, tail)
         if plan.intent in ("visual", "table"):
-            self._prefer_page_regions(plan, hvec, idf, kept, rows, highlights, scored, filters)
+            self._prefer_page_regions(plan, hvec, idf, kept, rows, highlights, scored, filters, replaced)
         reranked = rerank_top(self.models.rerank_scores, plan.text, kept, rows, scored)
         vecs = self.vectors.chunk_vectors(kept, self.models.embedder.model_id)
         # chunks without a vector of the active model (a re-embed in progress) are ranked by fusion only
@@ -781,7 +788,7 @@ class Searcher:
             return []
         lines = _boxed_lines(row)
         last = lines[-1] if lines else None
-        if not last or not last.get("s") or last["t"].rstrip()[-1:] in _SENTENCE_END:
+        if not last or not last.get("s") or _ends_its_sentence(last["t"]):
             return []
         found = self._next_text(row)
         if found is None:
@@ -830,11 +837,16 @@ class Searcher:
             boxes[ln["p"]] = union_bbox([boxes[ln["p"]], tuple(ln["b"])]) if ln["p"] in boxes else tuple(ln["b"])
         return Highlight(hl.page, boxes[hl.page], sorted(boxes.items()), hl.segment, hl.score)
 
-    def _prefer_page_regions(self, plan: QueryPlan, qvec: np.ndarray, idf: dict[str, float],
-                             kept: list[int], rows: dict, highlights: dict, scored: dict, filters: Filters) -> None:
+    def _prefer_page_regions(self, plan: QueryPlan, qvec: np.ndarray, idf: dict[str, float], kept: list[int],
+                             rows: dict, highlights: dict, scored: dict, filters: Filters,
+                             replaced: dict[int, int]) -> None:
         """For a visual (table) question, a text hit on a page that holds a figure (table) becomes that
         figure (table): the page was found by its words, the region is what the user asked to see
-        -- unless the region matches the question much worse than the text (REGION_MIN_MATCH)."""
+        -- unless the region matches the question much worse than the text (REGION_MIN_MATCH). The
+        text is what the region stands for (`replaced`): an answer's evidence keeps it as a companion
+        (Asymptote's "How do I draw a secondary logarithmic y axis on a graph?" found the page by "A
+        secondary logarithmic y axis can be drawn like this:"; its plot's tick labels alone read as
+        not covered)."""
         want = {"visual": ("figure",), "table": ("table",)}[plan.intent]
         if filters.kinds and not set(want) & set(filters.kinds):
             return
@@ -860,6 +872,7 @@ class Searcher:
             highlights[c] = hl
             scored[c] = scored[cid]
             kept[i] = c
+            replaced[c] = replaced.pop(cid, cid)
 
     def hit(self, row, hl: Highlight, score: float, sources: dict, sim, doc_kind: str,
              enriched: bool = False, rerank: tuple[int, float] | None = None, lead: list[dict] = (),

@@ -115,11 +115,11 @@ def test_extractive_answer_is_cited_and_resolves_to_page_and_box(library):
 
 def _line_holding(lines: list[dict], part: str, at_end: bool) -> dict:
     """The stored line where `part` (a few words, perhaps running over a line break) starts, or
-    ends when `at_end`. A quote prints the page's "[3]" as "(3)" (no false citation marker)."""
+    ends when `at_end`. A quote prints the page's "[3]" as "［3］" (no false citation marker)."""
     text, starts = "", []
     for ln in lines:
         starts.append(len(text))
-        text += " ".join(ln["t"].split()).replace("[", "(").replace("]", ")") + " "
+        text += neutralise(" ".join(ln["t"].split())) + " "
     at = text.index(part) + (len(part) - 1 if at_end else 0)
     return lines[max(i for i, s in enumerate(starts) if s <= at)]
 
@@ -357,8 +357,8 @@ def test_quote_first_answer_quotes_the_evidence_verbatim(library):
     assert ans.mode == "quote" and ans.stats["quoted"] and ans.raw_text.startswith("Quotes: S")
     quotes = [s for s in ans.sentences if s.quote]
     assert quotes and all(s.supported for s in quotes)
-    # verbatim as the evidence was given to the model: a bracketed number there reads "(3)", never a
-    # citation chip ("See note [3] for batteries." is quoted "See note (3) for batteries.")
+    # verbatim, the manual's brackets kept: a bracketed number reads "［3］", never a citation chip
+    # ("See note [3] for batteries." is quoted "See note ［3］ for batteries.")
     texts = {c.id: neutralise(" ".join(library.chunk(c.chunk_id)["text"].split())) for c in ans.evidence}
     for s in quotes:
         body = re.sub(r"\s*\[\d+\]\s*$", "", s.text).rstrip(".")

@@ -1007,6 +1007,64 @@ def test_a_web_address_broken_after_its_scheme_is_one_word():
                                   "facility at https://github.com/westes/flex/issues/")
 
 
+def test_a_declaration_is_quoted_with_the_description_below_it(embedder):
+    """Asymptote's manual lists functions as a declaration line and its description: "Which function
+    returns the real roots of a cubic equation?" was answered "This numerically robust solver returns the
+    real roots of the cubic equation ..." without the function's name (its line ran on from the sentence
+    above: no capital opens it)."""
+    text = ("This numerically robust solver returns the complex roots of the quadratic equation\nax2 + bx + c = 0;\n"
+            "real[] cubicroots(real a, real b, real c, real d);\n"
+            "This numerically robust solver returns the real roots of the cubic equation\n"
+            "ax3 + bx2 + cx + d = 0. Multiple roots are listed separately.")
+    assert split_plain(text, newlines=True)[1] == "real[] cubicroots(real a, real b, real c, real d);"
+    assert is_term_line("real[] cubicroots(real a, real b, real c, real d);")
+    assert not is_term_line("draw(unitcircle);") and not is_term_line("Use the function (see Fig)")
+    blocks = pack_evidence([hit(1, text, 81)], 1000)
+    chosen = select_sentences("Which function returns the real roots of a cubic equation?", blocks, embedder,
+                              max_sentences=1)
+    assert chosen[0].text == ("real[] cubicroots(real a, real b, real c, real d); This numerically robust solver "
+                              "returns the real roots of the cubic equation ax3 + bx2 + cx + d = 0.")
+    # a declaration a lead-in introduced is the lead-in's: the paragraph after it is about something else
+    led = ("A simpler interface for the case of a single patch is also available:\n"
+           "void tensorshade(picture pic=currentpicture, path g, pen[] p);\n"
+           "One can also smoothly shade the regions between consecutive paths of a sequence.")
+    after = [c for c in candidate_sentences(pack_evidence([hit(1, led, 22)], 1000)) if c.text.startswith("One")]
+    assert after and after[0].label == ""
+
+
+def test_a_repeated_flag_is_a_level_of_the_flag_asked_for(embedder):
+    """Asymptote's "-v" / "-vv" / ... list: "Which -v level shows the knot guide solver diagnostics?"
+    quoted only "-v Display top-level module ...": "-vvvv" was taken for another option's entry."""
+    text = ("Additional debugging output is produced with each additional -v option:\n"
+            "-v Display top-level module and final output file names.\n"
+            "-vv Also display imported and included module names and final LaTeX and dvips processing information.\n"
+            "-vvv Also output LaTeX bidirectional pipe diagnostics.\n"
+            "-vvvv Also output knot guide solver diagnostics.\n"
+            "-vvvvv Also output Asymptote traceback diagnostics.\n"
+            "-o Write the output to the named file.")
+    blocks = pack_evidence([hit(1, text, 175)], 1000)
+    chosen = select_sentences("Which -v level shows the knot guide solver diagnostics?", blocks, embedder,
+                              max_sentences=3)
+    assert "-vvvv Also output knot guide solver diagnostics." in [c.text for c in chosen]
+    ranked = [c.text for c in rank_candidates("What does -v display?", blocks, embedder)]
+    assert not any(t.startswith("-o ") for t in ranked)  # another option's entry stays out
+
+
+def test_a_line_ending_in_an_abbreviation_goes_on_in_the_next():
+    """Asymptote's manual: "... a relatively recent version (e.g." / "3.4.4 or later)." was quoted as
+    "... you will need a relatively recent version (e.g." without the version asked for."""
+    from mmrag_desktop.engine.answer.evidence import unwrap_lines
+    from mmrag_desktop.engine.sentence_split import split_sentences
+
+    text = ("If you are compiling Asymptote with gcc, you will need a relatively recent version (e.g.\n"
+            "3.4.4 or later). For full interactive functionality, you will need version 4.3 or later.")
+    first = split_sentences(unwrap_lines(text), newlines=True)[0]
+    assert first == "If you are compiling Asymptote with gcc, you will need a relatively recent version (e.g. 3.4.4 or later)."
+    # a sentence's own full stop still ends its line, before a number as before a capital
+    assert unwrap_lines("The pins are listed in the table below this line.\n3 pins are spare.").count("\n") == 1
+    assert unwrap_lines("Wait between the two steps for about 5 min.\nThe LED blinks.").count("\n") == 1
+
+
 def test_a_full_stop_left_alone_by_a_joined_word_ends_the_line_above():
     """AVRDUDE: "... for this program-" / "mer." is joined at ingest to "... for this programmer" / ".",
     and the answer quoted "... for this programmer ." with a space before its full stop."""

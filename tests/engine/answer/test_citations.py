@@ -14,7 +14,7 @@ from mmrag_desktop.engine.answer.citations import (
     parse_ids,
     split_sentences,
 )
-from mmrag_desktop.engine.answer.evidence import neutralise
+from mmrag_desktop.engine.answer.evidence import for_prompt, neutralise
 
 VALID = [1, 2, 3]
 
@@ -105,8 +105,13 @@ def test_prompt_injection_in_output_cannot_add_a_citation():
 def test_evidence_brackets_are_neutralised():
     ev = "See note [3] and table [1, 2]; ranges [2-4]; nested [[7]]; array a[i] stays."
     out = neutralise(ev)
-    assert out == "See note (3) and table (1, 2); ranges (2-4); nested ((7)); array a[i] stays."
+    # shown in an answer: the manual's brackets, fullwidth ("［0; 3］" stays a closed range)
+    assert out == "See note ［3］ and table ［1, 2］; ranges ［2-4］; nested ［［7］］; array a[i] stays."
     assert find_marks(out) == []
+    # given to a model: parentheses, which a small model copies as they are
+    prompt = for_prompt(ev)
+    assert prompt == "See note (3) and table (1, 2); ranges (2-4); nested ((7)); array a[i] stays."
+    assert find_marks(prompt) == []
 
 
 def test_a_document_cannot_close_the_evidence_fence():
