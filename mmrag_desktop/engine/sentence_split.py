@@ -77,6 +77,24 @@ def is_abbreviation(before: str, after: str) -> bool:
     return "." in low.strip(".") and len(low) <= 5  # "e.g", "i.e", "a.k.a"
 
 
+FINAL_PUNCTUATION = ".!?:;"  # a line ending with one of these ends its sentence (or announces what follows)
+
+
+def ends_sentence(line: str, following: str | None = None) -> bool:
+    """True when `line` ends its sentence: final punctuation, but not an abbreviation's full stop
+    ("... a relatively recent version (e.g." / "3.4.4 or later)."). `following`, the text after the
+    line when known: before a capital, an abbreviation ends the sentence too ("... etc." / "The ...")."""
+    line = line.rstrip()
+    if line[-1:] not in FINAL_PUNCTUATION:
+        return False
+    if not line.endswith("."):
+        return True
+    after = following[:1] if following else ""
+    if following is not None and not (after.isalnum() and not after.isupper()):
+        return True
+    return not is_abbreviation(line[-12:], after)
+
+
 def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) -> list[tuple[int, int]]:
     """(start, end) character offsets of each sentence in `text`, white space trimmed. Never raises."""
     cuts: list[int] = []

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ..elements import BBox
 from ..hits import Hit
 from ..search.query import OPTION
-from ..sentence_split import DEFINITION_LINE, PROMPT, is_abbreviation
+from ..sentence_split import DEFINITION_LINE, PROMPT, ends_sentence
 from .events import Citation
 
 TokenCounter = Callable[[str], int]
@@ -75,16 +75,6 @@ _OPTION_ENTRY_LINE = re.compile(r"^" + OPTION + r"(?:[ =](?:<[^<>]*>|\[[^\[\]]*\
 _PUNCTUATION_LINE = re.compile(r"^[.,;:!?]$")
 
 
-def _ends_sentence(line: str, following: str) -> bool:
-    """True when `line` ends in final punctuation that ends its sentence: not an abbreviation's
-    full stop before a number or a word in lower case ("... a relatively recent version (e.g." /
-    "3.4.4 or later)." is one sentence)."""
-    if line[-1] not in ".!?:;":
-        return False
-    return not (line[-1] == "." and following[:1].isalnum() and not following[:1].isupper()
-                and is_abbreviation(line[-12:], following[:1]))
-
-
 def unwrap_lines(text: str) -> str:
     """Text with PDF line wraps joined: a long line not ending a sentence continues on the
     next; short lines without final punctuation (headings, list labels) stay on their own, and so
@@ -108,7 +98,7 @@ def unwrap_lines(text: str) -> str:
             continue
         if out:
             prev = out[-1]
-            wrapped = (len(prev.split()) >= 6 and not _ends_sentence(prev, line) and not PROMPT.match(lines[i - 1])
+            wrapped = (len(prev.split()) >= 6 and not ends_sentence(prev, line) and not PROMPT.match(lines[i - 1])
                        and not DEFINITION_LINE.match(line) and not DEFINITION_LINE.match(lines[i - 1])
                        and not _FIELD_LINE.match(line) and not _FOOTNOTE_LINE.match(line)
                        and not _OPTION_LINE.match(line) and not _OPTION_ENTRY_LINE.match(line)

@@ -111,7 +111,7 @@ _OPTION_ENTRY = re.compile(OPTION + r"(?:=\S*)?(?:\s|$)")
 _TERM_LINE = re.compile(r"[./_~]\w")
 # or a call's signature line above its description ("x = csvread (filename, dlm_opt1, ...)")
 _SIGNATURE = re.compile(r"^(?:[\w,\[\] ]+=\s*)?[A-Za-z_][\w.]*\s?\(.*\)$")
-DECLARATION_WORDS = 20
+DECLARATION_WORDS = 20  # a declaration longer than this is prose that happens to end in a call
 _PROSE_WORD = re.compile(r"(?<![\w.@#(\[])[a-z]{3,}(?![\w(\[])")
 # a question that describes a figure ("schematic where a source feeds clamping diodes ...", "what does a
 # typical mesh look like") rather than asking something about a plot ("which direction is up for the

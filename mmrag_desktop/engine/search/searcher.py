@@ -22,7 +22,7 @@ import numpy as np
 
 from ..elements import box_inside, union_bbox
 from ..hits import Hit
-from ..sentence_split import DOT_LEADERS, is_abbreviation, sentence_spans
+from ..sentence_split import DOT_LEADERS, ends_sentence, sentence_spans
 from ..store.chunks import Filters
 from .doc_names import named_documents, without_names
 from .fusion import mmr, weighted_rrf
@@ -80,7 +80,6 @@ SHORT_HIT_WORDS = 12
 # a chunk's last sentence cut by the chunk's end is completed from the next chunk when it ends within
 # this many of its lines (Searcher._sentence_end)
 TAIL_LINES = 4
-_SENTENCE_END = ".!?:;"  # a line ending with one of these ends its sentence (or announces what follows)
 # a sentence that draws the consequence of the one before it: an answer's hit whose matched sentence
 # ends its chunk brings the chunk that goes on with such a sentence ("... not possible on UPDI locked
 # devices." / "Therefore, ... you have to provide -F to override this check.", AVRDUDE's manual)
@@ -185,13 +184,6 @@ def _lead_text(lead: list[dict]) -> list[str]:
     return [first, *(ln["t"] for ln in lead[1:])]
 
 
-def _ends_its_sentence(line: str) -> bool:
-    """True when a chunk's last line ends its sentence: final punctuation, not an abbreviation's
-    full stop ("... a relatively recent version (e.g." goes on with "3.4.4 or later).")."""
-    line = line.rstrip()
-    return line[-1:] in _SENTENCE_END and not (line.endswith(".") and is_abbreviation(line[-12:], ""))
-
-
 def _tail_text(tail: list[dict]) -> list[str]:
     """The text of tail lines (Searcher._sentence_end) up to where the sentence ends: its last line
     may begin another sentence after it ("packages. Those with compiled code need the tools")."""
@@ -218,7 +210,7 @@ def _with_lead(lead: list[str], text: str) -> str:
 def _just_above(line: dict, below: dict) -> bool:
     """True when stored line `line` is the line just before `below` in the flow and does not end a
     sentence: on the same page at most a line's height above it, or at the end of the page before."""
-    if _ends_its_sentence(line["t"]):
+    if ends_sentence(line["t"]):
         return False
     if line["p"] == below["p"] - 1:
         return True
@@ -788,7 +780,7 @@ class Searcher:
             return []
         lines = _boxed_lines(row)
         last = lines[-1] if lines else None
-        if not last or not last.get("s") or _ends_its_sentence(last["t"]):
+        if not last or not last.get("s") or ends_sentence(last["t"]):
             return []
         found = self._next_text(row)
         if found is None:

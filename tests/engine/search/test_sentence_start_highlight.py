@@ -245,14 +245,16 @@ def test_a_chunk_that_ends_on_an_abbreviation_goes_on_in_the_next():
     """Asymptote's manual: a chunk closed with "... you will need a relatively recent version (e.g." and
     the next opened with "3.4.4 or later). ..."; the answer to "Which gcc version do I need?" quoted the
     sentence without the version: its full stop is the abbreviation's, not the sentence's."""
-    from mmrag_desktop.engine.search.searcher import _ends_its_sentence, _just_above
+    from mmrag_desktop.engine.search.searcher import _just_above
+    from mmrag_desktop.engine.sentence_split import ends_sentence
 
     def line(text, top):
         return {"t": text, "p": 12, "b": [104, top, 522, top + 11], "s": [2]}
 
     cut = line("If you are compiling Asymptote with gcc, you will need a relatively recent version (e.g.", 248)
     below = line("3.4.4 or later). For full interactive functionality, you will need version 4.3 or later of the GNU", 262)
-    assert not _ends_its_sentence(cut["t"]) and _just_above(cut, below)
+    assert not ends_sentence(cut["t"]) and _just_above(cut, below)
     for whole in ("The pins are listed below.", "Set it as follows:", "Is it on?", "It takes 5 min."):
-        assert _ends_its_sentence(whole)
+        assert ends_sentence(whole)
+    assert ends_sentence("Resistors, capacitors, etc.", "The next") and not ends_sentence("(e.g.", "3.4.4")
     assert not _just_above(line("The pins are listed below.", 248), below)
