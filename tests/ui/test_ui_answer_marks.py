@@ -435,3 +435,37 @@ def test_missing_values_are_matched_as_whole_values_and_escaped():
     assert re.search(r'href="missing:0:0:0"[^>]*>5\?</a> V, see', out)
     assert 'href="cite:0:5"' in out  # the [5] marker stays a chip
     assert tips["missing:0:0:1"] == "“<R7>” appears in none of the evidence"
+
+
+def test_a_quoted_bracket_is_the_manuals_and_no_chip(pane):
+    """A quote of "the range [0; 3]" (answer/evidence.py: an invisible word joiner after the "[") looks
+    as the manual prints it and makes no chip for "blocks" 0 and 3; fullwidth brackets, the first
+    version, drew boxes on a desktop without a CJK font."""
+    from PySide6.QtGui import QImage
+    from PySide6.QtWidgets import QLabel
+
+    from mmrag_desktop.engine.answer.evidence import neutralise
+
+    quote = neutralise("The parameter has to be within the range [0; 3].")
+    text = f"{quote} [1]"
+    answer = final_answer(answer=text, citations=[{"id": 1}], mode="extractive",
+                          sentences=[sentence(text, text, supported=True, cites=[1])],
+                          checked={"supported": 1, "claims": 1})
+    pane.start_turn(QUESTION, "answer")
+    pane.add_source(item(1))
+    pane.append_token(text)
+    pane.finish(answer)
+    chips = {fmt.anchorHref() for _, fmt, _ in fragments(pane) if fmt.anchorHref().startswith("cite:")}
+    assert chips == {"cite:0:1"}, chips
+    assert "range [\u20600; 3]" in pane.text.toPlainText()
+
+    def drawn(s: str) -> QImage:
+        label = QLabel(s)
+        label.resize(400, 30)
+        img = QImage(400, 30, QImage.Format.Format_ARGB32)
+        img.fill(0xFFFFFFFF)
+        label.render(img)
+        return img
+
+    assert drawn("the range [0; 3].") == drawn(neutralise("the range [0; 3]."))
+    assert drawn("the range [0; 3].") != drawn("the range (0; 3).")

@@ -15,12 +15,12 @@ from .events import Citation
 TokenCounter = Callable[[str], int]
 
 # Bracketed text holding a digit ("[3]", "[1, 2]", "[Evidence 7]", "[0; 3]"): in evidence it would
-# look like one of our citation markers. An answer shows it in fullwidth brackets ("［0; 3］": still
-# the manual's closed range, never a citation chip); a prompt gives the model parentheses ("(3)"),
-# which it cannot copy back as a marker.
-_BRACKETED = re.compile(r"\[([^\[\]\n]{0,60}?\d[^\[\]\n]{0,60}?)\]")
-_SHOWN_OPEN, _SHOWN_CLOSE = "\uff3b", "\uff3d"
-_TO_PARENTHESES = str.maketrans({_SHOWN_OPEN: "(", _SHOWN_CLOSE: ")"})
+# look like one of our citation markers. An answer shows it with an invisible word joiner after its
+# "[" ("[\u20600; 3]" looks like the manual's closed range "[0; 3]" and is never a citation chip;
+# fullwidth brackets were tried, and most Linux desktops have no font with them); a prompt gives the
+# model parentheses ("(3)"), which it cannot copy back as a marker.
+_BRACKETED = re.compile(r"\[(?!\u2060)([^\[\]\n]{0,60}?\d[^\[\]\n]{0,60}?)\]")
+SHOWN_BRACKET = "[\u2060"
 # The evidence is fenced in the prompt by these tags; text from a document cannot write them.
 FENCE_OPEN, FENCE_CLOSE = "<evidence>", "</evidence>"
 _FENCE_TAG = re.compile(r"<(\s*/?\s*evidence)", re.I)
@@ -28,20 +28,22 @@ _KIND_LABEL = {"table": "table", "figure": "figure", "caption": "caption", "code
 
 
 def neutralise(text: str) -> str:
-    """Evidence text safe to show in an answer and to put in a prompt (`for_prompt`): bracketed
-    numbers get fullwidth brackets, so evidence that itself contains "[3]" cannot be mistaken for
-    (or smuggle in) a citation, and an evidence tag loses its "<", so a document cannot close the
-    fence around the evidence."""
-    prev = None
-    while prev != text:  # nested brackets: "[[7]]" -> "[［7］]" -> "［［7］］"
-        prev, text = text, _BRACKETED.sub(_SHOWN_OPEN + r"\1" + _SHOWN_CLOSE, text)
-    return _FENCE_TAG.sub(r"\1", text)
+    """Evidence text safe to show in an answer and to put in a prompt (`for_prompt`): a bracketed
+    number's "[" is followed by an invisible word joiner, so evidence that itself contains "[3]"
+    cannot be mistaken for (or smuggle in) a citation, and an evidence tag loses its "<", so a
+    document cannot close the fence around the evidence."""
+    return _FENCE_TAG.sub(r"\1", _BRACKETED.sub(SHOWN_BRACKET + r"\1]", text))
 
 
 def for_prompt(text: str) -> str:
-    """`text` neutralised as a model reads it: bracketed numbers in parentheses ("(3)"), which a
-    small model copies as they are, where "［3］" could come back as the marker "[3]"."""
-    return neutralise(text).translate(_TO_PARENTHESES)
+    """`text` (neutralised or not) as a model reads it: bracketed numbers in parentheses ("(3)"),
+    which a small model copies as they are, where "[3]" with an invisible joiner could come back as
+    the marker "[3]"."""
+    text = text.replace(SHOWN_BRACKET, "[")
+    prev = None
+    while prev != text:  # nested brackets: "[[7]]" -> "[(7)]" -> "((7))"
+        prev, text = text, _BRACKETED.sub(r"(\1)", text)
+    return _FENCE_TAG.sub(r"\1", text)
 
 
 def fenced(text: str) -> str:
@@ -66,7 +68,7 @@ _GOES_ON = re.compile(r"(?:\b(?:the|a|an|of|to|in|on|at|by|for|with|and|or|nor|f
                       r"their|this|these|not|per|via|into|if|when|where|while|can|may|will|should|must)|[,(/-])$",
                       re.I)
 # an option of a usage synopsis ("[-w bin_width] # FFT bin width (frequency resolution) in Hz, 2445-5000000")
-_OPTION_LINE = re.compile(r"^(?:[\[\uff3b]-{1,2}[A-Za-z0-9]|\(-{1,2}\w+\) )")  # "［-1］", "(-1)": "[-1]" neutralised
+_OPTION_LINE = re.compile(r"^(?:\[\u2060?-{1,2}[A-Za-z0-9]|\(-{1,2}\w+\) )")  # "[-1]", neutralised or for a prompt
 # an option's entry in a list of options ("--crosshair-color <string>" above "Color of the crosshair.
 # Default: '#ff0000'"): the option alone, with its argument's placeholder
 _OPTION_ENTRY_LINE = re.compile(r"^" + OPTION + r"(?:[ =](?:<[^<>]*>|\[[^\[\]]*\]|[A-Z][A-Z_]*))?$")
@@ -140,7 +142,7 @@ class EvidenceBlock:
 
     def render(self) -> str:
         """The block as it appears in the prompt: "[n] (section: ...)" and its text."""
-        return f"{self.header()}\n{self.text.translate(_TO_PARENTHESES)}"
+        return f"{self.header()}\n{for_prompt(self.text)}"
 
     def citation(self, boxes: list[tuple[int, BBox]] | None = None) -> Citation:
         """This block resolved to a citation (document, page, highlight box). `boxes` — the lines

@@ -102,7 +102,7 @@ def test_extractive_answer_is_cited_and_resolves_to_page_and_box(library):
     # and the other way round: the first and last line of each quoted sentence are inside its
     # citation's boxes (the hit's own highlight is only the sentence that matched the question)
     by_id = {c.id: c for c in ans.citations}
-    for sentence in re.split(r"(?<=\])\s+", ans.text):
+    for sentence in re.split(r"(?<=\[\d\])\s+", ans.text):  # after a citation (a quote's "[3]" is no citation)
         ids = [i for m in find_marks(sentence) for i in m.ids]
         words = re.sub(r"\s*\[\d+\]$", "", sentence).rstrip(".").split()
         c = by_id[ids[0]]
@@ -115,7 +115,8 @@ def test_extractive_answer_is_cited_and_resolves_to_page_and_box(library):
 
 def _line_holding(lines: list[dict], part: str, at_end: bool) -> dict:
     """The stored line where `part` (a few words, perhaps running over a line break) starts, or
-    ends when `at_end`. A quote prints the page's "[3]" as "［3］" (no false citation marker)."""
+    ends when `at_end`. A quote prints the page's "[3]" with an invisible joiner after "[" (no false
+    citation marker)."""
     text, starts = "", []
     for ln in lines:
         starts.append(len(text))
@@ -357,8 +358,8 @@ def test_quote_first_answer_quotes_the_evidence_verbatim(library):
     assert ans.mode == "quote" and ans.stats["quoted"] and ans.raw_text.startswith("Quotes: S")
     quotes = [s for s in ans.sentences if s.quote]
     assert quotes and all(s.supported for s in quotes)
-    # verbatim, the manual's brackets kept: a bracketed number reads "［3］", never a citation chip
-    # ("See note [3] for batteries." is quoted "See note ［3］ for batteries.")
+    # verbatim, the manual's brackets kept: a bracketed number is "[\u20603]" (an invisible joiner after
+    # "["), never a citation chip ("See note [3] for batteries." looks the same quoted)
     texts = {c.id: neutralise(" ".join(library.chunk(c.chunk_id)["text"].split())) for c in ans.evidence}
     for s in quotes:
         body = re.sub(r"\s*\[\d+\]\s*$", "", s.text).rstrip(".")

@@ -120,12 +120,12 @@ def test_extractive_picks_cited_sentences_that_answer(embedder):
 
 def test_a_quoted_range_keeps_its_brackets_and_is_no_citation(embedder):
     # CAD.asy's manual: "The parameter has to be within the range [0; 3]." was quoted "(0; 3)", an
-    # open range; the quote shows the closed one in fullwidth brackets, the model reads "(0; 3)"
+    # open range; the quote shows the closed one (an invisible joiner after "["), the model reads "(0; 3)"
     blocks = pack_evidence([hit(1, "The parameter nLineGroup has to be within the range [0; 3]. The larger "
                                    "the value, the thicker the lines.", page=2)], 1000)
     chosen = select_sentences("What range does nLineGroup accept?", blocks, embedder, max_sentences=1)
     text = extractive_text(chosen)
-    assert "range ［0; 3］." in text and "(0; 3)" not in text
+    assert "range [\u20600; 3]." in text and "(0; 3)" not in text
     assert [m.ids for m in find_marks(text)] == [[1]]  # the quote's own marker only
     assert "range (0; 3)." in render_evidence(blocks)
 

@@ -105,13 +105,15 @@ def test_prompt_injection_in_output_cannot_add_a_citation():
 def test_evidence_brackets_are_neutralised():
     ev = "See note [3] and table [1, 2]; ranges [2-4]; nested [[7]]; array a[i] stays."
     out = neutralise(ev)
-    # shown in an answer: the manual's brackets, fullwidth ("［0; 3］" stays a closed range)
-    assert out == "See note ［3］ and table ［1, 2］; ranges ［2-4］; nested ［［7］］; array a[i] stays."
+    # shown in an answer: the manual's brackets, an invisible word joiner after "[" ("[0; 3]" stays a
+    # closed range on screen); applying it twice changes nothing
+    assert out == "See note [\u20603] and table [\u20601, 2]; ranges [\u20602-4]; nested [[\u20607]]; array a[i] stays."
+    assert out.replace("\u2060", "") == ev and neutralise(out) == out
     assert find_marks(out) == []
     # given to a model: parentheses, which a small model copies as they are
     prompt = for_prompt(ev)
     assert prompt == "See note (3) and table (1, 2); ranges (2-4); nested ((7)); array a[i] stays."
-    assert find_marks(prompt) == []
+    assert find_marks(prompt) == [] and for_prompt(out) == prompt
 
 
 def test_a_document_cannot_close_the_evidence_fence():
