@@ -14,6 +14,23 @@ from PySide6.QtWidgets import QLabel, QListView, QSplitter, QTextBrowser, QToolT
 from .hits_model import HitsModel, ItemRole
 from .results import ResultItem
 
+# what the engine puts after a quoted bracket's "[" so that "[3]" in a manual is no citation chip
+# (engine/answer/evidence.py, neutralise): invisible on screen, left out of what is copied
+WORD_JOINER = "\u2060"
+
+
+class _AnswerText(QTextBrowser):
+    """The answer's text. A copy leaves out the invisible word joiners of quoted brackets: what is
+    pasted is the manual's "[0; 3]"."""
+
+    def createMimeDataFromSelection(self):  # noqa: N802 (Qt naming)
+        data = super().createMimeDataFromSelection()
+        data.setText(data.text().replace(WORD_JOINER, ""))
+        if data.hasHtml():
+            data.setHtml(data.html().replace(WORD_JOINER, ""))
+        return data
+
+
 _CITE = re.compile(r"\[(\d{1,3})\]")
 CHIP_STYLE = "background-color:#ffe08a;color:#5a3b00;text-decoration:none;font-weight:600"
 UNCHECKED_STYLE = "color:#7b7b7b"  # a claim the engine did not find in the manuals
@@ -201,7 +218,7 @@ class AnswerPane(QWidget):
         super().__init__(parent)
         self.turns: list[dict] = []
         self._tips: dict[str, str] = {}  # href of a mark -> its tooltip, rebuilt by render()
-        self.text = QTextBrowser(self)
+        self.text = _AnswerText(self)
         self.text.setObjectName("answerText")
         self.text.setOpenLinks(False)
         self.text.setAccessibleName("Answer")

@@ -467,5 +467,9 @@ def test_a_quoted_bracket_is_the_manuals_and_no_chip(pane):
         label.render(img)
         return img
 
+    # what is copied is the manual's text
+    pane.text.selectAll()
+    assert "range [0; 3]." in pane.text.createMimeDataFromSelection().text()
+    assert "\u2060" not in pane.text.createMimeDataFromSelection().text()
     assert drawn("the range [0; 3].") == drawn(neutralise("the range [0; 3]."))
     assert drawn("the range [0; 3].") != drawn("the range (0; 3).")
