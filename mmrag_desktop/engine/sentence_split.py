@@ -85,7 +85,7 @@ def ends_sentence(line: str, following: str | None = None) -> bool:
     ("... a relatively recent version (e.g." / "3.4.4 or later)."). `following`, the text after the
     line when known: before a capital, an abbreviation ends the sentence too ("... etc." / "The ...")."""
     line = line.rstrip()
-    if line[-1:] not in FINAL_PUNCTUATION:
+    if not line or line[-1] not in FINAL_PUNCTUATION:  # ("" is in every string: an empty line ends nothing)
         return False
     if not line.endswith("."):
         return True

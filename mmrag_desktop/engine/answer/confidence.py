@@ -99,13 +99,13 @@ def _similarity(question: str, hits: Sequence[Hit], embedder) -> float | None:
 def features(question: str, hits: Sequence[Hit], embedder=None) -> dict[str, float]:
     """The raw features for `question` and its ranked `hits` (see module docstring)."""
     plain = [h for h in hits if not h.enriched] or list(hits)
-    top = plain[:TOP_N]
+    first = plain[:TOP_N]
     # and the passages of their pages among the next hits: a figure that stands for the text its page
     # was found by (search's region preference) is followed by that text, which the question's words
     # are in (Asymptote's "How do I draw a secondary logarithmic y axis on a graph?": the plots' tick
     # labels alone read as not covered)
-    pages = {(h.doc_id, h.page) for h in top}
-    top += [h for h in plain[TOP_N:2 * TOP_N] if (h.doc_id, h.page) in pages]
+    pages = {(h.doc_id, h.page) for h in first}
+    top = first + [h for h in plain[TOP_N:2 * TOP_N] if (h.doc_id, h.page) in pages]
     if not top:
         return {"similarity": 0.0, "cosine": 0.0, "coverage": 0.0, "agreement": 0.0, "gap": 0.0, "top_score": 0.0}
     terms = content_terms(question)
@@ -113,7 +113,7 @@ def features(question: str, hits: Sequence[Hit], embedder=None) -> dict[str, flo
     for h in top:
         hit_terms.update(content_terms(h.text + " " + (h.section or "")))
     coverage = sum(t in hit_terms for t in terms) / len(terms) if terms else 0.0
-    agreement = sum(1 for h in top[:TOP_N] if "dense" in h.sources and "keyword" in h.sources) / len(top[:TOP_N])
+    agreement = sum(1 for h in first if "dense" in h.sources and "keyword" in h.sources) / len(first)
     s1 = float(top[0].score)
     s2 = float(top[1].score) if len(top) > 1 else 0.0
     gap = (s1 - s2) / s1 if s1 > 0 else 0.0

@@ -96,6 +96,9 @@ class BertEncoder:
     states. Under `torch.autocast` its matrix products run in bfloat16 as the model's would."""
 
     def __init__(self, weights: dict, config: dict) -> None:
+        import torch  # loaded: the weights are its tensors
+
+        self.f = torch.nn.functional
         self.w = weights
         self.layers = int(config["num_hidden_layers"])
         self.heads = int(config["num_attention_heads"])
@@ -124,20 +127,15 @@ class BertEncoder:
         return self.w[self.prefix + name]
 
     def _linear(self, x, name: str):
-        import torch
-
-        return torch.nn.functional.linear(x, self._p(name + ".weight"), self._p(name + ".bias"))
+        return self.f.linear(x, self._p(name + ".weight"), self._p(name + ".bias"))
 
     def _norm(self, x, name: str):
-        import torch
-
-        return torch.nn.functional.layer_norm(x, x.shape[-1:], self._p(name + ".weight"), self._p(name + ".bias"),
-                                              self.eps)
+        return self.f.layer_norm(x, x.shape[-1:], self._p(name + ".weight"), self._p(name + ".bias"), self.eps)
 
     def __call__(self, input_ids, attention_mask, token_type_ids=None) -> _Output:
         import torch
 
-        f = torch.nn.functional
+        f = self.f
         batch, length = input_ids.shape
         if token_type_ids is None:
             token_type_ids = torch.zeros_like(input_ids)

@@ -27,8 +27,6 @@ _NORMALIZER_KEYS = {"do_lower_case": "lowercase", "strip_accents": "strip_accent
 class WordPieces:
     """Callable like a transformers fast tokenizer for the arguments the embedder uses."""
 
-    model_input_names = ["input_ids", "token_type_ids", "attention_mask"]
-
     def __init__(self, tokenizer: Any, pad_token: str, model_max_length: int | None = None) -> None:
         self._tok = tokenizer
         self._max_length = model_max_length
