@@ -93,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         for lib in libs.values():
             lib.close()
     if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(results, indent=1))
     return 0
 

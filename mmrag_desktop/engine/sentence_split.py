@@ -32,6 +32,13 @@ ABBREVIATIONS = frozenset(
 # "etc." and "e.g." often do end a sentence only before a capital that starts a new thought; keep
 # them as non-final only before a lower-case word or a number.
 _SOFT = frozenset({"etc", "al", "min", "max"})
+# Abbreviations that stand before a number or a letter ("p. 23", "Fig. 3", "No. 4", "Sec. A.2"): before a
+# capitalised word they end the sentence ("... to a planar three-dimensional path p. As illustrated ...":
+# Asymptote's path p, not a page)
+_NUMBERED = frozenset(
+    """fig figs eq eqs no nos sec secs sect ch chap chapt fn tab tbl vol pp p pg ref refs art para app appx
+    ex""".split()
+)
 
 _OPENER = r"(?=[\"'(\[\u2018\u201c]?[A-Z0-9\u2022])"  # what can open a sentence
 _BOUNDARY = re.compile(r"([.!?]+[\"')\]]*)(\s+)" + _OPENER)
@@ -64,7 +71,8 @@ _PROMPT_LINE = re.compile(_PROMPT_MARK + r"[ \t]+\S.*$(?=\n[a-z]\w*[._(])", re.M
 
 
 def is_abbreviation(before: str, after: str) -> bool:
-    """True when the full stop ending `before` belongs to an abbreviation."""
+    """True when the full stop ending `before` belongs to an abbreviation; `after`, the text after
+    the white space that follows it (its first two characters are read)."""
     m = _LAST_WORD.search(before)
     if not m:
         return False
@@ -72,6 +80,8 @@ def is_abbreviation(before: str, after: str) -> bool:
     low = word.lower().rstrip(".")
     if low in _SOFT:
         return bool(after[:1].isdigit())
+    if low in _NUMBERED and after[:1].isupper() and after[1:2].islower():
+        return False
     if low in ABBREVIATIONS:
         return True
     return "." in low.strip(".") and len(low) <= 5  # "e.g", "i.e", "a.k.a"
@@ -100,7 +110,7 @@ def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) 
     cuts: list[int] = []
     for m in _BOUNDARY.finditer(text):
         end = m.end(1)
-        if m.group(1) == "." and is_abbreviation(text[max(0, end - 12):end], text[m.end():m.end() + 1]):
+        if m.group(1) == "." and is_abbreviation(text[max(0, end - 12):end], text[m.end():m.end() + 2]):
             continue
         cuts.append(end)
     if clauses:
@@ -113,7 +123,7 @@ def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) 
         # sformat metacomment." / "split_var [-module ...]"), unless it ends an abbreviation ("e.g.",
         # and "etc." as before a number: the line goes on in lower case)
         for m in _LINE_END_STOP.finditer(text):
-            if not is_abbreviation(text[max(0, m.end() - 12):m.end()], "0"):
+            if not is_abbreviation(text[max(0, m.end() - 12):m.end()], "0") and not _in_address(text, m.end()):
                 cuts.append(m.end())
         # a heading of one or two words above a line in lower case ("Description" / "fd_domain(Vars,
         # Lower, Upper) constraints ...") is no sentence the line continues
@@ -134,6 +144,13 @@ def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) 
             spans.append((a, b))
         start = cut
     return spans
+
+
+def _in_address(text: str, end: int) -> bool:
+    """True when the full stop before `end` is inside a web address broken at the line end
+    ("https://tiswww.case." / "edu/php/chet/readline/rluserman.html")."""
+    word = text[max(0, end - 200):end].split()[-1:] or [""]
+    return "://" in word[0] or word[0].startswith("www.")
 
 
 def split_sentences(text: str, *, newlines: bool = False, clauses: bool = False) -> list[str]:

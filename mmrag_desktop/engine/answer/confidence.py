@@ -180,7 +180,9 @@ def unknown_words(question: str, term_df: Callable[[list[str]], dict[str, int]])
                                if len(t) > 2 and t.lower() not in STOPWORDS and not t.isdigit()))
     if not words:
         return []
-    variants = {w: _spellings(w) for w in words}
+    from ..search.query import part_spellings
+
+    variants = {w: _spellings(w) + part_spellings(w) for w in words}
     df = term_df(list(dict.fromkeys(v for vs in variants.values() for v in vs)))
     return [w for w in words if not any(df.get(v, 0) for v in variants[w])]
 
@@ -220,11 +222,14 @@ def decisive_unknown(question: str, unknown: Sequence[str]) -> list[str]:
 
 
 def in_model_number(name: str, text: str) -> bool:
-    """True when `name` (a family: "SAMD", "ESP") is part of a model number in `text` (lower case),
-    joined to it at a digit: "at91samd", "samd21", "esp32". A name that only starts a longer word
-    ("Pro" in "program") is not."""
+    """True when `name` (a family: "SAMD", "ESP", "PIC18F") is part of a model number in `text` (lower
+    case), joined to it at a digit: "at91samd", "samd21", "esp32", or before x's standing for its
+    members when it carries a series number: "pic18fxxx" ("samdx" is no SAMD). A name that only starts a
+    longer word ("Pro" in "program") is not."""
     n = re.escape(name.lower())
-    return re.search(r"\d" + n + r"(?![a-z])|(?<![a-z])" + n + r"\d", text) is not None
+    # or, a series with its number, before the x's that stand for its members: "PIC18F" in "pic18fxxx"
+    members = r"|x+(?![a-z0-9])" if any(c.isdigit() for c in name) else ""
+    return re.search(r"\d" + n + r"(?![a-z])|(?<![a-z])" + n + r"(?:\d" + members + ")", text) is not None
 
 
 def absent_names(question: str, hits: Sequence[Hit]) -> list[str]:
@@ -240,9 +245,18 @@ def absent_names(question: str, hits: Sequence[Hit]) -> list[str]:
     if not (names or codes) or not hits:
         return []
     index = TermIndex("\n".join(f"{h.section}\n{h.text}" for h in hits))
-    absent = [t.text for t in missing_terms(names, index) if not _named_by_parts(t.norm, index.low)]
+    absent = [t.text for t in missing_terms(names, index)
+              if not _named_by_parts(t.norm, index.low) and not _named_as_the_tools_do(t.text, index.low)]
     absent += [n for n in codes if not re.search(r"(?<![\w.])" + n.lower() + r"(?![\w])", index.low)]
     return list(dict.fromkeys(absent))  # a hexadecimal code is a name too
+
+
+def _named_as_the_tools_do(name: str, text: str) -> bool:
+    """True when the part number `name` is in `text` (lower case) as its tools spell it ("PIC16F1829LIN"
+    as "p16f1829lin", search/query.part_spellings)."""
+    from ..search.query import part_spellings
+
+    return any(re.search(r"(?<![\w.])" + re.escape(v) + r"(?![\w])", text) for v in part_spellings(name))
 
 
 def _named_by_parts(name: str, text: str) -> bool:

@@ -75,6 +75,7 @@ _OPTION_ENTRY_LINE = re.compile(r"^" + OPTION + r"(?:[ =](?:<[^<>]*>|\[[^\[\]]*\
 
 
 _PUNCTUATION_LINE = re.compile(r"^[.,;:!?]$")
+_BROKEN_ADDRESS = re.compile(r"(?:^|\s)(?:https?://|www\.)\S*[./_-]$")
 
 
 def unwrap_lines(text: str) -> str:
@@ -87,8 +88,9 @@ def unwrap_lines(text: str) -> str:
     above it, nor a list item (a numbered one after an item) or a synopsis's option ("[-w bin_width]
     # ...") one of the item above it, nor an option's entry ("--crosshair-color <string>") one of
     the description above it, nor a line opening in a capital one of a list item whose last word
-    can end it. A web address broken after "://" is joined without a space, and so is a line that is
-    a single punctuation mark ("programmer" / ".")."""
+    can end it. A web address broken after "://" is joined without a space, and so is one broken at
+    a dot or a slash ("https://tiswww.case." / "edu/php/...") and a line that is a single punctuation
+    mark ("programmer" / ".")."""
     lines = [" ".join(line.split()) for line in text.splitlines()]
     lines = [line for line in lines if line]
     out: list[str] = []
@@ -96,6 +98,10 @@ def unwrap_lines(text: str) -> str:
         if out and _PUNCTUATION_LINE.match(line):
             # a word broken at a paragraph's last line end ("program-" / "mer.") leaves its full stop
             # alone on a line when the parser joins the word: it ends the line above
+            out[-1] += line
+            continue
+        if out and _BROKEN_ADDRESS.search(out[-1]) and line[:1].islower():
+            # a web address broken at one of its dots or slashes ("https://tiswww.case." / "edu/php/...")
             out[-1] += line
             continue
         if out:

@@ -50,13 +50,14 @@ from ..search.query import (
     entry_codes,
     heads_section,
     options_in,
+    part_spellings,
     plan_query,
     prints_option,
     starts_with_option,
     titles_section,
     whatis_line,
 )
-from ..sentence_split import DECLARATION_LINE, DEFINITION_LINE, DOT_LEADERS, split_sentences
+from ..sentence_split import DECLARATION_LINE, DEFINITION_LINE, DOT_LEADERS, FINAL_PUNCTUATION, split_sentences
 from ..sentence_split import PROMPT as _PROMPT
 from .confidence import STOPWORDS, content_terms
 from .evidence import FIELD_NAME, EvidenceBlock
@@ -101,6 +102,11 @@ _FILE_Q = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:files?|director(
 # a file or directory as manuals print it: "fit.log", ".octaverc", "~/.Rprofile", "R_HOME/library"
 _FILE_TERM = re.compile(r"(?<![\w.])(?:~?[\w$.-]*/[\w$.-]+|\.[A-Za-z][\w-]+|[A-Za-z_][\w-]*\.[a-z][a-z0-9]{0,4})(?![\w(])")
 _NOT_FILE = frozenset({"e.g", "i.e", "etc", "vs", "cf", "approx", "no", "fig"})
+# a question for a key to press ("What is the keyboard shortcut for Finish in DDD?", "Which key binding
+# compiles ... in emacs asy-mode?") and a key as manuals print it ("(⟨F8⟩)", "Ctrl+Q", "C-c C-c", "Shift+F5")
+_KEY_Q = re.compile(r"\b(?:(?:keyboard )?shortcuts?|key ?bindings?|keystrokes?|hot ?keys?|key combinations?|"
+                    r"(?:which|what) keys?)\b", re.I)
+_KEY = re.compile(r"\u27e8[^\u27e9\n]{1,20}\u27e9|\b(?:Ctrl|Control|Shift|Alt|Meta|Cmd)[+-]\w|(?<![\w-])[CM]-[a-z]\b|\bF\d{1,2}\b")
 # an option, flag or switch is asked for: "which avrdude option sets ...", "sdcc option that dumps ..."
 _OPTION_Q = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:option|flag|switch)s?\b|"
                        r"\b(?:option|flag|switch)\s+(?:that|to|which)\b", re.I)
@@ -135,6 +141,9 @@ _ACRONYM = re.compile(r"\b([A-Z]{3,5})s?\b")  # two letters ("AC", "LM") spell t
 _BULLET = re.compile(r"^(?:[\u2022\u25e6\u25aa\u2023*]|-\s|\d+[.)]\s)")
 # a list item's number or letter, split off as a piece of its own ("5." of "5. The Asymptote
 # examples directory ..."): no sentence that completes the item before it (nor its value)
+# a row of a two-column list in running text, its value first: "2 Errors printed." after "1 Warnings and
+# error printed." (gpasm's ERRORLEVEL settings): a fact, however short
+_VALUE_ROW = re.compile(r"^[-+]?\d{1,4}\s+[A-Za-z]")
 _ENUMERATOR = re.compile(r"^\(?(?:\d{1,3}|[A-Za-z]|[ivxIVX]{1,4})[.)]$")
 # a section that lists documents or links: its items are titles ("• UPS HOWTO (The Linux
 # Documentation Project)"), no answer to anything
@@ -307,7 +316,9 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             words = s.split()
             # "Default value: 0.1" under "DT" is short, and quoted with the line it is the default of
             short_default = pos > 0 and bool(_ITS_DEFAULT.match(s)) and any(ch.isdigit() for ch in s)
-            if ((len(words) < min_words and not short_default) or not is_quotable(s)
+            short_row = (len(words) >= 3 and pos > 0 and bool(_VALUE_ROW.match(s))
+                         and bool(_VALUE_ROW.match(sentences[pos - 1].lstrip())))
+            if ((len(words) < min_words and not short_default and not short_row) or not is_quotable(s)
                     or (contents and _CHAPTER_ENTRY.match(" ".join(words)))):
                 continue
             if references and _BULLET.match(s) and s.rstrip()[-1:] not in ".!?":  # a listed title
@@ -330,6 +341,11 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 items = list_items(sentences[pos + 1:], PAIR_WORDS - len(s.split()))
                 if items:
                     s, introduces = " ".join([s] + items), True
+            elif rows := _table_after(s, sentences[pos + 1:], PAIR_WORDS - len(s.split())):
+                # and "Sets the types of messages that are printed." with the table of values below it
+                # ("Setting Affect" / "0 Messages, ..." / "2 Errors printed."): which setting prints only
+                # errors is in the rows, not in their lead-in
+                s, introduces = " ".join([s] + rows), True
             # a figure chunk's "Section: G.3.3 SOLA-330" line names no term
             term = not _LABELS.match(prev) and (is_term_line(prev) or synopsis_of_section(prev, b.hit.section)
                                                 or bool(DEFINITION_LINE.match(prev)))
@@ -392,6 +408,32 @@ def list_items(rest: Sequence[str], budget: int) -> list[str]:
         out.append(line)
         words += len(line.split())
     return out
+
+
+def value_rows(rest: Sequence[str], budget: int) -> list[str]:
+    """The rows of a two-column list of values at the start of `rest` ("0 Messages, warnings and errors
+    printed." / "1 Warnings and error printed." / "2 Errors printed."), as many whole rows as `budget`
+    words hold; [] unless there are two or more."""
+    out: list[str] = []
+    words = 0
+    for line in rest:
+        line = " ".join(line.split())
+        if not _VALUE_ROW.match(line) or words + len(line.split()) > budget:
+            break
+        out.append(line)
+        words += len(line.split())
+    return out if len(out) >= 2 else []
+
+
+def _table_after(lead: str, rest: Sequence[str], budget: int) -> list[str]:
+    """The head line and rows of a table of values that `rest` opens with ("Setting Affect" / "0
+    Messages, warnings and errors printed." / ...; `value_rows`), or its rows alone after a lead-in
+    that announces them (ending in ":" or no full stop); [] for anything else."""
+    head = " ".join(rest[0].split()) if rest else ""
+    if head and len(head.split()) <= 3 and head[-1] not in FINAL_PUNCTUATION and not _VALUE_ROW.match(head):
+        rows = value_rows(rest[1:], budget - len(head.split()))
+        return [head, *rows] if rows else []
+    return value_rows(rest, budget) if lead.rstrip()[-1:] not in ".!?" else []
 
 
 def synopsis_of_section(line: str, section: str) -> bool:
@@ -482,9 +524,12 @@ def near_duplicate(sentence: str, other: str) -> bool:
 
 
 def _asked_kind(question: str) -> str:
-    """"option" when the question asks for a command-line option, flag or switch, "file" for a
+    """"key" when the question asks for a key to press (a shortcut, a key binding), "option" when it
+    asks for a command-line option, flag or switch, "file" for a
     file or directory ("where does gnuplot write the fit log"), "name" for another name, "value"
     when it asks for a value, else ""."""
+    if _KEY_Q.search(question):
+        return "key"
     if _OPTION_Q.search(question):
         return "option"
     if _FILE_Q.search(question):
@@ -520,8 +565,9 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         vecs = embedder.encode([asked_text] + [in_section(c.text, section[c.block_id]) for c in cands])
         cos = vecs[1:] @ vecs[0]
     asked = _asked_kind(question)
-    if asked in ("option", "file") and not any(_carries(f"{c.label} {c.text}", asked) for c in cands):
-        asked = "name"  # "which ngbehavior flag ...": the flags are words here ("kicad"), not "-x"
+    if asked in ("option", "file", "key") and not any(_carries(f"{c.label} {c.text}", asked) for c in cands):
+        # "which ngbehavior flag ...": the flags are words here ("kicad"), not "-x"
+        asked = "name" if asked != "key" else ""
     # options and dot-commands, and command names written in snake_case ("opt_clean"; product names
     # such as "KiCad" or "OpenBSD" head sections that do not define them)
     plan = plan_query(question)
@@ -551,9 +597,12 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     phrases = _question_phrases(question)
     rows_of = {b.id for b in blocks if b.hit.kind == "table"}
     exact = _exact_numbers(question)
+    # a part number as its tools spell it is the one asked for ("p16f1829lin" for "PIC16F1829LIN")
+    spellings = {v: w.lower() for w in plan.identifiers for v in part_spellings(w)}
     n = max(b.id for b in blocks)
     for i, c in enumerate(cands):
         have = set(content_terms(c.text))
+        have |= {spellings[t] for t in have if t in spellings}
         for a in _ACRONYM.findall(c.text):  # "LSBs" says "least significant bits"
             have |= spelled.get(a.lower(), set())
         cover = len(q_terms & have) / len(q_terms) if q_terms else 0.0
@@ -810,9 +859,11 @@ def in_section(sentence: str, section: str) -> str:
 
 
 def _carries(text: str, asked: str) -> bool:
-    """True when `text` holds the kind of term asked for: a number ("value"), an identifier
+    """True when `text` holds the kind of term asked for: a key ("key": "⟨F8⟩", "Ctrl+Q", "C-c"), a number ("value"), an identifier
     ("name"), a command-line option ("option": "-F", "--without-fftw"), a file or directory
     ("file": "fit.log", "~/.octaverc", "R_HOME/library")."""
+    if asked == "key":
+        return _KEY.search(text) is not None
     if asked == "option":
         return any(t.kind == "name" and t.norm.startswith("-") for t in terms(text))
     if asked == "file":

@@ -52,6 +52,9 @@ _UNITS = {
 }
 _UNIT_WORDS = {w: u for u, w in _UNITS.items()} | {"ampere": "a", "ohms": "ohm", "\u03c9": "ohm"}
 _QUANTITY_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?([A-Za-z\u00b5\u03a9\u03c9]+)\b")
+# a part number: a family's letters, then a model number that has a letter after its first digits
+# ("PIC16F1829LIN", "PIC18F452"; not "ATmega328P", "ESP32")
+_PART_RE = re.compile(r"([A-Za-z]{2,6})(\d+[A-Za-z]\w{2,})")
 _FIG_REF_RE = re.compile(r"\b(fig(?:ure)?s?\.?|tables?|tab\.)\s*([0-9]+(?:[.\-\u2013][0-9]+)*)", re.I)
 
 
@@ -86,10 +89,11 @@ def plan_query(query: str) -> QueryPlan:
         raise QueryError("the query has no letters or digits to search for")
     lowered = [w.lower() for w in words]
     terms = [w for w in lowered if w not in STOPWORDS and len(w) > 1] or lowered
+    terms += [v for w in words for v in part_spellings(w)]
     # FTS5 tokenises '4-12' as '4' '12': split compound words the same way inside a phrase
     fts = " OR ".join(quote_term(t) for t in dict.fromkeys(terms))
     identifiers = [w for w in words if _is_identifier(w)]
-    phrases = [quote_term(w) for w in dict.fromkeys(identifiers)]
+    phrases = [quote_term(w) for w in dict.fromkeys(identifiers + [v for w in identifiers for v in part_spellings(w)])]
     ref_keys = []
     for m in _FIG_REF_RE.finditer(text):
         kind = "table" if m.group(1).lower().startswith("tab") else "figure"
@@ -105,6 +109,14 @@ def plan_query(query: str) -> QueryPlan:
     return QueryPlan(text=text, terms=terms, fts=fts, identifiers=identifiers,
                      exact_phrases=list(dict.fromkeys(phrases)),
                      intent=intent, ref_keys=ref_keys, options=options)
+
+
+def part_spellings(name: str) -> list[str]:
+    """The other spelling of a part number in its tools' manuals, lower case: the family's first letter
+    before the model number ("PIC16F1829LIN" -> "p16f1829lin", as gputils, gpsim and SDCC name their
+    processors); [] for a name that is no such part number."""
+    m = _PART_RE.fullmatch(name)
+    return [m.group(1)[0].lower() + m.group(2).lower()] if m else []
 
 
 def quantity_forms(text: str) -> list[str]:

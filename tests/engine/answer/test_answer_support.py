@@ -1005,6 +1005,15 @@ def test_a_web_address_broken_after_its_scheme_is_one_word():
             "github.com/westes/flex/issues/")
     assert unwrap_lines(text) == ("If you find a bug in flex, please report it using GitHub's issue tracking "
                                   "facility at https://github.com/westes/flex/issues/")
+    # or at one of its dots or slashes (Asymptote's "To customize the key bindings, see: https://tiswww.case."
+    # was quoted as a sentence of its own, the address cut at "case.")
+    from mmrag_desktop.engine.sentence_split import split_sentences
+
+    broken = "To customize the key bindings, see: https://tiswww.case.\nedu/php/chet/readline/rluserman.html"
+    assert split_sentences(broken, newlines=True) == [broken]
+    assert unwrap_lines(broken) == broken.replace("\n", "")
+    assert unwrap_lines("The sources are at https://github.com/\nwestes/flex/ as before") == (
+        "The sources are at https://github.com/westes/flex/ as before")
 
 
 def test_a_declaration_is_quoted_with_the_description_below_it(embedder):
@@ -1253,6 +1262,44 @@ def test_list_items_and_a_synopsis_s_options_are_lines_of_their_own():
     assert "\n" not in unwrap_lines(item)
     # a wrapped line opening with a minus in brackets is no option
     assert "\n" not in unwrap_lines("the Anlogic map keeps the blocks of the design\n(-no -auto -block if -nobram)")
+
+
+def test_a_question_for_a_shortcut_prefers_the_sentence_that_gives_the_key(embedder):
+    """Asymptote's "Which key binding compiles and displays the current buffer in emacs asy-mode?" quoted
+    "Users of emacs can edit Asymptote code with the mode asy-mode, ..." before the sentence that names
+    "C-c C-c"; a question for a key to press prefers the sentence that gives one."""
+    from mmrag_desktop.engine.answer.extractive import _carries
+
+    hits = [Hit(chunk_id=1, doc_id=1, doc="asymptote.pdf", page=12, bbox=None, kind="text", score=0.05,
+                section="1.5 Editing modes",
+                text="Users of emacs can edit Asymptote code with the mode asy-mode, which is installed and enabled "
+                     "by default in the Debian package. Particularly useful key bindings in this mode are C-c C-c, "
+                     "which compiles and displays the current buffer, and the key binding C-c ?, which shows the "
+                     "available function prototypes for the command at the cursor.")]
+    blocks = pack_evidence(hits, 1000)
+    chosen = select_sentences("Which key binding compiles and displays the current buffer in emacs asy-mode?",
+                              blocks, embedder)
+    assert chosen[0].text.startswith("Particularly useful key bindings in this mode are C-c C-c")
+    assert _carries("Finish ... returns (\u27e8F8\u27e9).", "key") and _carries("Exit ddd (Ctrl+Q).", "key")
+    assert not _carries("Finish Continue running until just after function in the selected stack frame returns.", "key")
+    assert not _carries("The C-code generator writes ANSI C.", "key")
+
+
+def test_a_lead_in_is_quoted_with_the_table_of_values_under_it():
+    """gputils' manual (no set's): "What ERRORLEVEL setting makes gpasm print only errors ...?" quoted
+    "Sets the types of messages that are printed. Setting Affect ..." and the row of setting 0, never
+    "2 Errors printed." (three words: too short to be a sentence). A lead-in is quoted with the table of
+    values under it, and a short row of such a table is a candidate of its own."""
+    block = one_block("ERRORLEVEL {0 | 1 | 2 | +<msgnum> | -<msgnum>}[, ...]\nSets the types of messages that are "
+                      "printed.\nSetting Affect\n0 Messages, warnings and errors printed.\n1 Warnings and error "
+                      "printed.\n2 Errors printed.\n-<msgnum> Inhibits the printing of message <msgnum>.",
+                      "3.4.2 Directives", "gputils.pdf", 23)
+    texts = [c.text for c in candidate_sentences(block)]
+    assert ("Sets the types of messages that are printed. Setting Affect 0 Messages, warnings and errors printed. "
+            "1 Warnings and error printed. 2 Errors printed.") in texts
+    assert "2 Errors printed." in texts  # a row, however short
+    lone = one_block("The answer is 2 and nothing else.\n3 Errors printed.", "Notes")
+    assert "3 Errors printed." not in [c.text for c in candidate_sentences(lone)]  # no row above it
 
 
 def test_a_table_cell_that_gives_what_is_asked_is_quoted_first(embedder):

@@ -276,6 +276,29 @@ def test_a_family_named_in_a_model_number_of_the_evidence_is_covered(embedder):
     assert other.absent == ["STM32"] and other.insufficient
 
 
+def test_a_part_number_is_named_as_its_tools_spell_it_or_by_its_family(embedder):
+    """gputils' manual (no set's): "Is the PIC16F1829LIN supported by gputils ...?" and "For a PIC18F part,
+    should I set the fuses with __CONFIG or with CONFIG ...?" were answered "not covered": its processor
+    list says "p16f1829lin", its directives "(PIC18FXXX)"."""
+    from mmrag_desktop.engine.answer.confidence import absent_names, in_model_number, unknown_words
+    from mmrag_desktop.engine.search.query import part_spellings, plan_query
+
+    listing = [hit(1, "p16f1826 p16f1827 p16f1829 p16f1829lin p16f1847 p16f1933")]
+    assert absent_names("Is the PIC16F1829LIN supported by gputils?", listing) == []
+    assert absent_names("Is the PIC16F1939 supported by gputils?", listing) == ["PIC16F1939"]
+    library_words = {"supported": 4, "p16f1829lin": 1}
+    assert unknown_words("Is the PIC16F1829LIN supported?", lambda ws: {w: library_words.get(w, 0) for w in ws}) == []
+    assert unknown_words("Is the PIC16F1939 supported?", lambda ws: {w: library_words.get(w, 0) for w in ws}) == [
+        "pic16f1939"]
+    config = [hit(2, "CONFIG sets configuration fuses only on 16-bit PIC MCU devices (PIC18FXXX).")]
+    assert assess("For a PIC18F part, should I use CONFIG?", config, embedder).absent == []
+    assert in_model_number("PIC18F", "(pic18fxxx)") and not in_model_number("PIC18F", "pic18fxa1")
+    assert part_spellings("PIC18F452") == ["p18f452"] and part_spellings("ATmega328P") == []
+    assert part_spellings("ESP32") == [] and part_spellings("pic") == []
+    plan = plan_query("Is the PIC16F1829LIN supported?")  # and search looks for it by that spelling too
+    assert '"p16f1829lin"' in plan.fts and '"p16f1829lin"' in plan.exact_phrases
+
+
 def test_a_dotted_name_is_named_by_its_attribute_and_its_owner():
     """gpsim's "stopwatch.rollover": the page found says "The .rollover attribute is the number of cycles
     at which the stopwatch timer rolls over." and "What does the stopwatch.rollover attribute specify?"

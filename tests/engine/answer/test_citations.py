@@ -148,6 +148,19 @@ def test_shared_splitter_keeps_abbreviations_and_cuts_clauses_on_request():
         "Set it as follows: press the key; then wait."]  # a lower-case word continues the sentence
 
 
+def test_a_page_abbreviation_needs_a_number_after_it():
+    """"p." is a page before "23" but Asymptote's path p before "As illustrated ...": the unit-normal
+    answer quoted one sentence twice, cut after "As illustrated in the ..." in one chunk."""
+    from mmrag_desktop.engine.sentence_split import split_sentences as split_shared
+
+    text = ("Use normal(path3 p) to find the unit normal vector to a planar path p. As illustrated in the "
+            "example, a transform3 is returned. See p. 23 and Fig. A.1 for more. The answer is no. It is not.")
+    assert split_shared(text) == [
+        "Use normal(path3 p) to find the unit normal vector to a planar path p.",
+        "As illustrated in the example, a transform3 is returned.", "See p. 23 and Fig. A.1 for more.",
+        "The answer is no.", "It is not."]
+
+
 def test_sentence_split_moves_leading_marker_back():
     assert split_sentences("It is 5 V. [1] It has 8 pins [2].") == ["It is 5 V. [1]", "It has 8 pins [2]."]
     res = check_citations("It is 5 V. [1] It has 8 pins.", VALID)
