@@ -57,7 +57,13 @@ from ..search.query import (
     titles_section,
     whatis_line,
 )
-from ..sentence_split import DECLARATION_LINE, DEFINITION_LINE, DOT_LEADERS, FINAL_PUNCTUATION, split_sentences
+from ..sentence_split import (
+    DECLARATION_LINE,
+    DEFINITION_LINE,
+    DOT_LEADERS,
+    FINAL_PUNCTUATION,
+    split_sentences,
+)
 from ..sentence_split import PROMPT as _PROMPT
 from .confidence import STOPWORDS, content_terms
 from .evidence import FIELD_NAME, EvidenceBlock

@@ -1,12 +1,15 @@
 """Crash isolation: run a model check in a separate process, so a native crash (llama.cpp and
 libmtmd abort or segfault on some damaged or mismatched files) cannot kill the app. The one place
 that does this: the answer model's verification before loading (answer/runner.py), the model
-manager's answer-model check (verify.py) and the VLM pair check (vlm.py) all use `run_isolated`."""
+manager's answer-model check (verify.py) and the VLM pair check (vlm.py) all use `run_isolated`; the text
+model's ONNX export (onnx_text.export_isolated) uses it to keep torch and transformers out of the
+process that embeds."""
 
 from __future__ import annotations
 
 import multiprocessing
 from collections.abc import Callable
+from contextlib import contextmanager
 
 from ..errors import ModelError
 
@@ -28,6 +31,22 @@ def _child(target: Callable[..., dict], args: tuple, conn) -> None:  # runs in t
         conn.close()
 
 
+@contextmanager
+def _children_allowed():
+    """Let a daemonic process (the library's ingest worker is one) start the child: multiprocessing
+    refuses because a daemon is stopped without waiting for its children, but `run_isolated` always
+    waits for its child or kills it."""
+    me = multiprocessing.current_process()
+    was = me.daemon
+    if was:
+        me.daemon = False
+    try:
+        yield
+    finally:
+        if was:
+            me.daemon = True
+
+
 def run_isolated(role: str, target: Callable[..., dict], args: tuple, *, what: str,
                  timeout: float = 180.0) -> dict:
     """Call `target(*args)` (a top-level function returning a dict) in a spawned process.
@@ -39,7 +58,8 @@ def run_isolated(role: str, target: Callable[..., dict], args: tuple, *, what: s
     ctx = multiprocessing.get_context("spawn")
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(target, args, child), daemon=True)
-    proc.start()
+    with _children_allowed():
+        proc.start()
     child.close()
     try:
         if not parent.poll(timeout):

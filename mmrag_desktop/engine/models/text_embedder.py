@@ -21,6 +21,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,7 @@ from .onnx_text import (
     OnnxForward,
     export,
     exported_path,
+    fuse,
     onnx_layout,
     pool,
     quantize,
@@ -196,11 +198,8 @@ class TextEmbedder:
                 return eight_bit
         forward = _opened(path, self._threads)
         if forward is None:
-            model = self.model
-            with self._tok_lock:  # the export tokenizes a sample (with the model's own tokenizer)
-                export(model, model.tokenizer, path)
+            export_isolated(self.model_dir, path, self._threads)
             forward = OnnxForward(path, self._threads)
-            self._model = None  # the PyTorch weights are not needed any more
         return (self._quantized(path) if self._backend == "int8" else None) or forward
 
     def _quantized(self, path: Path) -> OnnxForward | None:
@@ -467,3 +466,50 @@ def _pool_segments(
         else:
             out[j] = fallback
     return out
+
+
+EXPORT_SECONDS = 900.0  # the longest an export may take in its child process (MiniLM: about 10 s here)
+
+
+def export_isolated(model_dir: Path, path: Path, threads: int | None = None) -> None:
+    """Export the folder's transformer to `path` (atomically), fused when ONNX Runtime knows it, in two
+    child processes one after the other (models/isolated.py): torch, transformers and the exporter
+    (one), then ONNX Runtime's optimizer (two). Done in the process that embeds, they stayed in its
+    memory for the rest of its work: a first `mmrag add` of gputils' 52 pages peaked at 1,236 MB
+    against 540 MB once the export was made (bench/README.md, session 31). Raises ModelError when the
+    export fails (the caller stays on PyTorch), OSError when the cache cannot be written. A fusion
+    that fails or crashes leaves the export unfused (it runs as well, only slower)."""
+    from .isolated import run_isolated
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(suffix=".onnx", dir=path.parent)
+    os.close(fd)
+    try:
+        what = f"the text model {model_dir.name} for its ONNX export"
+        got = run_isolated("text_embedder", export_child, (str(model_dir), tmp, threads), what=what,
+                           timeout=EXPORT_SECONDS)
+        if got.get("fusable"):
+            try:
+                run_isolated("text_embedder", fuse_child, (tmp, got["heads"], got["hidden"]),
+                             what="the ONNX export for ONNX Runtime's fusions", timeout=EXPORT_SECONDS)
+            except ModelError as e:
+                log.warning("the text model's ONNX export is not fused (%s)", e.reason)
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def export_child(model_dir: str, path: str, threads: int | None) -> dict:
+    """In a child process: load the folder with sentence-transformers and export it, unfused, to
+    `path`; returns whether ONNX Runtime's fusions apply and the numbers they need."""
+    model = TextEmbedder(Path(model_dir), threads=threads, backend="torch").model
+    fusable = export(model, model.tokenizer, Path(path), fused=False)
+    config = model[0].auto_model.config
+    return {"fusable": fusable, "heads": int(config.num_attention_heads), "hidden": int(config.hidden_size)}
+
+
+def fuse_child(path: str, heads: int, hidden: int) -> dict:
+    """In a child process: `fuse` the export at `path` in place."""
+    from types import SimpleNamespace
+
+    return {"fused": fuse(Path(path), SimpleNamespace(num_attention_heads=heads, hidden_size=hidden))}

@@ -4,6 +4,7 @@ llama-cpp-python's real multimodal (libmtmd) chat handler; negative cases in a c
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 
@@ -131,6 +132,37 @@ def test_answer_model_verification_runs_in_the_shared_isolated_child(tmp_path, p
     cut.write_bytes(pair[0].read_bytes()[:60_000])  # the header survives, the tensors are cut off
     with pytest.raises(ModelError, match="cut.gguf is damaged or not a model llama.cpp supports"):
         verify_gguf(cut, timeout=120)
+
+
+def _facts_of_a_daemon(conn) -> None:  # runs in a daemonic child, as the library's ingest worker is one
+    from mmrag_desktop.engine.models.isolated import run_isolated
+
+    try:
+        conn.send(run_isolated("text_embedder", _child_facts, (), what="a test", timeout=120))
+    except Exception as e:  # noqa: BLE001 - reported to the test
+        conn.send({"error": f"{type(e).__name__}: {e}"})
+
+
+def _child_facts() -> dict:
+    import os
+
+    return {"pid": os.getpid()}
+
+
+def test_a_daemonic_process_can_run_an_isolated_check():
+    """The ingest worker is a daemonic process, and multiprocessing refuses to start a child from one;
+    the text model's first ONNX export runs in an isolated child from there (onnx_text.export_isolated)."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_facts_of_a_daemon, args=(child,), daemon=True)
+    proc.start()
+    assert parent.poll(180)
+    got = parent.recv()
+    proc.join(30)
+    assert "error" not in got, got
+    assert got["pid"] not in (proc.pid, os.getpid()) and proc.exitcode == 0
 
 
 def test_box_conventions_and_component_boxes():
