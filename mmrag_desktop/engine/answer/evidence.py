@@ -75,6 +75,21 @@ _OPTION_ENTRY_LINE = re.compile(r"^" + OPTION + r"(?:[ =](?:<[^<>]*>|\[[^\[\]]*\
 
 
 _PUNCTUATION_LINE = re.compile(r"^[.,;:!?]$")
+# the text OCR read in a figure's picture (background/enrich.py), one line: a screenshot's menus and
+# labels in reading order. An answer's evidence keeps its first OCR_WORDS words: the 300 words of each
+# of DDD's screenshots left no room for the page text the figures stand for ("How do I turn on the
+# machine code window?" had the screenshot's OCR text and not "To enable machine-level support, select
+# 'Source => Display Machine Code'.")
+FIGURE_OCR = re.compile(r"^Text in figure:[^\n]*", re.M)
+OCR_WORDS = 30
+
+
+def _short_ocr(text: str) -> str:
+    def cut(m: re.Match) -> str:
+        words = m.group(0).split()
+        return " ".join(words[:OCR_WORDS + 3]) + (" ..." if len(words) > OCR_WORDS + 3 else "")
+
+    return FIGURE_OCR.sub(cut, text)
 _BROKEN_ADDRESS = re.compile(r"(?:^|\s)(?:https?://|www\.)\S*[./_-]$")
 
 
@@ -196,7 +211,8 @@ def pack_evidence(
 ) -> list[EvidenceBlock]:
     """Number hits (best first) into evidence blocks whose rendered size fits `budget_tokens`.
 
-    Duplicate chunks and empty texts are skipped; a block that does not fit is cut to the
+    Duplicate chunks and empty texts are skipped; a figure's OCR text is cut to its first OCR_WORDS
+    words; a block that does not fit is cut to the
     remaining budget when at least `min_block_tokens` remain, otherwise packing stops. The first
     block is always kept (cut if needed) so a non-empty hit list never gives empty evidence.
     Returns the blocks; never raises.
@@ -212,6 +228,8 @@ def pack_evidence(
         seen.add(hit.chunk_id)
         # a table's lines are its rows: joining "wrapped" lines would run the rows together
         text = hit.text if hit.kind == "table" else unwrap_lines(hit.text)
+        if hit.kind == "figure":
+            text = _short_ocr(text)
         block = EvidenceBlock(id=len(blocks) + 1, hit=hit, text=neutralise(text))
         header_tokens = count_tokens(block.header()) + 1
         tokens = header_tokens + count_tokens(block.text)

@@ -1285,6 +1285,30 @@ def test_a_question_for_a_shortcut_prefers_the_sentence_that_gives_the_key(embed
     assert not _carries("The C-code generator writes ANSI C.", "key")
 
 
+def test_a_screenshot_s_ocr_text_is_short_in_the_evidence(embedder):
+    """DDD's manual (no set's): "How do I turn on the machine code window in DDD?" quoted a screenshot's
+    OCR text ("View Program Commands Status Source Data Help ... Lookup Firidx Break Uatch Print ..."):
+    the two screenshots' 300 words each left no room in the evidence for the page text they stand for
+    ("To enable machine-level support, select 'Source => Display Machine Code'."). A drawing's labels
+    stay quotable (a cable's pins and wire colours are what its OCR text gives)."""
+    from mmrag_desktop.engine.answer.evidence import OCR_WORDS
+
+    menus = " ".join(["View Program Commands Status Source Data Help Lookup Firidx Break Uatch Print Displey"] * 25)
+    shot = Hit(chunk_id=1, doc_id=1, doc="ddd.pdf", page=155, bbox=None, kind="figure", score=0.05,
+               section="8.1 Examining Machine Code", text=f"Section: 8.1 Examining Machine Code\nText in figure: {menus}")
+    page = Hit(chunk_id=2, doc_id=1, doc="ddd.pdf", page=155, bbox=None, kind="text", score=0.05,
+               section="8.1 Examining Machine Code",
+               text="To enable machine-level support, select 'Source => Display Machine Code'. With machine code "
+                    "enabled, an additional machine code window shows up.")
+    blocks = pack_evidence([shot, page], 200)
+    assert len(blocks) == 2 and not blocks[1].truncated  # the page text fits after the screenshot
+    ocr = next(line for line in blocks[0].text.split("\n") if line.startswith("Text in figure:"))
+    assert len(ocr.split()) == OCR_WORDS + 3 + 1 and ocr.endswith(" ...")
+    ranked = rank_candidates("How do I turn on the machine code window?", blocks, embedder)
+    assert ranked[0].block_id == 2  # the page's text, not the menus read in the screenshot
+    assert "To enable machine-level support, select 'Source => Display Machine Code'." in [c.text for c in ranked]
+
+
 def test_a_lead_in_is_quoted_with_the_table_of_values_under_it():
     """gputils' manual (no set's): "What ERRORLEVEL setting makes gpasm print only errors ...?" quoted
     "Sets the types of messages that are printed. Setting Affect ..." and the row of setting 0, never
