@@ -4,7 +4,8 @@ selection, citation checks and support checks.
 A boundary is sentence-final punctuation (. ! ?) followed by white space and something that can
 open a sentence (a capital letter, a digit, a quote, a bracket, a bullet). A full stop does not end
 a sentence after an abbreviation that is usually followed by more of the same sentence ("Fig. 3",
-"approx. 5 V", "e.g. the", "No. 4", "Eq. 2.1", "vs. time") or inside a number ("3.3 V"). A single
+"approx. 5 V", "e.g. the", "No. 4", "Eq. 2.1", "vs. time"; one that stands before a number does before a
+capitalised word: "... a planar path p. As illustrated ...") or inside a number ("3.3 V"). A single
 capital is not taken for an initial: in manuals it is a unit or a name ("5 V.", "part A."). With `newlines=True` every line break is a boundary
 too (evidence text whose lines are list items, table rows or headings), unless a lower-case word
 follows it (a wrapped line) and no full stop ends the line, and so is a bullet; the end of a line that starts with a prompt ("> ",

@@ -75,6 +75,8 @@ _OPTION_ENTRY_LINE = re.compile(r"^" + OPTION + r"(?:[ =](?:<[^<>]*>|\[[^\[\]]*\
 
 
 _PUNCTUATION_LINE = re.compile(r"^[.,;:!?]$")
+# a line that ends inside a web address, at one of its dots or slashes ("https://tiswww.case.")
+_BROKEN_ADDRESS = re.compile(r"(?:^|\s)(?:https?://|www\.)\S*[./_-]$")
 # the text OCR read in a figure's picture (background/enrich.py), one line: a screenshot's menus and
 # labels in reading order. An answer's evidence keeps its first OCR_WORDS words: the 300 words of each
 # of DDD's screenshots left no room for the page text the figures stand for ("How do I turn on the
@@ -90,7 +92,6 @@ def _short_ocr(text: str) -> str:
         return " ".join(words[:OCR_WORDS + 3]) + (" ..." if len(words) > OCR_WORDS + 3 else "")
 
     return FIGURE_OCR.sub(cut, text)
-_BROKEN_ADDRESS = re.compile(r"(?:^|\s)(?:https?://|www\.)\S*[./_-]$")
 
 
 def unwrap_lines(text: str) -> str:

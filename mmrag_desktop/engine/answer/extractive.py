@@ -145,11 +145,11 @@ _WHATIS = re.compile(r"[\w.+-]+(?:, [\w.+-]+)* ([\u2212\u2013\u2014-]) \S")
 _NAME_SECTION = re.compile(r"(?:^| > )NAME$")
 _ACRONYM = re.compile(r"\b([A-Z]{3,5})s?\b")  # two letters ("AC", "LM") spell too many runs
 _BULLET = re.compile(r"^(?:[\u2022\u25e6\u25aa\u2023*]|-\s|\d+[.)]\s)")
-# a list item's number or letter, split off as a piece of its own ("5." of "5. The Asymptote
-# examples directory ..."): no sentence that completes the item before it (nor its value)
 # a row of a two-column list in running text, its value first: "2 Errors printed." after "1 Warnings and
 # error printed." (gpasm's ERRORLEVEL settings): a fact, however short
 _VALUE_ROW = re.compile(r"^[-+]?\d{1,4}\s+[A-Za-z]")
+# a list item's number or letter, split off as a piece of its own ("5." of "5. The Asymptote
+# examples directory ..."): no sentence that completes the item before it (nor its value)
 _ENUMERATOR = re.compile(r"^\(?(?:\d{1,3}|[A-Za-z]|[ivxIVX]{1,4})[.)]$")
 # a section that lists documents or links: its items are titles ("• UPS HOWTO (The Linux
 # Documentation Project)"), no answer to anything
@@ -865,9 +865,9 @@ def in_section(sentence: str, section: str) -> str:
 
 
 def _carries(text: str, asked: str) -> bool:
-    """True when `text` holds the kind of term asked for: a key ("key": "⟨F8⟩", "Ctrl+Q", "C-c"), a number ("value"), an identifier
-    ("name"), a command-line option ("option": "-F", "--without-fftw"), a file or directory
-    ("file": "fit.log", "~/.octaverc", "R_HOME/library")."""
+    """True when `text` holds the kind of term asked for: a key ("key": "⟨F8⟩", "Ctrl+Q", "C-c"), a
+    number ("value"), an identifier ("name"), a command-line option ("option": "-F", "--without-fftw"),
+    a file or directory ("file": "fit.log", "~/.octaverc", "R_HOME/library")."""
     if asked == "key":
         return _KEY.search(text) is not None
     if asked == "option":

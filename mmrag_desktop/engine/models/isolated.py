@@ -1,9 +1,9 @@
 """Crash isolation: run a model check in a separate process, so a native crash (llama.cpp and
 libmtmd abort or segfault on some damaged or mismatched files) cannot kill the app. The one place
 that does this: the answer model's verification before loading (answer/runner.py), the model
-manager's answer-model check (verify.py) and the VLM pair check (vlm.py) all use `run_isolated`; the text
-model's ONNX export (onnx_text.export_isolated) uses it to keep torch and transformers out of the
-process that embeds."""
+manager's answer-model check (verify.py) and the VLM pair check (vlm.py) all use `run_isolated`;
+the text model's ONNX export (text_embedder.export_isolated) uses it to keep torch and transformers
+out of the process that embeds."""
 
 from __future__ import annotations
 

@@ -4,8 +4,8 @@ on these CPUs (bench/README.md, "session 13").
 A sentence-transformers folder made of a Transformer, a mean or CLS Pooling and optionally a
 Normalize module (all-MiniLM-L6-v2, all-mpnet-base-v2, e5, ...) is exported once to ONNX with
 torch (`torch.onnx.export`, which needs the `onnx` package) into the user cache, keyed by the
-folder and its weight files, in child processes (text_embedder.export_isolated); the embedding process loads only
-the exported file and never imports transformers.
+folder and its weight files, in child processes (text_embedder.export_isolated): the process that
+embeds loads only the exported file and never imports transformers.
 Any other layout (a Dense layer, weighted pooling, a custom module) keeps the PyTorch path.
 ONNX Runtime comes with PyMuPDF.
 """
@@ -81,11 +81,11 @@ def exported_path(model_dir: Path, cache: Path) -> Path:
     return cache / "onnx" / f"{name}-{h.hexdigest()[:16]}.onnx"
 
 
-def export(st_model, tokenizer, path: Path, *, fused: bool = True) -> bool:
-    """Write the transformer of a loaded SentenceTransformer as ONNX at `path` (atomically), with ONNX
-    Runtime's fusions unless `fused` is False; returns whether the graph is one they apply to (a
-    BERT-family model, exported with its plain attention). Raises ModelError when torch cannot export
-    it (no `onnx` package, an unsupported operator)."""
+def export(st_model, tokenizer, path: Path) -> bool:
+    """Write the transformer of a loaded SentenceTransformer as ONNX at `path` (atomically); returns
+    whether ONNX Runtime's fusions (`fuse`) apply to it (a BERT-family model, exported with its plain
+    attention graph). Raises ModelError when torch cannot export it (no `onnx` package, an unsupported
+    operator)."""
     import torch
 
     names = [n for n in tokenizer.model_input_names if n in ("input_ids", "attention_mask", "token_type_ids")]
@@ -119,8 +119,6 @@ def export(st_model, tokenizer, path: Path, *, fused: bool = True) -> bool:
             torch.onnx.export(Hidden().eval(), tuple(sample[n] for n in names), tmp, input_names=names,
                               output_names=["hidden"], opset_version=17, dynamo=False,
                               dynamic_axes={n: {0: "batch", 1: "tokens"} for n in [*names, "hidden"]})
-        if fusable and fused:
-            fuse(Path(tmp), auto_model.config)
         os.replace(tmp, path)
     except Exception as e:  # noqa: BLE001 - any exporter failure means: stay on PyTorch
         Path(tmp).unlink(missing_ok=True)

@@ -503,7 +503,7 @@ def export_child(model_dir: str, path: str, threads: int | None) -> dict:
     """In a child process: load the folder with sentence-transformers and export it, unfused, to
     `path`; returns whether ONNX Runtime's fusions apply and the numbers they need."""
     model = TextEmbedder(Path(model_dir), threads=threads, backend="torch").model
-    fusable = export(model, model.tokenizer, Path(path), fused=False)
+    fusable = export(model, model.tokenizer, Path(path))
     config = model[0].auto_model.config
     return {"fusable": fusable, "heads": int(config.num_attention_heads), "hidden": int(config.hidden_size)}
 
