@@ -1,7 +1,8 @@
 """OCR through RapidOCR (PP-OCRv4 det/rec ONNX models shipped in `rapidocr-onnxruntime`).
 
 The package is imported and the models loaded on first use, never at import time.
-`Ocr.read` returns lines with pixel boxes; `ocr_region` maps them back to PDF points
+`Ocr.read` returns lines with pixel boxes (the text of an image of Latin text without the Chinese
+characters the model now and then reads into it: `latin_text`); `ocr_region` maps them back to PDF points
 for a rendered page region (scanned pages, raster figures in background enrichment).
 """
 
@@ -10,8 +11,10 @@ from __future__ import annotations
 import importlib.util
 import io
 import logging
+import re
 import sys
 import threading
+import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +37,25 @@ INSTALL_HINT = (
 # session 17).
 DETECT_MIN_SIDE = 736
 DETECT_MAX_SIDE = 2000
+
+
+# Chinese characters and fullwidth forms: PP-OCRv4 reads Chinese and English, and on a line of Latin
+# text it now and then reads a mark or a smudge as one ("12吨 BROWN", "Help 的 ?" in DDD's screenshots;
+# half of that manual's 63 screenshots had one)
+_CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+LATIN_SHARE = 0.75  # an image whose letters are at least this much Latin is one of Latin text
+
+
+def latin_text(lines: list[str]) -> list[str]:
+    """The lines read in one image, fullwidth forms as their ASCII ("\uff08" -> "("), and, where at least
+    LATIN_SHARE of all their letters are Latin, without Chinese characters (a line that was only one
+    becomes ""); the text of an image of Chinese text is left as it is."""
+    lines = [unicodedata.normalize("NFKC", t) if any("\uff01" <= c <= "\uff5e" for c in t) else t for t in lines]
+    letters = sum(c.isalpha() for t in lines for c in t)
+    cjk = sum(len(_CJK.findall(t)) for t in lines)
+    if not cjk or letters - cjk < LATIN_SHARE * letters:
+        return lines
+    return [" ".join(_CJK.sub(" ", t).split()) for t in lines]
 
 
 @dataclass
@@ -110,11 +132,12 @@ class Ocr:
             engine = self._load()
             result, _ = engine(arr)
         out: list[OcrLine] = []
-        for box, text, score in result or ():
+        result = list(result or ())
+        texts = latin_text([str(text).strip() for _, text, _ in result])
+        for (box, _, score), text in zip(result, texts, strict=True):
             xs = [float(p[0]) / scale for p in box]
             ys = [float(p[1]) / scale for p in box]
             s = float(score)
-            text = str(text).strip()
             if text and s >= self.min_score:
                 out.append(OcrLine(text=text, bbox=(min(xs), min(ys), max(xs), max(ys)), score=s))
         return out

@@ -118,3 +118,19 @@ def _has_dejavu() -> bool:
         return True
     except OSError:
         return False
+
+
+def test_latin_text_loses_the_chinese_characters_the_model_reads_into_it():
+    """PP-OCRv4 reads Chinese and English; on DDD's screenshots and NUT's scanned cable drawing it read
+    a mark or a smudge as a Chinese character now and then ("12\u5428 BROWN", "\u7684" alone on a line in a
+    menu bar), and answers quoted them. (No real image makes the model misread on demand, so the cleanup
+    is tested on the strings it produced.) An image of Chinese text keeps its characters."""
+    from mmrag_desktop.engine.parse.ocr import latin_text
+
+    menus = ["View Program Commands Status Source Data Help", "\u7684", "? ():", "\u5a01 9888408x0", "12\u5428 BROWN"]
+    assert latin_text(menus) == ["View Program Commands Status Source Data Help", "", "? ():", "9888408x0",
+                                 "12 BROWN"]
+    assert latin_text(["\uff08list+)0804ab78"]) == ["(list+)0804ab78"]  # a fullwidth bracket as its ASCII
+    chinese = ["\u538b\u529b\u4f20\u611f\u5668 MPX5010", "\u8f93\u51fa\u7535\u538b"]
+    assert latin_text(chinese) == chinese
+    assert latin_text(["Vout = 5 V"]) == ["Vout = 5 V"]
