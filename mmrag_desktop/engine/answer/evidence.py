@@ -82,14 +82,14 @@ _BROKEN_ADDRESS = re.compile(r"(?:^|\s)(?:https?://|www\.)\S*[./_-]$")
 # of DDD's screenshots left no room for the page text the figures stand for ("How do I turn on the
 # machine code window?" had the screenshot's OCR text and not "To enable machine-level support, select
 # 'Source => Display Machine Code'.")
-FIGURE_OCR = re.compile(r"^Text in figure:[^\n]*", re.M)
+FIGURE_OCR = re.compile(r"^(Text in figure:)([^\n]*)", re.M)
 OCR_WORDS = 30
 
 
 def _short_ocr(text: str) -> str:
     def cut(m: re.Match) -> str:
-        words = m.group(0).split()
-        return " ".join(words[:OCR_WORDS + 3]) + (" ..." if len(words) > OCR_WORDS + 3 else "")
+        words = m.group(2).split()
+        return " ".join([m.group(1), *words[:OCR_WORDS]]) + (" ..." if len(words) > OCR_WORDS else "")
 
     return FIGURE_OCR.sub(cut, text)
 

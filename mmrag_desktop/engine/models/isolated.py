@@ -8,6 +8,7 @@ out of the process that embeds."""
 from __future__ import annotations
 
 import multiprocessing
+import threading
 from collections.abc import Callable
 from contextlib import contextmanager
 
@@ -31,20 +32,24 @@ def _child(target: Callable[..., dict], args: tuple, conn) -> None:  # runs in t
         conn.close()
 
 
+_FLAG_LOCK = threading.Lock()  # two threads starting children must not restore the flag under each other
+
+
 @contextmanager
 def _children_allowed():
     """Let a daemonic process (the library's ingest worker is one) start the child: multiprocessing
     refuses because a daemon is stopped without waiting for its children, but `run_isolated` always
     waits for its child or kills it."""
-    me = multiprocessing.current_process()
-    was = me.daemon
-    if was:
-        me.daemon = False
-    try:
-        yield
-    finally:
+    with _FLAG_LOCK:
+        me = multiprocessing.current_process()
+        was = me.daemon
         if was:
-            me.daemon = True
+            me.daemon = False
+        try:
+            yield
+        finally:
+            if was:
+                me.daemon = True
 
 
 def run_isolated(role: str, target: Callable[..., dict], args: tuple, *, what: str,
