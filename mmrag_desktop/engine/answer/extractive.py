@@ -66,7 +66,7 @@ from ..sentence_split import (
 )
 from ..sentence_split import PROMPT as _PROMPT
 from .confidence import STOPWORDS, content_terms
-from .evidence import FIELD_NAME, EvidenceBlock
+from .evidence import FIELD_NAME, FIGURE_OCR, EvidenceBlock
 from .key_terms import terms
 from .quote_boxes import row_cells
 
@@ -171,6 +171,11 @@ BOUND_PENALTY = 0.1
 _BOUND = re.compile(r"(?:[<>\u2264\u2265]=?|\b(?:over|above|below|under|more than|less than|fewer than|up to|at least|at most))\s*$",
                     re.I)
 _ENTRY_CODE = re.compile(r"\W{0,2}(0[xX][0-9A-Fa-f]+|\d{3,})\s")
+# the line that opens a code's entry in a list of messages ("121 Illegal label." above "gpasm
+# encountered an illegal label.")
+_CODE_START = re.compile(r"\W{0,2}(0[xX][0-9A-Fa-f]+|\d{3,})\s+[A-Z]")
+# a numbered label inside a run of a figure's OCR text ("... 5. Debugger agent running 6.Breakpoint")
+_NUMBERED_LABEL = re.compile(r"(?:^|\s)\d{1,2}\.(?=[A-Z]|\s+[A-Z]|\s*$)")
 # the line that opens an entry of a list of options or settings: "-F Normally, ...", "DOT_CLEANUP If the ..."
 _ENTRY_START = re.compile(r"(-{1,2}[A-Za-z][\w-]*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?:[ =](?:<[^<>]*>|\[[^\[\]]*\]))?\s+[A-Z]")
 SHORT_ENTRY = 10  # an entry's description shorter than this many words is quoted with the sentence after it
@@ -265,6 +270,21 @@ def is_quotable(sentence: str) -> bool:
     return not (len(tokens) >= 5 and len(bare) >= 0.5 * len(tokens) and len(words) < 3)
 
 
+def _ocr_sentence(words: list[str], ocr: list[str]) -> bool:
+    """False for a piece of a figure's OCR text (`ocr`, its words) that is not a sentence of prose: the
+    splitter's pieces of a screenshot's labels ("Debugger agent running 6.Breakpoint handler cond.
+    waiting 7." of DDD's thread list) answer nothing. True for the block's other sentences, and for
+    the OCR text whole when the splitter left it whole ("Text in figure: Male DB-9 Female DB-9
+    SOLA-330 UPS serial cable": a wiring diagram's labels, quoted as what they are)."""
+    if words == ["Text", "in", "figure:", *ocr]:
+        return True
+    text = " ".join(words)
+    n = len(words)
+    inside = text.startswith("Text in figure:") or any(ocr[i:i + n] == words for i in range(len(ocr) - n + 1))
+    return not inside or (_reads_as_prose(text) and not _NUMBERED_LABEL.search(text)
+                          and not text.startswith("Text in figure:"))
+
+
 def _is_transcript(s: str) -> bool:
     """A program's console output run together: a progress bar ("#####...") or one prompt or log
     prefix three times or more ("avrdude: ... avrdude: ... avrdude> ?"), table rows aside."""
@@ -310,6 +330,7 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
         else:
             sentences = [p for s in split_sentences(text, newlines=True) for p in _FIGURE_PART.split(s)]
         contents = any(_TOC.search(x) or DOT_LEADERS.search(x) for x in sentences)
+        ocr = " ".join(m.group(2) for m in FIGURE_OCR.finditer(text)).split() if b.hit.kind == "figure" else []
         references = bool(_REFERENCE_SECTION.search(b.hit.section.split(" > ")[-1]))
         # the entry of a list of options or settings the sentences so far belong to; a block that opens
         # mid-sentence ("ground. This is disabled by default, ...") goes on with whatever came before it
@@ -317,9 +338,11 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
         # ..." before avr-gcc's "-mmcu=architecture" entry)
         under = "?" if sentences and sentences[0][:1].islower() else ""
         for pos, s in enumerate(sentences):
-            if opens := _ENTRY_START.match(_BULLET.sub("", s.lstrip())):
+            if opens := _ENTRY_START.match(_BULLET.sub("", s.lstrip())) or _CODE_START.match(s):
                 under = opens.group(1)
             words = s.split()
+            if ocr and not _ocr_sentence(words, ocr):
+                continue
             # "Default value: 0.1" under "DT" is short, and quoted with the line it is the default of
             short_default = pos > 0 and bool(_ITS_DEFAULT.match(s)) and any(ch.isdigit() for ch in s)
             short_row = (len(words) >= 3 and pos > 0 and bool(_VALUE_ROW.match(s))
@@ -708,12 +731,15 @@ def _a_level_of(name: str, asked: set[str]) -> bool:
 
 
 def _entry_kind(name: str) -> str:
-    """"option" for "-x" or "--name", "setting" for a name in capitals with an underscore, "?" for what
-    comes before the first entry of a block that opens mid-sentence, "" for any other name."""
+    """"option" for "-x" or "--name", "setting" for a name in capitals with an underscore, "code" for a
+    message's number ("118", "0x0008"), "?" for what comes before the first entry of a block that opens
+    mid-sentence, "" for any other name."""
     if name == "?":
         return "?"
     if name.startswith("-"):
         return "option"
+    if name.isdigit() or name.lower().startswith("0x"):
+        return "code"
     return "setting" if "_" in name.strip("_") and name.isupper() else ""
 
 

@@ -1155,9 +1155,63 @@ def test_a_code_the_question_gives_is_answered_by_its_entry(embedder, monkeypatc
                                                     "into the same address.\n121 Illegal label.")], 1000)
     ranked = rank_candidates(question, real, embedder)
     assert ranked[0].text.startswith("118 ")
-    other = next(c.score for c in ranked if c.text.startswith("120 "))
+    assert not any(c.text.startswith("120 ") for c in ranked)  # another entry of the list asked from
+    # without 118's entry in the evidence, the other codes' entries rank lower than they would
+    others = pack_evidence([hits[0], gputils_hit(222, 37, section="gpasm > 2.5 Errors", score=0.02,
+                                                 text="120 Call or jump not allowed at this address (must be in "
+                                                      "low half of page) gpasm was instructed to write different "
+                                                      "values into the same address.\n121 Illegal label.")], 1000)
+    other = next(c.score for c in rank_candidates(question, others, embedder) if c.text.startswith("120 "))
     monkeypatch.setattr(extractive, "OTHER_ENTRY_PENALTY", 0.0)
-    assert other < next(c.score for c in rank_candidates(question, real, embedder) if c.text.startswith("120 ")) - 0.25
+    assert other < next(c.score for c in rank_candidates(question, others, embedder)
+                        if c.text.startswith("120 ")) - 0.25
+
+
+def test_the_description_of_another_code_is_not_quoted_for_the_code_asked(embedder):
+    """"What does gpasm error 118 mean?" quoted error 118's entry, then "gpasm encountered an illegal
+    label.": the description of error 121 under it, which reads like an answer without its code."""
+    from mmrag_desktop.engine.answer.extractive import candidate_sentences, select_sentences
+
+    block = pack_evidence([gputils_hit(222, 37, section="gpasm > 2.5 Errors",
+                                       text="118 Overwriting previous address contents.\ngpasm was instructed to "
+                                            "write different values into the same address.\n121 Illegal label.\n"
+                                            "gpasm encountered an illegal label.\n123 Illegal directive (Not Valid "
+                                            "for this processor).\nThe specified directive is not valid for this "
+                                            "processor.")], 1000)
+    illegal = "gpasm encountered an illegal label."
+    assert {c.text: c.under for c in candidate_sentences(block)}[illegal] == "121"
+    question = "What does gpasm error 118 mean?"
+    ranked = rank_candidates(question, block, embedder)
+    assert ranked[0].text.startswith("118 Overwriting") and ranked[0].entry
+    assert illegal not in [c.text for c in ranked]
+    assert "not valid for this processor" not in " ".join(c.text for c in ranked)
+    # without a code in the question every entry's description is a sentence to quote
+    assert illegal in [c.text for c in rank_candidates("What does gpasm do with illegal labels?", block, embedder)]
+    quoted = [c.text for c in select_sentences(question, block, embedder, max_sentences=3)]
+    assert quoted == ["118 Overwriting previous address contents. gpasm was instructed to write different values "
+                      "into the same address."], quoted
+
+
+def test_a_run_of_a_figure_s_ocr_labels_is_no_sentence_to_quote(embedder):
+    """DDD's thread list (a screenshot): "By default, how long does DDD wait for the inferior debugger
+    to reply?" quoted "Debugger agent running 6.Breakpoint handler cond. waiting 7. ...", a piece of
+    the labels OCR read in the picture, as its fourth sentence."""
+    from mmrag_desktop.engine.answer.extractive import candidate_sentences
+
+    figure = Hit(chunk_id=7, doc_id=1, doc="ddd.pdf", page=115, bbox=(231, 402, 490, 583), kind="figure",
+                 score=0.03, section="6 Running the Program > 6.9 Examining Threads",
+                 text="Section: 6.9 Examining Threads\nThe Threads window lists the threads of the program.\n"
+                      "Text in figure: DDD:Threads Threads Group system: 4.Finalizer thread cond. waiting 5. "
+                      "Debugger agent running 6.Breakpoint handler cond. waiting 7. Close the window to resume the "
+                      "program.")
+    texts = [c.text for c in candidate_sentences(pack_evidence([figure], 1000))]
+    assert "The Threads window lists the threads of the program." in texts  # the caption's prose is kept
+    assert not any("running" in t or "Text in figure" in t for t in texts), texts
+    # a sentence of prose that OCR read in the picture is quotable
+    assert "Close the window to resume the program." in texts
+    # the same words in a text block are sentences of the page
+    page = one_block("Debugger agent running 6.Breakpoint handler cond. waiting 7. Close the window to resume the program.")
+    assert any("Debugger agent running" in c.text for c in candidate_sentences(page))
 
 
 def test_the_sentence_that_states_what_is_asked_is_quoted(embedder, monkeypatch):
