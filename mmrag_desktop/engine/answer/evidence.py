@@ -19,6 +19,10 @@ TokenCounter = Callable[[str], int]
 # "[" ("[\u20600; 3]" looks like the manual's closed range "[0; 3]" and is never a citation chip;
 # fullwidth brackets were tried, and most Linux desktops have no font with them); a prompt gives the
 # model parentheses ("(3)"), which it cannot copy back as a marker.
+# a release history's section ("REVISION HISTORY > ... > 18.1.1 Verilator 5.006 2022-01-22", "Changes in 2.1")
+CHANGELOG = re.compile(r"change ?log|release notes|revision history|version history|what.?s new|^changes (?:from|in)\b|"
+                       r"new features|features introduced", re.I)
+_SECTION_NUMBER = re.compile(r"^(?:[A-Z]|\d+)(?:\.\d+)*\.?\s+")
 _BRACKETED = re.compile(r"\[(?!\u2060)([^\[\]\n]{0,60}?\d[^\[\]\n]{0,60}?)\]")
 SHOWN_BRACKET = "[\u2060"
 # The evidence is fenced in the prompt by these tags; text from a document cannot write them.
@@ -161,6 +165,24 @@ class EvidenceBlock:
         if h.section:
             parts.append(f"section: {for_prompt(h.section)}")
         return f"[{self.id}] ({', '.join(parts)})" if parts else f"[{self.id}]"
+
+    @property
+    def release(self) -> str:
+        """The release a change log's entries in this block belong to: the last heading of its section,
+        without its number, when the section is part of a change log and the heading names a version
+        ("Verilator 5.006 2022-01-22" of "REVISION HISTORY > 18.1 Revision History and Change Log >
+        18.1.1 Verilator 5.006 2022-01-22"); "" otherwise. The chunk of a long release starts below the
+        heading: "• Support clocking blocks (#3674)." alone does not say which release."""
+        parts = [p.strip() for p in self.hit.section.split(" > ") if p.strip()]
+        if not parts or not any(CHANGELOG.search(p) for p in parts):
+            return ""
+        head = _SECTION_NUMBER.sub("", parts[-1])
+        return head if re.search(r"\d", head) else ""
+
+    def without_release(self, quote: str) -> str:
+        """`quote` without the "release: " an answer put before a change log's entry (`release`)."""
+        r = self.release
+        return quote[len(r) + 2:] if r and quote.startswith(f"{r}: ") else quote
 
     def render(self) -> str:
         """The block as it appears in the prompt: "[n] (section: ...)" and its text."""

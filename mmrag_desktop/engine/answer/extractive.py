@@ -66,6 +66,7 @@ from ..sentence_split import (
 )
 from ..sentence_split import PROMPT as _PROMPT
 from .confidence import STOPWORDS, content_terms
+from .evidence import CHANGELOG as _CHANGELOG
 from .evidence import FIELD_NAME, FIGURE_OCR, EvidenceBlock
 from .key_terms import terms
 from .quote_boxes import row_cells
@@ -194,10 +195,14 @@ _ASKS_LICENCE = re.compile(r"licen[cs]|copyright|permission|redistribut|warrant|
 # a release history's entry ("• Add IMPORTSTAR warning on import::* inside $unit scope.", Verilator's
 # manual is half change log) says when a thing came, not what it is: it answers questions about versions
 CHANGELOG_PENALTY = 0.15
-_CHANGELOG = re.compile(r"change ?log|release notes|revision history|version history|what.?s new|^changes (?:from|in)\b|"
-                        r"new features|features introduced", re.I)
 _ASKS_HISTORY = re.compile(r"\b(?:version|release[sd]?|change ?log|changed?|added|introduced|since|new in|"
-                           r"history|deprecated|removed|upgrad\w*)\b", re.I)
+                           r"history|deprecated|removed|upgrad\w*|when did|first supported)\b", re.I)
+# and for a question about when a thing came ("Which Verilator version introduced the --vpi flag?"), the
+# change log's entries come first ("• Add –vpi flag, and fix VPI linkage." under "Verilator 3.878
+# 2015-11-01"; the option's entry in the reference, with OPTION_BONUS, said what it does, not when it came):
+# an entry that names what the question names gets OPTION_BONUS too, and each is quoted with its release
+HISTORY_BONUS = 0.3
+_PROSE_DASH = re.compile(r"(?<![\w-])[\u2013\u2014](?=[A-Za-z])")  # "–vpi": "--vpi" as typeset in prose
 QUESTION_PENALTY = 0.2
 # "What is the default radix of gpasm?" is answered by the sentence that says what the default radix is
 # ("The default radix is hexadecimal."): the asked noun phrase followed by is / are / defaults to
@@ -621,6 +626,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             defining[c.block_id] = c.position
     settings = _settings_named(question)
     changelog = {b.id: any(_CHANGELOG.search(part) for part in b.hit.section.split(" > ")) for b in blocks}
+    history = bool(_ASKS_HISTORY.search(question))
+    by_id = {b.id: b for b in blocks}
     howto_bonus = HOWTO_BONUS if _HOWTO_Q.search(question) else 0.0
     stated = _states(question)
     phrases = _question_phrases(question)
@@ -686,8 +693,15 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score -= QUESTION_PENALTY
         if _BOILERPLATE.search(c.text) and not _ASKS_LICENCE.search(question):
             c.score -= BOILERPLATE_PENALTY
-        if changelog[c.block_id] and not _ASKS_HISTORY.search(question):
+        if changelog[c.block_id] and not history:
             c.score -= CHANGELOG_PENALTY
+        elif changelog[c.block_id]:
+            c.score += HISTORY_BONUS
+            typeset = _PROSE_DASH.sub("--", c.text)
+            if any(re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", typeset, re.I) for o in options):
+                c.score += OPTION_BONUS
+            if (release := by_id[c.block_id].release) and release not in by_id[c.block_id].text:
+                c.text = f"{release}: {c.text}"
     cands = _off_the_entry(cands, options)
     _twins_of_the_other_polarity(question, cands)
     _lift_what_is_asked_for(question, blocks, cands, asked, named)
@@ -951,8 +965,13 @@ def select_sentences(
     # and so are a definition list's entries: "--crosshair-color <string> Color of the crosshair. Default:
     # '#ff0000'" asked for comes before the "--black-color" entry above it when both are quoted
     lists = {c.block_id for c in chosen} - {c.block_id for c in chosen if not c.listed}
-    return sorted(chosen, key=lambda c: (first[c.block_id], not c.entry,
-                                         -c.score if c.block_id in tables | lists else c.position))
+    chosen.sort(key=lambda c: (first[c.block_id], not c.entry, -c.score if c.block_id in tables | lists else c.position))
+    by_id, named = {b.id: b for b in blocks}, set()
+    for c in chosen:  # a release is named once, before its first entry quoted
+        if c.block_id in named:
+            c.text = by_id[c.block_id].without_release(c.text)
+        named.add(c.block_id)
+    return chosen
 
 
 def _inside(a: Candidate, b: Candidate) -> bool:

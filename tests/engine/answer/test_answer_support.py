@@ -4,6 +4,8 @@ extractive filters and the quote-first reply format."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from mmrag_desktop.engine.answer.citations import check_citations, split_sentences
@@ -928,6 +930,60 @@ def test_a_change_log_entry_answers_questions_about_versions(embedder, question,
                                 text=entry, section="Errors and Warnings > Warnings")], 1000)
     best = rank_candidates(question, blocks, embedder)[0]
     assert ("Add IMPORTSTAR" in best.text) is changelog_first, best.text
+
+
+VERILATOR_VPI = [
+    Hit(chunk_id=1, doc_id=1, doc="verilator.pdf", page=89, bbox=None, kind="text", score=0.05,
+        section="EXECUTABLE AND ARGUMENT REFERENCE > 12.1 verilator Arguments",
+        text="--vpi\nEnable the use of VPI and linking against the verilated_vpi.cpp files."),
+    Hit(chunk_id=2, doc_id=1, doc="verilator.pdf", page=165, bbox=None, kind="text", score=0.03,
+        section="REVISION HISTORY > 18.1 Revision History and Change Log > 18.1.63 Verilator 3.878 2015-11-01",
+        text="Major:\n\u2022 Add \u2013vpi flag, and fix VPI linkage. (#969) [Arthur Kahlich]\n"
+             "\u2022 Support genvar indexes into arrayed cells.\n\u2022 Support VPI access to arrayed cells."),
+]
+
+
+def test_a_question_about_when_a_thing_came_is_answered_by_its_release(embedder):
+    """Verilator's change log ("Which Verilator version introduced the --vpi flag?"): the option's entry
+    in the reference (OPTION_BONUS) was quoted, not the change log's "• Add –vpi flag, and fix VPI
+    linkage." (the option typeset with an en dash); and a change log's entry quoted alone ("• Support
+    clocking blocks (#3674).") did not say which release: the chunk starts below the release's heading."""
+    from mmrag_desktop.engine.answer import extractive
+
+    blocks = pack_evidence(VERILATOR_VPI, 1000)
+    assert [b.release for b in blocks] == ["", "Verilator 3.878 2015-11-01"]
+    question = "Which Verilator version introduced the --vpi flag?"
+    quoted = select_sentences(question, blocks, embedder, max_sentences=3)
+    assert quoted[0].text.startswith("Verilator 3.878 2015-11-01: \u2022 Add \u2013vpi flag"), quoted[0].text
+    # the release is named once, before its block's first entry quoted
+    assert [c.text.count("Verilator 3.878") for c in quoted if c.block_id == 2] == [1] + [0] * (
+        sum(c.block_id == 2 for c in quoted) - 1)
+    old = extractive._ASKS_HISTORY
+    try:  # without the rule the reference's entry comes first
+        extractive._ASKS_HISTORY = re.compile(r"(?!)")
+        assert rank_candidates(question, blocks, embedder)[0].text.startswith("--vpi Enable")
+    finally:
+        extractive._ASKS_HISTORY = old
+    # what the option does: its entry, and no release
+    best = rank_candidates("What does the --vpi option do?", blocks, embedder)[0]
+    assert best.text.startswith("--vpi Enable"), best.text
+    # "When did ...": a question about history too
+    when = rank_candidates("When did Verilator start supporting genvar indexes into arrayed cells?", blocks, embedder)
+    assert when[0].text == "Verilator 3.878 2015-11-01: \u2022 Support genvar indexes into arrayed cells.", when[0].text
+
+    # the quote with its release is checked as the entry (verbatim), the release as the block's heading
+    checker = SupportChecker(blocks, embedder)
+    ok = checker.check(f"{quoted[0].text} [2]", quote=True)
+    assert ok.supported and ok.quote and ok.missing == [] and ok.support.text.startswith("\u2022 Add")
+    wrong = checker.check("Verilator 3.900 2016-01-01: \u2022 Add \u2013vpi flag, and fix VPI linkage. [2]", quote=True)
+    assert not wrong.supported and "3.900" in wrong.missing
+    # and its lines are found in the chunk without the release before them
+    from mmrag_desktop.engine.answer.pipeline import _sentence_boxes
+
+    lines = [{"p": 165, "b": (88, 180, 200, 190), "t": "Major:"},
+             {"p": 165, "b": (88, 204, 336, 214), "t": "\u2022 Add \u2013vpi flag, and fix VPI linkage. (#969) [Arthur Kahlich]"},
+             {"p": 165, "b": (88, 218, 336, 228), "t": "\u2022 Support genvar indexes into arrayed cells."}]
+    assert _sentence_boxes(blocks[1], [quoted[0].text], lambda chunk_id: lines) == [(165, (88, 204, 336, 214))]
 
 
 def test_a_remark_between_a_term_and_its_description_is_quoted_with_both():
