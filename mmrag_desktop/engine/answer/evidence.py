@@ -76,6 +76,9 @@ _OPTION_LINE = re.compile(r"^(?:\[-{1,2}[A-Za-z0-9]|\(-{1,2}\w+\) )")  # "(-1)":
 # an option's entry in a list of options ("--crosshair-color <string>" above "Color of the crosshair.
 # Default: '#ff0000'"): the option alone, with its argument's placeholder
 _OPTION_ENTRY_LINE = re.compile(r"^" + OPTION + r"(?:[ =](?:<[^<>]*>|\[[^\[\]]*\]|[A-Z][A-Z_]*))?$")
+# and a setting's name alone on its line, dotted or with underscores ("Print.TexWidthInMm" above "Width of tex
+# graphics in mm ...", Gmsh's options): it opens an entry, it does not end the description above it
+_NAME_ENTRY_LINE = re.compile(r"^[A-Za-z_]\w*(?:[._]\w+)+$")
 
 
 _PUNCTUATION_LINE = re.compile(r"^[.,;:!?]$")
@@ -106,8 +109,8 @@ def unwrap_lines(text: str) -> str:
     header ("soft_reset_halt [Command]" is no wrapped line of the entry above it, nor its
     description one of the header), nor a footnote ("(2) The stopwatch is ...") one of the line
     above it, nor a list item (a numbered one after an item) or a synopsis's option ("[-w bin_width]
-    # ...") one of the item above it, nor an option's entry ("--crosshair-color <string>") one of
-    the description above it, nor a line opening in a capital one of a list item whose last word
+    # ...") one of the item above it, nor an option's entry ("--crosshair-color <string>") or a setting's
+    name alone ("Print.TexWidthInMm") one of the description above it, nor a line opening in a capital one of a list item whose last word
     can end it. A web address broken after "://" is joined without a space, and so is one broken at
     a dot or a slash ("https://tiswww.case." / "edu/php/...") and a line that is a single punctuation
     mark ("programmer" / ".")."""
@@ -130,6 +133,7 @@ def unwrap_lines(text: str) -> str:
                        and not DEFINITION_LINE.match(line) and not DEFINITION_LINE.match(lines[i - 1])
                        and not _FIELD_LINE.match(line) and not _FOOTNOTE_LINE.match(line)
                        and not _OPTION_LINE.match(line) and not _OPTION_ENTRY_LINE.match(line)
+                       and not _NAME_ENTRY_LINE.match(line)
                        and not _BULLET_ITEM.match(line)
                        and not (_NUMBERED_ITEM.match(line) and (_NUMBERED_ITEM.match(prev) or _BULLET_ITEM.match(prev)))
                        and not (_BULLET_ITEM.match(prev) and line[:1].isupper() and not _GOES_ON.search(prev)))

@@ -219,6 +219,8 @@ MAIL_QUOTE_WORDS = 4
 # an entry that ends with a field of its own ("... Y position of light source 3 Default value: 0.3") is whole
 _ENDS_WITH_FIELD = re.compile(r"\b" + FIELD_NAME + r"\S+$")
 # a remark of a word or three between a definition list's term and its description ("Rarely needed.")
+_ONE_NAME = re.compile(r"-{0,2}[A-Za-z_][\w.-]*")  # a term that is one name ("MINTYPMAX", "--x-assign")
+EXAMPLE_WORDS = 8  # an example between a term and its description (Verilator's warnings) is a line of code
 _PREAMBLE = re.compile(r"^\s*\S+(?:\s+\S+){0,2}[.!]\s*$")
 # two sentences sharing this share of their content words (a negation aside) say the same thing, or its opposite
 TWIN_OVERLAP = 0.6
@@ -288,6 +290,11 @@ def _ocr_sentence(words: list[str], ocr: list[str]) -> bool:
     inside = text.startswith("Text in figure:") or any(ocr[i:i + n] == words for i in range(len(ocr) - n + 1))
     return not inside or (_reads_as_prose(text) and not _NUMBERED_LABEL.search(text)
                           and not text.startswith("Text in figure:"))
+
+
+def _is_example(line: str) -> bool:
+    """A short line of code ("#(3:5:8) clk = ~clk;"), not a sentence about it."""
+    return len(line.split()) <= EXAMPLE_WORDS and bool(_CODE_MARK.search(line)) and not _reads_as_prose(line)
 
 
 def _is_transcript(s: str) -> bool:
@@ -388,9 +395,11 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 # smoothly shade ...": the declaration is the lead-in's, the next paragraph is not about it
                 term = False
             with_term = False  # prev already carries the entry's term line
-            if not term and pos > 1 and _PREAMBLE.match(prev) and is_term_line(sentences[pos - 2]):
+            if (not term and pos > 1 and is_term_line(sentences[pos - 2])
+                    and (_PREAMBLE.match(prev) or (_is_example(prev) and _ONE_NAME.fullmatch(sentences[pos - 2].strip())))):
                 # "--debug-check" / "Rarely needed." / "Enable internal debugging assertion checks ...":
                 # the entry's remark stands between its term and its description; all three are quoted
+                # (and so is an example: "MINTYPMAX" / "#(3:5:8) clk = ~clk;" / "Warns that minimum, ...")
                 prev, term, with_term = f"{sentences[pos - 2].strip()} {prev}", True, True
             if _ITS_DEFAULT.match(s):  # whose default: the sentence before says
                 if prev and is_quotable(prev):

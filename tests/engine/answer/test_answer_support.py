@@ -997,6 +997,40 @@ def test_a_remark_between_a_term_and_its_description_is_quoted_with_both():
             "verbosity.") in quoted, quoted
 
 
+def test_an_example_between_a_warning_s_name_and_its_description_is_quoted_with_both():
+    """Verilator's warnings: "MINTYPMAX" / "#(3:5:8) clk = ~clk;" / "Warns that minimum, typical, and
+    maximum delay expressions are currently unsupported.": the description was quoted without the
+    warning's name ("which warning does it give?" quoted STMTDLY's entry); code before a sentence of prose
+    ("#include ..." / "VerilatedFstC* tfp = ...;" / "Currently, supporting FST and VCD ...") labels nothing."""
+    text = ("Ignoring this warning will only suppress the lint check; it will simulate correctly.\nMINTYPMAX\n"
+            "#(3:5:8) clk = ~clk;\nWarns that minimum, typical, and maximum delay expressions are currently "
+            "unsupported. Verilator uses only the typical delay value.\nMODDUP")
+    quoted = [f"{c.label} {c.text}".strip() for c in candidate_sentences(one_block(text, "List Of Warnings"))]
+    assert ("MINTYPMAX #(3:5:8) clk = ~clk; Warns that minimum, typical, and maximum delay expressions are "
+            "currently unsupported.") in quoted, quoted
+    code = ('#include "verilated_fst_sc.h"\nVerilatedFstC* tfp = new VerilatedFstSc;\nCurrently, supporting FST '
+            "and VCD in a single simulation is impossible, but such requirement should be rare.")
+    (prose,) = [c for c in candidate_sentences(one_block(code, "FST Tracing")) if c.text.startswith("Currently")]
+    assert prose.label == "", prose.label
+
+
+def test_a_setting_s_name_alone_on_its_line_opens_its_entry():
+    """Gmsh's options: "Force font size of TeX strings to fontsize in the graphic window" (the end of
+    Print.TexForceFontSize's entry) / "Print.TexWidthInMm" / "Width of tex graphics in mm ...": the
+    unwrapping joined the name to the description above it, and the answer quoted "Force font size of TeX
+    strings ... Print.TexWidthInMm Width of tex graphics ..." for the width's default."""
+    from mmrag_desktop.engine.answer.evidence import unwrap_lines
+
+    text = ("Force font size of TeX strings to fontsize in the graphic window\nPrint.TexWidthInMm\nWidth of tex "
+            "graphics in mm (use 0 for the natural width inferred from the image\nwidth in pixels)\nDefault value: 150")
+    assert unwrap_lines(text).split("\n") == [
+        "Force font size of TeX strings to fontsize in the graphic window", "Print.TexWidthInMm",
+        "Width of tex graphics in mm (use 0 for the natural width inferred from the image width in pixels)",
+        "Default value: 150"]
+    # a wrapped sentence's last word is no setting's name
+    assert unwrap_lines("The mesh size is given by the option called\nMesh.MeshSizeMax.").count("\n") == 0
+
+
 def test_an_option_s_default_field_is_quoted_with_its_name_and_description(embedder):
     """Gmsh's options appendix: "General.Light3Y" / "Y position of light source 3" / "Default value: 0.3" /
     "Saved in: General.OptionsFileName". The default line was too short to quote, the unwrapping joined
