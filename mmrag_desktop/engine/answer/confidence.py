@@ -43,6 +43,14 @@ STOPWORDS = frozenset(
     please know one ones thing things something anything within without between per via""".split()
 )
 _TERM = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+#-]*")
+# a phrasal verb's particle or a general verb or adverb ("how can I get it back?", "sit right up
+# against it", "spaced apart", "is gone"): never what a question is about, so a library that never uses
+# one is no sign that the question is not covered (siunitx's and bodeplot's manuals, 123 pages, use
+# none of "back", "gone", "against", "apart": two answerable questions were answered "not covered")
+_GENERAL_WORDS = frozenset(
+    """back again apart away together against along around across ahead behind instead anymore already
+    ever yet still gone come comes came went goes going gotten put keep keeps kept even""".split()
+)
 
 
 def stem(word: str) -> str:
@@ -176,8 +184,8 @@ def unknown_words(question: str, term_df: Callable[[list[str]], dict[str, int]])
     """The question's words (three letters or more, not stopwords, not numbers) that occur in no
     chunk of the library ("consumption", "link-time", "grafana"): with a middling score, the pages
     found are about something near but not the thing asked. `term_df` is the library's."""
-    words = list(dict.fromkeys(t.lower() for t in _TERM.findall(question)
-                               if len(t) > 2 and t.lower() not in STOPWORDS and not t.isdigit()))
+    words = list(dict.fromkeys(t.lower() for t in _TERM.findall(question) if len(t) > 2 and not t.isdigit()
+                               and t.lower() not in STOPWORDS and t.lower() not in _GENERAL_WORDS))
     if not words:
         return []
     from ..search.query import part_spellings
