@@ -212,6 +212,11 @@ STATES_BONUS = 0.3
 PHRASE_WORDS = 3
 PHRASE_BONUS = 0.15
 _PHRASE_WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*")
+# a table row whose first cell is a word the question names is the row of the thing asked about: "Option
+# name: uncertainty-mode | Type: Choice | Default: compact" for "What is the default value of
+# uncertainty-mode ...?", "Unit: katal | Command: \\katal | Symbol: kat" for "Which macro gives the katal
+# unit?" (siunitx's tables; the rows of other options and units say the same words)
+ROW_KEY_BONUS = 0.2
 # a mail quoted in a FAQ ("> I'm not sure how or where to submit bug reports (documentation or > otherwise)
 # ..."): the asker's words, not the manual's answer; an interpreter's prompt opens code ("> x <- c(1, 2)")
 _MAIL_QUOTE = re.compile(r"^>[ \t]+[A-Za-z][a-z'\u2019]*[ \t]+[a-z]")
@@ -642,6 +647,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     phrases = _question_phrases(question)
     rows_of = {b.id for b in blocks if b.hit.kind == "table"}
     exact = _exact_numbers(question)
+    asked_words = {w.lower() for w in re.findall(r"[\w\\][\w.\\-]*\w", question) if w.lower() not in STOPWORDS}
     # a part number as its tools spell it is the one asked for ("p16f1829lin" for "PIC16F1829LIN")
     spellings = {v: w.lower() for w in plan.identifiers for v in part_spellings(w)}
     n = max(b.id for b in blocks)
@@ -694,6 +700,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         if c.block_id in rows_of and phrases and any(ph in " ".join(_PHRASE_WORD.findall(c.text.lower()))
                                                       for ph in phrases):
             c.score += PHRASE_BONUS
+        if c.block_id in rows_of and (cells := row_cells(c.text)) and cells[0][1].strip().lower() in asked_words:
+            c.score += ROW_KEY_BONUS
         if stated is not None and stated.search(c.text):
             c.score += STATES_BONUS
             c.states = True

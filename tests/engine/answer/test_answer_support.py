@@ -1304,6 +1304,38 @@ def test_a_run_of_a_figure_s_ocr_labels_is_no_sentence_to_quote(embedder):
     assert any("Debugger agent running" in c.text for c in candidate_sentences(page))
 
 
+def test_a_table_row_whose_first_cell_the_question_names_is_quoted_first(embedder):
+    """siunitx's Table 14 ("What is the default value of uncertainty-mode ...?"): the caption "Table 14:
+    Output options for numbers." and a sentence of prose ranked above the row "Option name:
+    uncertainty-mode | Type: Choice | Default: compact", whose first cell the question names."""
+    from mmrag_desktop.engine.answer import extractive
+
+    table = ("Table 14: Output options for numbers.\nOption name | Type | Default\n"
+             "Option name: uncertainty-descriptors | Type: Literal | Default: \u27e8none\u27e9\n"
+             "Option name: uncertainty-mode | Type: Choice | Default: compact\n"
+             "Option name: uncertainty-separator | Type: Literal | Default: \u27e8none\u27e9")
+    prose = ("When input is given including a single uncertainty, it can be printed either with the uncertainty in "
+             "brackets or as a separate number. The setting full prints the full value of the uncertainty.")
+    blocks = pack_evidence([Hit(chunk_id=1, doc_id=1, doc="siunitx.pdf", page=28, bbox=None, kind="table", score=0.04,
+                                text=table, section="4.5 Printing numbers"),
+                            Hit(chunk_id=2, doc_id=1, doc="siunitx.pdf", page=30, bbox=None, kind="text", score=0.03,
+                                text=prose, section="4.5 Printing numbers")], 1000)
+    question = "What is the default value of uncertainty-mode in siunitx's number output options?"
+    row = "Option name: uncertainty-mode | Type: Choice | Default: compact"
+    ranked = rank_candidates(question, blocks, embedder)
+    assert ranked[0].text == row, [c.text for c in ranked[:3]]
+    bonus = extractive.ROW_KEY_BONUS
+    try:
+        extractive.ROW_KEY_BONUS = 0.0
+        assert rank_candidates(question, blocks, embedder)[0].text != row  # without the rule
+    finally:
+        extractive.ROW_KEY_BONUS = bonus
+    # the rows of the options the question does not name gain nothing
+    scores = {c.text: c.score for c in ranked}
+    assert scores[row] - scores[row.replace("uncertainty-mode | Type: Choice | Default: compact",
+                                            "uncertainty-separator | Type: Literal | Default: \u27e8none\u27e9")] > 0.2
+
+
 def test_the_sentence_that_states_what_is_asked_is_quoted(embedder, monkeypatch):
     """"What is the default radix of gpasm?": "The default radix is hexadecimal." ranked fifth and was
     then dropped as a repetition of the RADIX entry ("Selects the default radix from "oct" ... or "hex"
