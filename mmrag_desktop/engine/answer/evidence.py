@@ -14,15 +14,16 @@ from .events import Citation
 
 TokenCounter = Callable[[str], int]
 
+# a release history's section ("REVISION HISTORY > ... > 18.1.1 Verilator 5.006 2022-01-22", "Changes in 2.1")
+CHANGELOG = re.compile(r"change ?log|release notes|revision history|version history|what.?s new|^changes (?:from|in)\b|"
+                       r"new features|features introduced", re.I)
+_SECTION_NUMBER = re.compile(r"^(?:[A-Z]|\d+)(?:\.\d+)*\.?\s+")
+
 # Bracketed text holding a digit ("[3]", "[1, 2]", "[Evidence 7]", "[0; 3]"): in evidence it would
 # look like one of our citation markers. An answer shows it with an invisible word joiner after its
 # "[" ("[\u20600; 3]" looks like the manual's closed range "[0; 3]" and is never a citation chip;
 # fullwidth brackets were tried, and most Linux desktops have no font with them); a prompt gives the
 # model parentheses ("(3)"), which it cannot copy back as a marker.
-# a release history's section ("REVISION HISTORY > ... > 18.1.1 Verilator 5.006 2022-01-22", "Changes in 2.1")
-CHANGELOG = re.compile(r"change ?log|release notes|revision history|version history|what.?s new|^changes (?:from|in)\b|"
-                       r"new features|features introduced", re.I)
-_SECTION_NUMBER = re.compile(r"^(?:[A-Z]|\d+)(?:\.\d+)*\.?\s+")
 _BRACKETED = re.compile(r"\[(?!\u2060)([^\[\]\n]{0,60}?\d[^\[\]\n]{0,60}?)\]")
 SHOWN_BRACKET = "[\u2060"
 # The evidence is fenced in the prompt by these tags; text from a document cannot write them.
@@ -109,9 +110,9 @@ def unwrap_lines(text: str) -> str:
     header ("soft_reset_halt [Command]" is no wrapped line of the entry above it, nor its
     description one of the header), nor a footnote ("(2) The stopwatch is ...") one of the line
     above it, nor a list item (a numbered one after an item) or a synopsis's option ("[-w bin_width]
-    # ...") one of the item above it, nor an option's entry ("--crosshair-color <string>") or a setting's
-    name alone ("Print.TexWidthInMm") one of the description above it, nor a line opening in a capital one of a list item whose last word
-    can end it. A web address broken after "://" is joined without a space, and so is one broken at
+    # ...") one of the item above it, nor an option's entry ("--crosshair-color <string>") or a
+    setting's name alone ("Print.TexWidthInMm") one of the description above it, nor a line opening
+    in a capital one of a list item whose last word can end it. A web address broken after "://" is joined without a space, and so is one broken at
     a dot or a slash ("https://tiswww.case." / "edu/php/...") and a line that is a single punctuation
     mark ("programmer" / ".")."""
     lines = [" ".join(line.split()) for line in text.splitlines()]

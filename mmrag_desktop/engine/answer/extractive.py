@@ -215,7 +215,8 @@ _PHRASE_WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*")
 # a table row whose first cell is a word the question names is the row of the thing asked about: "Option
 # name: uncertainty-mode | Type: Choice | Default: compact" for "What is the default value of
 # uncertainty-mode ...?", "Unit: katal | Command: \\katal | Symbol: kat" for "Which macro gives the katal
-# unit?" (siunitx's tables; the rows of other options and units say the same words)
+# unit?" (siunitx's tables; the rows of other options and units say the same words). Written as the table
+# writes it: "length" of "conductance per unit length" is no "LENGTH" row of ngspice's TXL parameters
 ROW_KEY_BONUS = 0.2
 # a mail quoted in a FAQ ("> I'm not sure how or where to submit bug reports (documentation or > otherwise)
 # ..."): the asker's words, not the manual's answer; an interpreter's prompt opens code ("> x <- c(1, 2)")
@@ -224,9 +225,10 @@ MAIL_QUOTE_WORDS = 4
 # an entry that ends with a field of its own ("... Y position of light source 3 Default value: 0.3") is whole
 _ENDS_WITH_FIELD = re.compile(r"\b" + FIELD_NAME + r"\S+$")
 # a remark of a word or three between a definition list's term and its description ("Rarely needed.")
-_ONE_NAME = re.compile(r"-{0,2}[A-Za-z_][\w.-]*")  # a term that is one name ("MINTYPMAX", "--x-assign")
-EXAMPLE_WORDS = 8  # an example between a term and its description (Verilator's warnings) is a line of code
 _PREAMBLE = re.compile(r"^\s*\S+(?:\s+\S+){0,2}[.!]\s*$")
+# or an example, a line of code (Verilator's warnings: "MINTYPMAX" / "#(3:5:8) clk = ~clk;" / "Warns that ...")
+EXAMPLE_WORDS = 8
+_ONE_NAME = re.compile(r"-{0,2}[A-Za-z_][\w.-]*")  # a term that is one name ("MINTYPMAX", "--x-assign")
 # two sentences sharing this share of their content words (a negation aside) say the same thing, or its opposite
 TWIN_OVERLAP = 0.6
 _NEGATION = re.compile(r"\b(?:not|never|cannot)\b|n't\b", re.I)
@@ -647,7 +649,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     phrases = _question_phrases(question)
     rows_of = {b.id for b in blocks if b.hit.kind == "table"}
     exact = _exact_numbers(question)
-    asked_words = {w.lower() for w in re.findall(r"[\w\\][\w.\\-]*\w", question) if w.lower() not in STOPWORDS}
+    asked_words = {w for w in re.findall(r"[\w\\][\w.\\-]*\w", question) if w.lower() not in STOPWORDS}
     # a part number as its tools spell it is the one asked for ("p16f1829lin" for "PIC16F1829LIN")
     spellings = {v: w.lower() for w in plan.identifiers for v in part_spellings(w)}
     n = max(b.id for b in blocks)
@@ -700,7 +702,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         if c.block_id in rows_of and phrases and any(ph in " ".join(_PHRASE_WORD.findall(c.text.lower()))
                                                       for ph in phrases):
             c.score += PHRASE_BONUS
-        if c.block_id in rows_of and (cells := row_cells(c.text)) and cells[0][1].strip().lower() in asked_words:
+        if c.block_id in rows_of and (cells := row_cells(c.text)) and cells[0][1].strip() in asked_words:
             c.score += ROW_KEY_BONUS
         if stated is not None and stated.search(c.text):
             c.score += STATES_BONUS

@@ -1330,6 +1330,16 @@ def test_a_table_row_whose_first_cell_the_question_names_is_quoted_first(embedde
         assert rank_candidates(question, blocks, embedder)[0].text != row  # without the rule
     finally:
         extractive.ROW_KEY_BONUS = bonus
+    # a word of the question written otherwise than the row's first cell names no row: "length" of "the
+    # lossy line's conductance per unit length" is not ngspice's "LENGTH" parameter (the README's screenshot)
+    txl = pack_evidence([Hit(chunk_id=3, doc_id=2, doc="ngspice.pdf", page=124, bbox=None, kind="table", score=0.04,
+                             section="6.4.1 Lossy Transmission Line (TXL)",
+                             text="Name | Parameter | Units/Type | Default | Example\n"
+                                  "Name: G | Parameter: conductance/length | Units/Type: mhos/unit | Default: 0.0 | "
+                                  "Example: 0.0\nName: LENGTH | Parameter: length of line | Units/Type: unit | "
+                                  "Default: no default | Example: 1.0")], 1000)
+    best = rank_candidates("What is the default value of the lossy line's conductance per unit length?", txl, embedder)
+    assert best[0].text.startswith("Name: G |"), [c.text for c in best]
     # the rows of the options the question does not name gain nothing
     scores = {c.text: c.score for c in ranked}
     assert scores[row] - scores[row.replace("uncertainty-mode | Type: Choice | Default: compact",
