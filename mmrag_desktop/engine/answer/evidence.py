@@ -83,6 +83,7 @@ _NAME_ENTRY_LINE = re.compile(r"^[A-Za-z_]\w*(?:[._]\w+)+$")
 
 
 _PUNCTUATION_LINE = re.compile(r"^[.,;:!?]$")
+_CLOSES_BRACKET = re.compile(r"^[^\[\]]{1,60}\]")
 # a line that ends inside a web address, at one of its dots or slashes ("https://tiswww.case.")
 _BROKEN_ADDRESS = re.compile(r"(?:^|\s)(?:https?://|www\.)\S*[./_-]$")
 # the text OCR read in a figure's picture (background/enrich.py), one line: a screenshot's menus and
@@ -123,6 +124,11 @@ def unwrap_lines(text: str) -> str:
             # a word broken at a paragraph's last line end ("program-" / "mer.") leaves its full stop
             # alone on a line when the parser joins the word: it ends the line above
             out[-1] += line
+            continue
+        if out and out[-1].count("[") > out[-1].count("]") and _CLOSES_BRACKET.match(line):
+            # a bracketed credit broken at the line end ("... (#3278, #3384). [Geza Lore, Shunyao" / "CAD]"):
+            # its end is no line of its own, nor the start of the list item after it
+            out[-1] += " " + line
             continue
         if out and _BROKEN_ADDRESS.search(out[-1]) and line[:1].islower():
             # a web address broken at one of its dots or slashes ("https://tiswww.case." / "edu/php/...")

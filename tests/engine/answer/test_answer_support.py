@@ -1014,7 +1014,7 @@ def test_an_example_between_a_warning_s_name_and_its_description_is_quoted_with_
     assert prose.label == "", prose.label
 
 
-def test_a_setting_s_name_alone_on_its_line_opens_its_entry():
+def test_a_setting_s_name_or_a_credit_s_end_alone_on_its_line():
     """Gmsh's options: "Force font size of TeX strings to fontsize in the graphic window" (the end of
     Print.TexForceFontSize's entry) / "Print.TexWidthInMm" / "Width of tex graphics in mm ...": the
     unwrapping joined the name to the description above it, and the answer quoted "Force font size of TeX
@@ -1027,6 +1027,13 @@ def test_a_setting_s_name_alone_on_its_line_opens_its_entry():
         "Force font size of TeX strings to fontsize in the graphic window", "Print.TexWidthInMm",
         "Width of tex graphics in mm (use 0 for the natural width inferred from the image width in pixels)",
         "Default value: 150"]
+    # a bracketed credit broken at the line end is joined, not read as the start of the next item
+    # (Verilator's change log: "CAD] • Support timing controls ..." was quoted under release 5.002)
+    credit = ("\u2022 Support the Active and NBA scheduling regions (#3278, #3384). [Geza Lore, Shunyao\nCAD]\n"
+              "\u2022 Support timing controls (delays, event controls in any location, wait statements) and forks.")
+    assert unwrap_lines(credit).split("\n") == [
+        "\u2022 Support the Active and NBA scheduling regions (#3278, #3384). [Geza Lore, Shunyao CAD]",
+        "\u2022 Support timing controls (delays, event controls in any location, wait statements) and forks."]
     # a wrapped sentence's last word is no setting's name
     assert unwrap_lines("The mesh size is given by the option called\nMesh.MeshSizeMax.").count("\n") == 0
 
