@@ -1323,10 +1323,11 @@ def test_a_table_row_whose_first_cell_the_question_names_is_quoted_first(embedde
              "Option name: uncertainty-separator | Type: Literal | Default: \u27e8none\u27e9")
     prose = ("When input is given including a single uncertainty, it can be printed either with the uncertainty in "
              "brackets or as a separate number. The setting full prints the full value of the uncertainty.")
-    blocks = pack_evidence([Hit(chunk_id=1, doc_id=1, doc="siunitx.pdf", page=28, bbox=None, kind="table", score=0.04,
-                                text=table, section="4.5 Printing numbers"),
-                            Hit(chunk_id=2, doc_id=1, doc="siunitx.pdf", page=30, bbox=None, kind="text", score=0.03,
-                                text=prose, section="4.5 Printing numbers")], 1000)
+    def siunitx(chunk_id: int, page: int, kind: str, text: str) -> Hit:
+        return Hit(chunk_id=chunk_id, doc_id=1, doc="siunitx.pdf", page=page, bbox=None, kind=kind,
+                   score=0.05 - 0.01 * chunk_id, text=text, section="4.5 Printing numbers")
+
+    blocks = pack_evidence([siunitx(1, 28, "table", table), siunitx(2, 30, "text", prose)], 1000)
     question = "What is the default value of uncertainty-mode in siunitx's number output options?"
     row = "Option name: uncertainty-mode | Type: Choice | Default: compact"
     ranked = rank_candidates(question, blocks, embedder)
