@@ -178,16 +178,21 @@ class EvidenceBlock:
         return f"[{self.id}] ({', '.join(parts)})" if parts else f"[{self.id}]"
 
     @property
+    def in_changelog(self) -> bool:
+        """True when a heading of the block's section names a release history ("Revision History",
+        "Release notes", "Changes from ...": `CHANGELOG`)."""
+        return any(CHANGELOG.search(p.strip()) for p in self.hit.section.split(" > "))
+
+    @property
     def release(self) -> str:
         """The release a change log's entries in this block belong to: the last heading of its section,
         without its number, when the section is part of a change log and the heading names a version
         ("Verilator 5.006 2022-01-22" of "REVISION HISTORY > 18.1 Revision History and Change Log >
         18.1.1 Verilator 5.006 2022-01-22"); "" otherwise. The chunk of a long release starts below the
         heading: "• Support clocking blocks (#3674)." alone does not say which release."""
-        parts = [p.strip() for p in self.hit.section.split(" > ") if p.strip()]
-        if not parts or not any(CHANGELOG.search(p) for p in parts):
+        if not self.in_changelog:
             return ""
-        head = _SECTION_NUMBER.sub("", parts[-1])
+        head = _SECTION_NUMBER.sub("", self.hit.section.rsplit(" > ", 1)[-1].strip())
         return head if re.search(r"\d", head) else ""
 
     def without_release(self, quote: str) -> str:

@@ -66,7 +66,6 @@ from ..sentence_split import (
 )
 from ..sentence_split import PROMPT as _PROMPT
 from .confidence import STOPWORDS, content_terms
-from .evidence import CHANGELOG as _CHANGELOG
 from .evidence import FIELD_NAME, FIGURE_OCR, EvidenceBlock
 from .key_terms import terms
 from .quote_boxes import row_cells
@@ -171,10 +170,11 @@ OTHER_ENTRY_PENALTY = 0.3  # off the entry of another code than the one asked fo
 BOUND_PENALTY = 0.1
 _BOUND = re.compile(r"(?:[<>\u2264\u2265]=?|\b(?:over|above|below|under|more than|less than|fewer than|up to|at least|at most))\s*$",
                     re.I)
-_ENTRY_CODE = re.compile(r"\W{0,2}(0[xX][0-9A-Fa-f]+|\d{3,})\s")
+_CODE = r"\W{0,2}(0[xX][0-9A-Fa-f]+|\d{3,})"  # a message's number ("118", "0x0008")
+_ENTRY_CODE = re.compile(_CODE + r"\s")
 # the line that opens a code's entry in a list of messages ("121 Illegal label." above "gpasm
 # encountered an illegal label.")
-_CODE_START = re.compile(r"\W{0,2}(0[xX][0-9A-Fa-f]+|\d{3,})\s+[A-Z]")
+_CODE_START = re.compile(_CODE + r"\s+[A-Z]")
 # a numbered label inside a run of a figure's OCR text ("... 5. Debugger agent running 6.Breakpoint")
 _NUMBERED_LABEL = re.compile(r"(?:^|\s)\d{1,2}\.(?=[A-Z]|\s+[A-Z]|\s*$)")
 # the line that opens an entry of a list of options or settings: "-F Normally, ...", "DOT_CLEANUP If the ..."
@@ -290,13 +290,13 @@ def _ocr_sentence(words: list[str], ocr: list[str]) -> bool:
     waiting 7." of DDD's thread list) answer nothing. True for the block's other sentences, and for
     the OCR text whole when the splitter left it whole ("Text in figure: Male DB-9 Female DB-9
     SOLA-330 UPS serial cable": a wiring diagram's labels, quoted as what they are)."""
-    if words == ["Text", "in", "figure:", *ocr]:
-        return True
     text = " ".join(words)
+    if (m := FIGURE_OCR.match(text)) is not None:  # the piece that opens with the label
+        return words == [*m.group(1).split(), *ocr]
     n = len(words)
-    inside = text.startswith("Text in figure:") or any(ocr[i:i + n] == words for i in range(len(ocr) - n + 1))
-    return not inside or (_reads_as_prose(text) and not _NUMBERED_LABEL.search(text)
-                          and not text.startswith("Text in figure:"))
+    if not any(ocr[i:i + n] == words for i in range(len(ocr) - n + 1)):
+        return True
+    return _reads_as_prose(text) and not _NUMBERED_LABEL.search(text)
 
 
 def _is_example(line: str) -> bool:
@@ -641,7 +641,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         if heads[c.block_id] and c.block_id not in defining and _reads_as_prose(c.text) and not c.text.startswith("..."):
             defining[c.block_id] = c.position
     settings = _settings_named(question)
-    changelog = {b.id: any(_CHANGELOG.search(part) for part in b.hit.section.split(" > ")) for b in blocks}
+    changelog = {b.id: b.in_changelog for b in blocks}
     history = bool(_ASKS_HISTORY.search(question))
     by_id = {b.id: b for b in blocks}
     howto_bonus = HOWTO_BONUS if _HOWTO_Q.search(question) else 0.0
@@ -717,7 +717,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         elif changelog[c.block_id]:
             c.score += HISTORY_BONUS
             typeset = _PROSE_DASH.sub("--", c.text)
-            if any(re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", typeset, re.I) for o in options):
+            if any(prints_option(typeset, o) for o in options):
                 c.score += OPTION_BONUS
             if (release := by_id[c.block_id].release) and release not in by_id[c.block_id].text:
                 c.text = f"{release}: {c.text}"
