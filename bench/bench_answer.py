@@ -292,6 +292,8 @@ def bench_modes(lib, questions: list[dict], facts: dict, model_names: list[str],
                     "gold_box": cites_gold_box(ans.citations, q["gold"]),
                     "fact": states_fact(" ".join(x.text for x in supported), groups),
                     "fact_any": states_fact(ans.text, groups),
+                    # what a reader sees first: the first claim, when it is backed
+                    "fact_first": states_fact(claims[0].text if claims and claims[0].supported else "", groups),
                     "claims": len(claims), "supported": len(supported),
                     "unmarked_unbacked": [x.text for x in supported if unbacked_numbers(x.text, ev_text)],
                     "ttft_s": ans.stats.get("ttft_s"), "confidence": ans.confidence,
@@ -301,6 +303,7 @@ def bench_modes(lib, questions: list[dict], facts: dict, model_names: list[str],
                     "model_answer": ans.stats.get("model_answer", ""),
                     "sentences": [x.to_json() for x in ans.sentences],
                     "model_sentences": ans.stats.get("model_sentences", []),
+                    "pick": ans.stats.get("pick"),
                 })
                 r = rows[-1]
                 print(f"{model} {mode} {q['id']} {ans.mode:12s} gold={r['gold']} fact={r['fact']} "
@@ -322,6 +325,7 @@ def summarise_modes(model: str, mode: str, rows: list[dict]) -> dict:
         "gold_page_in_evidence": sum(r.get("gold_in_evidence", False) for r in ans_q) / max(1, len(ans_q)),
         "states_gold_fact": sum(bool(r["fact"]) for r in with_facts) / max(1, len(with_facts)),
         "states_gold_fact_any_sentence": sum(bool(r["fact_any"]) for r in with_facts) / max(1, len(with_facts)),
+        "states_gold_fact_first_sentence": sum(bool(r.get("fact_first")) for r in with_facts) / max(1, len(with_facts)),
         "facts_known": len(with_facts),
         "supported_share": (sum(r["supported"] for r in answered) / max(1, sum(r["claims"] for r in answered))),
         "unmarked_unbacked_numbers": sum(len(r["unmarked_unbacked"]) for r in rows),
@@ -454,7 +458,8 @@ def print_modes(res: list[dict]) -> None:
     for r in res:
         print(f"| {r['model']} | {r['mode']} | {_f(r['cites_gold_page'])} ({_f(r.get('gold_page_in_evidence'))}) | "
               f"{_f(r['states_gold_fact'])} / "
-              f"{_f(r['states_gold_fact_any_sentence'])} (n={r['facts_known']}) | {_f(r['supported_share'])} | "
+              f"{_f(r['states_gold_fact_any_sentence'])} (n={r['facts_known']}; first sentence "
+              f"{_f(r.get('states_gold_fact_first_sentence'))}) | {_f(r['supported_share'])} | "
               f"{r['unmarked_unbacked_numbers']} | {_f(r['not_covered_recall'])} | {r['fallbacks']} | "
               f"{_f(r['ttft_median_s'])} s | {_f(r['gen_tok_s_median'], 1)} |")
 
@@ -466,7 +471,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", choices=["confidence", "answers", "extractive", "speed", "modes"], nargs="*")
     ap.add_argument("--models", nargs="*", default=["smol", "qwen05", "qwen15"],
                     help="answer models for --only modes (bench/answer_models.py names or .gguf paths)")
-    ap.add_argument("--modes", nargs="*", default=["extractive", "quote", "generative"])
+    ap.add_argument("--modes", nargs="*", default=["extractive", "quote", "pick", "generative"])
     ap.add_argument("--tag", default="", help="suffix of the modes result file (e.g. heldout, unseen)")
     ap.add_argument("--limit", type=int, default=24, help="questions for generative answers (all 'none' included)")
     ap.add_argument("--speed-n", type=int, default=4, help="questions for the speed part")

@@ -29,6 +29,8 @@ def register(subparsers) -> None:
     a.add_argument("--generative", action="store_true", help="the answer model writes freely (checked sentence by sentence)")
     a.add_argument("--quote", action="store_true",
                    help="the answer model quotes evidence sentences (grammar-constrained) and adds a short answer")
+    a.add_argument("--pick", action="store_true",
+                   help="the best cited sentences, the answer model choosing which one answers (all quoted verbatim)")
     a.add_argument("-k", type=int, default=8, help="hits to retrieve as evidence (default 8)")
     a.add_argument("--max-tokens", type=int, default=None, help="longest answer in tokens")
     a.add_argument("--export", metavar="FILE", action="append", default=[],
@@ -85,7 +87,7 @@ def cmd_ask(args) -> int:
     if args.max_tokens:
         settings.max_answer_tokens = int(args.max_tokens)
     mode = ("extractive" if args.extractive else "generative" if args.generative
-            else "quote" if args.quote else "auto")
+            else "quote" if args.quote else "pick" if args.pick else "auto")
     cancel = CancelToken()
     previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())  # Ctrl-C stops the answer cleanly
     answer = None

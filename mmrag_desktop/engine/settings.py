@@ -64,7 +64,7 @@ class Settings:
     library_dir: str = ""  # "" = default_library_dir()
     threads: int = 2
     n_ctx: int = 4096
-    answer_mode: str = "auto"  # auto | quote | generative | extractive (engine/answer/__init__.py)
+    answer_mode: str = "auto"  # auto | quote | pick | generative | extractive (engine/answer/__init__.py)
     theme: str = "light"  # light | dark | system
     evidence_tokens: int = 1000
     max_answer_tokens: int = 384

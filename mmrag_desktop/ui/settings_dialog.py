@@ -24,6 +24,7 @@ from ..engine.settings import Settings, default_library_dir
 
 ANSWER_MODES = (("auto", "Automatic (the best style for the answer model's size)"),
                 ("quote", "Quote first (the model picks sentences to quote, adds a short answer)"),
+                ("pick", "Cited sentences, the answer model choosing which one answers"),
                 ("generative", "Free text from the answer model (checked sentence by sentence)"),
                 ("extractive", "Extractive only (no model; best cited sentences)"))
 THEMES = (("light", "Light"), ("dark", "Dark"), ("system", "Follow the system"))

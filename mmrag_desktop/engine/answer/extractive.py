@@ -947,16 +947,33 @@ def select_sentences(
     max_sentences: int = 3,
     max_words: int = 110,
     ranked: Sequence[Candidate] | None = None,
+    include: Candidate | None = None,
 ) -> list[Candidate]:
     """The best sentences for `question` (see `rank_candidates`), grouped by block: the block of the
     best sentence first, then the others by their best sentence; within a block the entry of what
     the question names first ("ITL1=x resets ...", not the default of the setting above it), then
     reading order (a sentence and the next read as on the page), or the best first among a table's
     rows and a definition list's entries. Near-duplicates (`near_duplicate`) are skipped. Returns [] when
-    the blocks hold no usable sentence."""
+    the blocks hold no usable sentence.
+
+    `include` (a candidate of `ranked`, the answer model's pick, answer/pick.py) is quoted whatever
+    its rank: when the selection leaves it out, it takes the place of the last sentence chosen."""
+    if ranked is None:
+        ranked = rank_candidates(question, blocks, embedder)
+    chosen = _choose(ranked, max_sentences, max_words)
+    if include is not None and not any(o is include or _inside(include, o) for o in chosen):
+        room = max_words - len(include.text.split())
+        others = [c for c in ranked if c is not include and not _inside(c, include) and not _inside(include, c)
+                  and not near_duplicate(c.text, include.text)]
+        chosen = (_choose(others, max_sentences - 1, room) if max_sentences > 1 else []) + [include]
+    return _in_reading_order(chosen, blocks)
+
+
+def _choose(ranked: Sequence[Candidate], max_sentences: int, max_words: int) -> list[Candidate]:
+    """The best `max_sentences` of `ranked` within `max_words`, near-duplicates skipped (in rank order)."""
     chosen: list[Candidate] = []
     words = 0
-    for c in ranked if ranked is not None else rank_candidates(question, blocks, embedder):
+    for c in ranked:
         # a sentence stating what is asked is never a repetition of one that only names it: "The default
         # radix is hexadecimal." after "RADIX <symbol> Selects the default radix from "oct" ... or "hex" ..."
         if any((near_duplicate(c.text, o.text) and not (c.states and not o.states)) or _inside(c, o) for o in chosen):
@@ -975,6 +992,12 @@ def select_sentences(
         words += w
         if len(chosen) >= max_sentences:
             break
+    return chosen
+
+
+def _in_reading_order(chosen: list[Candidate], blocks: Sequence[EvidenceBlock]) -> list[Candidate]:
+    """`chosen` grouped by block (the block of the best sentence first), each block's sentences
+    as `select_sentences` says; a change log's release named once per block."""
     first = {}  # block id -> the place of its best sentence among those chosen
     for n, c in enumerate(chosen):
         first.setdefault(c.block_id, n)

@@ -17,7 +17,7 @@ event whose answer has `stopped == "cancelled"`.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,12 +54,14 @@ from .rewrite import rewrite_followup
 from .runner import POOL, ROLE, close_models
 from .support import SentenceCheck, SupportChecker, recite
 
-MODES = ("auto", "generative", "quote", "extractive")
+MODES = ("auto", "generative", "quote", "pick", "extractive")
 # "auto" by the answer model's size, as measured on the held-out set (bench/README.md, "Answers"):
 # (models below this many parameters, style). Larger models write free text.
 # Below 2 B parameters the cited sentences alone beat every model's own answer on the held-out sets
-# (bench/README.md, session 12: Qwen2.5-Coder 0.5B and 1.5B, quote first and free text; SmolLM2-135M)
-AUTO_STYLES = ((2_000_000_000, "extractive"),)
+# (bench/README.md, session 12: Qwen2.5-Coder 0.5B and 1.5B, quote first and free text; SmolLM2-135M);
+# from 1 B the model's pick among them states the gold fact more often (session 33: Qwen2.5-Coder-1.5B
+# on all four sets; the 0.5 B model's and SmolLM2's picks changed nothing)
+AUTO_STYLES = ((1_000_000_000, "extractive"), (2_000_000_000, "pick"))
 DEFAULT_K = 8
 # the first hits that show one passage of their page in place of its better-scored chunk bring that chunk
 # as evidence too (Searcher.search's companions): "gpdasm is a disassembler for gputils." for "What does
@@ -234,6 +236,9 @@ def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: 
             yield NoticeEvent(message=msg)
         if runner is None or style == "extractive":
             yield from _extractive(answer, search_q, hits, embedder, settings, t0, lines_of)
+        elif style == "pick":
+            yield from _extractive(answer, search_q, hits, embedder, settings, t0, lines_of, runner=runner,
+                                   cancel=cancel)
         elif style == "quote":
             yield from _quote_first(answer, runner, search_q, hits, settings, cancel, t0, embedder, lines_of)
         else:
@@ -375,7 +380,9 @@ def _stream_quotes(chosen, by_id, checker, lines_of, base: int = 0) -> Iterator[
 
 
 def _extractive(answer: Answer, question: str, hits, embedder, settings: Settings, t0: float,
-                lines_of=None, base: int = 0) -> Iterator[AnswerEvent]:
+                lines_of=None, base: int = 0, runner=None, cancel: CancelToken | None = None) -> Iterator[AnswerEvent]:
+    """The cited sentences; with `runner`, the answer model picks the one that answers among the
+    best (answer/pick.py) and it is quoted with them."""
     answer.mode = "extractive"
     count = getattr(embedder, "count_tokens", None) if embedder is not None else None
     x = settings.extra
@@ -386,8 +393,12 @@ def _extractive(answer: Answer, question: str, hits, embedder, settings: Setting
     ranked = rank_candidates(question, blocks, embedder,
                              rank_weight=float(x.get("extractive_rank_weight", EXTRACTIVE_RANK_WEIGHT)),
                              value_bonus=float(x.get("extractive_value_bonus", VALUE_BONUS)))
+    picked = None
+    if runner is not None and ranked:
+        picked = yield from _pick(answer, runner, question, ranked, blocks, cancel)
     chosen = select_sentences(question, blocks, embedder, ranked=ranked,
-                              max_sentences=int(x.get("extractive_sentences", EXTRACTIVE_SENTENCES)))
+                              max_sentences=int(x.get("extractive_sentences", EXTRACTIVE_SENTENCES)),
+                              include=picked)
     if not chosen:
         yield from _finish_not_covered(answer, t0, "The evidence holds no sentence that answers the question.")
         return
@@ -400,13 +411,40 @@ def _extractive(answer: Answer, question: str, hits, embedder, settings: Setting
     yield DoneEvent(answer=answer)
 
 
+def _pick(answer: Answer, runner, question: str, ranked, blocks, cancel) -> Generator[AnswerEvent, None, Any]:
+    """The candidate of `ranked` the answer model picks (None when there is nothing to choose
+    from or the model fails: a notice says so, and the cited sentences stand on their own)."""
+    from . import pick
+    from .runner import GenerationStats
+
+    options = pick.options(ranked)
+    if len(options) < 2:
+        return None
+    where = {b.id: f"{b.hit.doc}, page {b.hit.page}" for b in blocks}
+    gen = GenerationStats()
+    try:
+        chosen = pick.choose(runner, question, options, where, cancel=cancel, stats=gen)
+    except ModelError as e:
+        msg = f"{runner.model_id} could not choose among the best matching sentences ({e.reason}); showing them as ranked."
+        answer.notices.append(msg)
+        yield NoticeEvent(message=msg)
+        return None
+    answer.model = runner.model_id
+    answer.stats["pick"] = {**chosen.to_json(), "generation": gen.to_json()}
+    msg = (f"{runner.model_id} chose the answering sentence among the {len(options)} best matches; "
+           "every sentence is quoted from the manuals.")
+    answer.notices.append(msg)
+    yield NoticeEvent(message=msg)
+    return chosen.candidate
+
+
 def choose_style(runner, settings: Settings) -> str:
     """The answer style for "auto" with a loaded model: `settings.extra["auto_style"]` when set,
     else by model size (AUTO_STYLES, measured in bench/bench_answer.py): below 2 B parameters the
     model's answers (quote first or free text) were worse than the cited sentences alone
     (extractive), above that free text. A model whose size llama.cpp cannot tell writes free text."""
     forced = settings.extra.get("auto_style")
-    if forced in ("quote", "generative", "extractive"):
+    if forced in ("quote", "generative", "pick", "extractive"):
         return forced
     n = runner.n_params
     return next((style for limit, style in AUTO_STYLES if n and n < limit), "generative")

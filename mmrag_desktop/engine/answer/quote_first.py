@@ -41,13 +41,17 @@ SYSTEM_PROMPT = (
 )
 
 
-def user_message(question: str, cands: Sequence[Candidate], where: dict[int, str]) -> str:
-    """The user turn: the numbered sentences (with their document and page), then the question."""
+def numbered(question: str, cands: Sequence[Candidate], where: dict[int, str]) -> str:
+    """The numbered sentences S1..Sn (with their document and page) between the evidence tags,
+    then the question: the user turn's start, here and in answer/pick.py."""
     lines = [f"S{i}: {for_prompt(c.text)} ({for_prompt(where.get(c.block_id, ''))})" for i, c in enumerate(cands, 1)]
-    return (
-        "Sentences from the manuals:\n" + fenced("\n".join(lines)) + f"\n\nQuestion: {question}\n\n"
-        "Reply in exactly this form:\nQuotes: S<number>[, S<number>]\nAnswer: <one or two short sentences>"
-    )
+    return "Sentences from the manuals:\n" + fenced("\n".join(lines)) + f"\n\nQuestion: {question}\n\n"
+
+
+def user_message(question: str, cands: Sequence[Candidate], where: dict[int, str]) -> str:
+    """The user turn: the numbered sentences, the question, the form of the reply."""
+    return (numbered(question, cands, where)
+            + "Reply in exactly this form:\nQuotes: S<number>[, S<number>]\nAnswer: <one or two short sentences>")
 
 
 def build_messages(question: str, cands: Sequence[Candidate], where: dict[int, str]) -> list[dict]:

@@ -28,6 +28,7 @@ from ..models.isolated import IsolationTimeout, run_isolated
 from . import prompt as prompt_mod
 
 ROLE = "answer_llm"
+CHOICE_SLICE = 128  # prompt tokens read between two looks at the cancel token (next_token_choice)
 
 
 def import_llama_cpp():
@@ -293,6 +294,48 @@ class LlamaRunner:
             finally:
                 it.close()
                 st.total_s = time.perf_counter() - t0
+
+    def next_token_choice(self, tokens: Sequence[int], options: Sequence[str], *, reply: str = "",
+                          cancel: CancelToken | None = None, stats: GenerationStats | None = None) -> list[float]:
+        """The probability the model gives each of `options` as the next token after prompt
+        `tokens` and the start of its reply `reply` (softmax over the options' logits): one pass
+        over the prompt, nothing sampled.
+
+        Each option must be one token of this model ("1".."8" are, in the models measured).
+        The KV cache's common prefix is kept (the system prompt is not processed again); `cancel`
+        is checked between slices of the prompt. Raises ModelError when the prompt does not fit,
+        an option is not one token, or llama.cpp fails; Cancelled when cancelled."""
+        import numpy as np
+
+        if self.closed:
+            raise ModelError(ROLE, "the answer model was closed")
+        tokens = list(tokens) + (self.llm.tokenize(reply.encode("utf-8"), add_bos=False, special=False) if reply else [])
+        ids = [self.llm.tokenize(o.encode("utf-8"), add_bos=False, special=False) for o in options]
+        if any(len(t) != 1 for t in ids) or len({t[0] for t in ids}) != len(ids):
+            raise ModelError(ROLE, f"{self.model_id} does not read the options {list(options)} as one token each")
+        if len(tokens) + 1 > self.n_ctx:
+            raise ModelError(ROLE, f"the prompt ({len(tokens)} tokens) does not fit the context ({self.n_ctx})")
+        st = stats if stats is not None else GenerationStats()
+        st.prompt_tokens = len(tokens)
+        with self.lock:
+            t0 = time.perf_counter()
+            keep = self._cached_prefix(tokens)
+            st.cached_tokens = keep
+            self.llm.n_tokens = keep  # eval drops the KV cache past this point
+            try:
+                for i in range(keep, len(tokens), CHOICE_SLICE):
+                    if cancel is not None and cancel.cancelled:
+                        raise Cancelled("answer cancelled")
+                    self.llm.eval(list(tokens[i:i + CHOICE_SLICE]))
+                logits = np.ctypeslib.as_array(self.llm._ctx.get_logits(), shape=(self.llm.n_vocab(),))  # noqa: SLF001
+                chosen = np.array([float(logits[t[0]]) for t in ids])
+            except (RuntimeError, ValueError) as e:
+                self.llm.reset()
+                raise ModelError(ROLE, f"the model could not read the prompt: {e}") from e
+            finally:  # cancelled, the cache holds the prompt's start: a valid prefix for the next one
+                st.total_s = st.ttft_s = time.perf_counter() - t0
+        p = np.exp(chosen - chosen.max())
+        return [float(x) for x in p / p.sum()]
 
     def _grammar(self, gbnf: str):
         from llama_cpp import LlamaGrammar

@@ -401,9 +401,32 @@ def test_auto_style_follows_the_models_size(library):
     assert ans.mode == "extractive" and ans.citations and "5 V" in ans.text
     assert any("too small" in e.message for e in events if e.kind == "notice")
     assert choose_style(POOL._runner, settings(extra={"auto_style": "quote"})) == "quote"
-    # up to the largest size the benchmark measured (Qwen2.5-Coder-1.5B: 1.54 B) the answer is the
-    # cited sentences; larger models write free text
+    # below 1 B the answer is the cited sentences; up to the largest size the benchmark measured
+    # (Qwen2.5-Coder-1.5B: 1.54 B) the model picks among them; larger models write free text
     from types import SimpleNamespace
 
-    assert choose_style(SimpleNamespace(n_params=1_543_714_304), settings()) == "extractive"
+    assert choose_style(SimpleNamespace(n_params=494_032_768), settings()) == "extractive"
+    assert choose_style(SimpleNamespace(n_params=1_543_714_304), settings()) == "pick"
     assert choose_style(SimpleNamespace(n_params=7_000_000_000), settings()) == "generative"
+
+
+@pytest.mark.llm
+def test_pick_style_quotes_the_sentence_the_model_chooses(library):
+    events, ans = _run(library, QUESTION, mode="pick", settings=settings())
+    pick = ans.stats["pick"]
+    assert ans.mode == "extractive" and ans.model and pick["generation"]["prompt_tokens"] > 0
+    assert abs(sum(pick["probs"]) - 1) < 1e-3 and pick["probs"][pick["number"] - 1] == max(pick["probs"])
+    # every sentence is a verbatim quote, and the chosen one is among them
+    claims = [s for s in ans.sentences if s.claim]
+    assert claims and all(s.quote and s.supported for s in claims)
+    body = " ".join(pick["text"].split())
+    assert any(body.rstrip(".") in " ".join(s.text.split()) for s in claims), (body, [s.text for s in claims])
+    assert any("chose the answering sentence" in e.message for e in events if e.kind == "notice")
+    # the CLI's --pick asks for the same style
+    from mmrag_desktop.cli import run
+
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        code = run(["--library", str(library.folder), "ask", QUESTION, "--pick", "--json"])
+    obj = json.loads(buf.getvalue())
+    assert code == 0 and obj["stats"]["pick"]["number"] == pick["number"] and obj["model"] == ans.model

@@ -87,6 +87,46 @@ def test_cancel_stops_between_tokens(runner):
     assert list(runner.stream(toks, max_tokens=2, stop=stop))
 
 
+def test_next_token_choice_reads_the_prompt_once_and_reuses_the_cache(runner):
+    system = {"role": "system", "content": "You answer with the number of the right sentence."}
+
+    def prompt(question: str) -> list[int]:
+        user = f"S1: The cable is 1 m long.\nS2: The supply is 5 V.\nS3: The LED is green.\nQuestion: {question}"
+        return runner.render([system, {"role": "user", "content": user}])[0]
+
+    options = ["1", "2", "3"]
+    runner.llm.reset()
+    st = GenerationStats()
+    first = runner.next_token_choice(prompt("What voltage?"), options, reply="S", stats=st)
+    assert len(first) == 3 and abs(sum(first) - 1) < 1e-6 and all(p > 0 for p in first)
+    assert st.cached_tokens == 0 and st.prompt_tokens == len(prompt("What voltage?")) + 1
+    # another question: the system prompt's tokens come from the KV cache, and what the model
+    # reads is the same as from an empty cache
+    st2 = GenerationStats()
+    other = runner.next_token_choice(prompt("How long is the cable?"), options, reply="S", stats=st2)
+    assert st2.cached_tokens >= len(runner.render([system])[0]) - 1
+    runner.llm.reset()
+    fresh = runner.next_token_choice(prompt("How long is the cable?"), options, reply="S")
+    assert other == pytest.approx(fresh, abs=1e-3)
+    # and generation still works after it
+    toks, stop = runner.render([system, {"role": "user", "content": "Say hello."}])
+    assert list(runner.stream(toks, max_tokens=2, stop=stop))
+
+
+def test_next_token_choice_errors_and_cancel(runner):
+    toks = runner.render([{"role": "user", "content": "Pick 1 or 2."}])[0]
+    with pytest.raises(ModelError, match="one token"):
+        runner.next_token_choice(toks, ["1", "1"])
+    with pytest.raises(ModelError, match="one token"):
+        runner.next_token_choice(toks, ["one hundred and twelve", "2"])
+    cancel = CancelToken()
+    cancel.cancel()
+    runner.llm.reset()
+    with pytest.raises(Cancelled):
+        runner.next_token_choice(toks, ["1", "2"], cancel=cancel)
+    assert len(runner.next_token_choice(toks, ["1", "2"])) == 2  # usable afterwards
+
+
 def test_pool_loads_once_and_replaces_on_new_settings():
     pool = AnswerModelPool()
     try:
