@@ -957,15 +957,15 @@ def select_sentences(
     the blocks hold no usable sentence.
 
     `include` (a candidate of `ranked`, the answer model's pick, answer/pick.py) is quoted whatever
-    its rank: when the selection leaves it out, it takes the place of the last sentence chosen."""
+    its rank: when the selection leaves it out, it is quoted after the sentences chosen (one more
+    sentence; in the place of one it holds). Taking the last sentence's place instead lost as many
+    answers as it gained on the asked lists (bench/README.md, session 33)."""
     if ranked is None:
         ranked = rank_candidates(question, blocks, embedder)
     chosen = _choose(ranked, max_sentences, max_words)
-    if include is not None and not any(o is include or _inside(include, o) for o in chosen):
-        room = max_words - len(include.text.split())
-        others = [c for c in ranked if c is not include and not _inside(c, include) and not _inside(include, c)
-                  and not near_duplicate(c.text, include.text)]
-        chosen = (_choose(others, max_sentences - 1, room) if max_sentences > 1 else []) + [include]
+    if include is not None and not any(o is include or _inside(include, o) or near_duplicate(include.text, o.text)
+                                       for o in chosen):
+        chosen = [c for c in chosen if not _inside(c, include)] + [include]
     return _in_reading_order(chosen, blocks)
 
 

@@ -441,8 +441,9 @@ def _pick(answer: Answer, runner, question: str, ranked, blocks, cancel) -> Gene
 def choose_style(runner, settings: Settings) -> str:
     """The answer style for "auto" with a loaded model: `settings.extra["auto_style"]` when set,
     else by model size (AUTO_STYLES, measured in bench/bench_answer.py): below 2 B parameters the
-    model's answers (quote first or free text) were worse than the cited sentences alone
-    (extractive), above that free text. A model whose size llama.cpp cannot tell writes free text."""
+    model's answers (quote first or free text) were worse than the cited sentences alone, so below
+    1 B they are the answer (extractive) and from 1 B the model picks among them (pick); above 2 B
+    free text. A model whose size llama.cpp cannot tell writes free text."""
     forced = settings.extra.get("auto_style")
     if forced in ("quote", "generative", "pick", "extractive"):
         return forced
