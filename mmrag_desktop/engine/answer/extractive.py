@@ -1016,6 +1016,19 @@ def _in_reading_order(chosen: list[Candidate], blocks: Sequence[EvidenceBlock]) 
     return chosen
 
 
+def distinct(ranked: Sequence[Candidate], n: int) -> list[Candidate]:
+    """The best `n` of `ranked` that are not twins: a near-duplicate of one kept, or a quote that
+    holds or is held by one, is skipped (the candidates the answer model chooses among, pick.py)."""
+    out: list[Candidate] = []
+    for c in ranked:
+        if any(near_duplicate(c.text, o.text) or _inside(c, o) or _inside(o, c) for o in out):
+            continue
+        out.append(c)
+        if len(out) >= n:
+            break
+    return out
+
+
 def _inside(a: Candidate, b: Candidate) -> bool:
     """True when quote `a` is part of quote `b` of the same block (a sentence and the pair or
     term-line quote that holds it)."""

@@ -1,14 +1,16 @@
 """The answer model picks the answering sentence among the extractive ranking's best.
 
 A model of 1-2 B parameters writes worse answers than the cited sentences alone (bench/README.md),
-but it reads a question better than the extractive ranking does: shown the best distinct
-candidates numbered S1..Sn, one pass over the prompt and the next token's probabilities over
+but among the extractive ranking's best sentences it often recognises the one that answers where
+the selection of four leaves it out (its pick alone is no better a first sentence than the ranking's
+best). Shown the best distinct candidates numbered S1..Sn, one pass over the prompt and the next token's probabilities over
 "1".."n" (after the assistant's "S") say which sentence it would quote. Nothing is generated. The
-pick is quoted with the extractive selection (select_sentences(include=...)), so every sentence of
-the answer is still a verbatim quote that highlights exactly; the pick only decides which sentence
-makes it in. Measured on the four question sets with Qwen2.5-Coder 0.5B and 1.5B (bench/README.md,
+pick is quoted with the extractive selection (select_sentences(include=...): one more sentence when
+the selection left it out), so every sentence of the answer is still a verbatim quote that
+highlights exactly. Measured on the four question sets with Qwen2.5-Coder 0.5B and 1.5B (bench/README.md,
 session 33): the 1.5 B model's pick raises the share of answers that state the gold fact, the
-0.5 B model's (and SmolLM2-135M's, which picks S1) changes nothing — hence "auto" uses it from 1 B.
+0.5 B model's (and SmolLM2-135M's, which picks S1) changed no answer's fact, hence "auto" uses it
+from 1 B.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .extractive import Candidate, _inside, near_duplicate
+from .extractive import Candidate, distinct
 from .quote_first import numbered
 
 MAX_OPTIONS = 8  # "1".."8": one token each in the models measured (a 9th would work, a 10th not)
@@ -32,16 +34,8 @@ REPLY_START = "S"  # the assistant's reply so far; the next token is the number
 
 
 def options(ranked: Sequence[Candidate], n: int = MAX_OPTIONS) -> list[Candidate]:
-    """The best `n` distinct candidates of `ranked`: a near-duplicate of one listed, or a quote
-    that holds or is held by one, is skipped (the model should not choose between twins)."""
-    out: list[Candidate] = []
-    for c in ranked:
-        if any(near_duplicate(c.text, o.text) or _inside(c, o) or _inside(o, c) for o in out):
-            continue
-        out.append(c)
-        if len(out) >= n:
-            break
-    return out
+    """The best `n` distinct candidates of `ranked` (the model should not choose between twins)."""
+    return distinct(ranked, n)
 
 
 def build_messages(question: str, cands: Sequence[Candidate], where: dict[int, str]) -> list[dict]:
