@@ -417,21 +417,19 @@ def _pick(answer: Answer, runner, question: str, ranked, blocks, cancel) -> Gene
     from . import pick
     from .runner import GenerationStats
 
-    options = pick.options(ranked)
-    if len(options) < 2:
-        return None
-    where = {b.id: f"{b.hit.doc}, page {b.hit.page}" for b in blocks}
     gen = GenerationStats()
     try:
-        chosen = pick.choose(runner, question, options, where, cancel=cancel, stats=gen)
+        chosen = pick.choose(runner, question, ranked, blocks, cancel=cancel, stats=gen)
     except ModelError as e:
         msg = f"{runner.model_id} could not choose among the best matching sentences ({e.reason}); showing them as ranked."
         answer.notices.append(msg)
         yield NoticeEvent(message=msg)
         return None
+    if chosen is None:
+        return None
     answer.model = runner.model_id
     answer.stats["pick"] = {**chosen.to_json(), "generation": gen.to_json()}
-    msg = (f"{runner.model_id} chose the answering sentence among the {len(options)} best matches; "
+    msg = (f"{runner.model_id} chose the answering sentence among the {len(chosen.probs)} best matches; "
            "every sentence is quoted from the manuals.")
     answer.notices.append(msg)
     yield NoticeEvent(message=msg)
@@ -604,7 +602,7 @@ def _quote_first(
     cands = ranked[: qf.MAX_CANDIDATES]
     answer.evidence = [b.citation() for b in blocks]
     by_id = {b.id: b for b in blocks}
-    where = {b.id: f"{b.hit.doc}, page {b.hit.page}" for b in blocks}
+    where = qf.located(blocks)
     toks, stop = runner.render(qf.build_messages(question, cands, where))
     while len(toks) + 32 > runner.n_ctx - max_new and len(cands) > 1:
         cands = cands[:-1]
