@@ -218,6 +218,7 @@ _PHRASE_WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*")
 # unit?" (siunitx's tables; the rows of other options and units say the same words). Written as the table
 # writes it: "length" of "conductance per unit length" is no "LENGTH" row of ngspice's TXL parameters
 ROW_KEY_BONUS = 0.2
+_LETTER_NAME = re.compile(r"(?<=\s)(?![AI]\b)[A-Z](?=\s+[a-z])")
 # a mail quoted in a FAQ ("> I'm not sure how or where to submit bug reports (documentation or > otherwise)
 # ..."): the asker's words, not the manual's answer; an interpreter's prompt opens code ("> x <- c(1, 2)")
 _MAIL_QUOTE = re.compile(r"^>[ \t]+[A-Za-z][a-z'\u2019]*[ \t]+[a-z]")
@@ -650,6 +651,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     rows_of = {b.id for b in blocks if b.hit.kind == "table"}
     exact = _exact_numbers(question)
     asked_words = {w for w in re.findall(r"[\w\\][\w.\\-]*\w", question) if w.lower() not in STOPWORDS}
+    # a one-letter name as the question writes it ("the G parameter" -> the row "Name: G | ...")
+    asked_words |= set(_LETTER_NAME.findall(question))
     # a part number as its tools spell it is the one asked for ("p16f1829lin" for "PIC16F1829LIN")
     spellings = {v: w.lower() for w in plan.identifiers for v in part_spellings(w)}
     n = max(b.id for b in blocks)

@@ -1354,6 +1354,24 @@ def test_a_table_row_whose_first_cell_the_question_names_is_quoted_first(embedde
                                             "uncertainty-separator | Type: Literal | Default: \u27e8none\u27e9")] > 0.2
 
 
+def test_a_one_letter_parameter_the_question_names_is_its_row(embedder):
+    """"What default value does the G parameter of the lossy transmission line model have?" quoted
+    ngspice's LEN and ABS rows (page 121): a one-letter word was no name the question gives. A capital
+    letter standing alone is (not "A" or "I": words)."""
+    rows = [("R", "resistance/length", "Ω/unit", "0.0", "0.2"), ("L", "inductance/length", "H/unit", "0.0", "9.13e-9"),
+            ("G", "conductance/length", "mhos/unit", "0.0", "0.0"), ("C", "capacitance/length", "F/unit", "0.0", "3.65e-12"),
+            ("LEN", "length of line", "unit", "no default", "1.0")]
+    ltra = pack_evidence([Hit(chunk_id=3, doc_id=2, doc="ngspice.pdf", page=121, bbox=None, kind="table", score=0.04,
+                              section="6.2 Lossy Transmission Lines",
+                              text="Name | Parameter | Units/Type | Default | Example\n" + "\n".join(
+                                  f"Name: {n} | Parameter: {p} | Units/Type: {u} | Default: {d} | Example: {e}"
+                                  for n, p, u, d, e in rows))], 1000)
+    question = "What default value does the G parameter of the lossy transmission line model have?"
+    best = rank_candidates(question, ltra, embedder)
+    assert best[0].text.startswith("Name: G |"), [c.text for c in best]
+    assert rank_candidates(question.replace("G", "C"), ltra, embedder)[0].text.startswith("Name: C |")
+
+
 def test_the_sentence_that_states_what_is_asked_is_quoted(embedder, monkeypatch):
     """"What is the default radix of gpasm?": "The default radix is hexadecimal." ranked fifth and was
     then dropped as a repetition of the RADIX entry ("Selects the default radix from "oct" ... or "hex"
