@@ -564,7 +564,7 @@ class MainWindow(QMainWindow):
             job = self.submit("answer", fn, interactive=True, coalesce=False)
             if job is None:
                 return None
-            self.answer_pane.set_status(results.answer_status(self.settings.answer_mode))
+            self.answer_pane.set_status("Searching…")  # the engine's StatusEvents say what follows
             job.progress.connect(self._on_answer_event)
             job.finished.connect(lambda ans: (self.answer_pane.finish(ans), self._turn_done()))
         job.failed.connect(lambda e, j=job: (self.answer_pane.fail(describe(e)), self._turn_done(),
@@ -603,6 +603,8 @@ class MainWindow(QMainWindow):
             self.answer_pane.add_sentence(ev.sentence)
         elif ev.kind == "notice":
             self.answer_pane.add_notice(ev.message)
+        elif ev.kind == "status":
+            self.answer_pane.set_status(ev.message)
 
     def _turn_done(self) -> None:
         self.answer_job = None

@@ -165,11 +165,6 @@ def _source_item(lib, c, doc_paths: dict[str, str]) -> ResultItem:
     return item
 
 
-def answer_status(mode: str) -> str:
-    """What the answer pane says until the first words arrive."""
-    return "Searching…" if mode == "extractive" else "Loading the answer model…"
-
-
 def answer_job(question: str, history: list[dict] | None = None, mode: str = "auto", image: str | None = None):
     """Return a job function that streams the engine's answer events and returns the final answer
     dict (`Answer.to_json()`).

@@ -23,6 +23,7 @@ from mmrag_desktop.engine.answer.events import (  # noqa: E402
     ErrorEvent,
     NoticeEvent,
     SentenceEvent,
+    StatusEvent,
     TokenEvent,
 )
 from mmrag_desktop.engine.errors import ModelError  # noqa: E402
@@ -314,6 +315,21 @@ def test_sentence_events_reach_the_pane_through_the_job(pane, monkeypatch):
     _, fmt0, _ = fragment_with(pane, "The programmer needs 5 V")
     _, tail, _ = fragment_with(pane, "It draws at most")
     assert tail.foreground().color() == _color(PENDING_STYLE) != fmt0.foreground().color()
+
+
+def test_the_engines_status_shows_until_the_first_words(pane):
+    """A StatusEvent (the model choosing among the matches, seconds on 2 cores) replaces "Searching…"
+    under the question; the answer's first words take its place."""
+    window = SimpleNamespace(answer_pane=pane)
+    pane.start_turn(QUESTION, "answer")
+    pane.set_status("Searching…")
+    MainWindow._on_answer_event(window, StatusEvent(message="Qwen is choosing the answering sentence…"))
+    shown = pane.text.toPlainText()
+    assert "Qwen is choosing the answering sentence…" in shown and "Searching…" not in shown
+    MainWindow._on_answer_event(window, TokenEvent(text=S0))
+    pane.render()
+    shown = pane.text.toPlainText()
+    assert S0 in shown and "choosing" not in shown
 
 
 def test_an_engine_error_event_fails_the_job(monkeypatch):

@@ -141,6 +141,15 @@ class NoticeEvent(AnswerEvent):
 
 
 @dataclass(kw_only=True)
+class StatusEvent(AnswerEvent):
+    """What the engine is doing while the user waits for the first words ("Loading the answer
+    model…", "… is choosing the answering sentence …"): shown until text arrives, not kept."""
+
+    message: str = ""
+    kind: str = "status"
+
+
+@dataclass(kw_only=True)
 class DoneEvent(AnswerEvent):
     """The last event of a successful run; carries the final answer."""
 

@@ -18,7 +18,7 @@ from ..errors import ModelError, QueryError
 from ..jobs import CancelToken
 from ..settings import Settings
 from .citations import check_citations
-from .events import Answer, AnswerEvent, CitationEvent, DoneEvent, NoticeEvent, TokenEvent
+from .events import Answer, AnswerEvent, CitationEvent, DoneEvent, NoticeEvent, StatusEvent, TokenEvent
 from .evidence import default_token_counter, pack_evidence, render_evidence
 from .support import SentenceCheck, Support, SupportChecker, recite
 
@@ -65,6 +65,7 @@ def _run(library, img, q: str, cancel: CancelToken, settings: Settings, k: int, 
     answer.confidence = max(0.0, min(1.0, float(hits[0].score)))
     own = vlm is None
     if vlm is None:
+        yield StatusEvent(message="Loading the vision-language model…")
         try:
             from ..models.vlm import load_vlm
 
@@ -77,6 +78,7 @@ def _run(library, img, q: str, cancel: CancelToken, settings: Settings, k: int, 
     cancel.check()
     try:
         if vlm is not None:
+            yield StatusEvent(message=f"{getattr(vlm, 'model_id', '') or 'The vision-language model'} is looking at the image…")
             raw = vlm.ask(img, f"{q}\n{CITE_INSTRUCTION}", context=render_evidence(blocks),
                           max_tokens=settings.max_answer_tokens)
             answer.mode, answer.model, answer.raw_text = "generative", getattr(vlm, "model_id", ""), raw

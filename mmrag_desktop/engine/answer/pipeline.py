@@ -36,6 +36,7 @@ from .events import (
     ErrorEvent,
     NoticeEvent,
     SentenceEvent,
+    StatusEvent,
     TokenEvent,
 )
 from .evidence import EvidenceBlock, pack_evidence
@@ -217,6 +218,7 @@ def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: 
 
         runner = None
         if mode != "extractive":
+            yield StatusEvent(message="Loading the answer model…")
             try:
                 runner, note = _load_runner(settings)
                 if note:
@@ -418,6 +420,7 @@ def _pick(answer: Answer, runner, question: str, ranked, blocks, cancel) -> Gene
     from .runner import GenerationStats
 
     gen = GenerationStats()
+    yield StatusEvent(message=f"{runner.model_id} is choosing the answering sentence among the best matches…")
     try:
         chosen = pick.choose(runner, question, ranked, blocks, cancel=cancel, stats=gen)
     except ModelError as e:
@@ -469,6 +472,7 @@ def _start_model_answer(answer: Answer, runner, style: str) -> Iterator[AnswerEv
     """Record the style and model; a model without a chat template gets a notice."""
     answer.mode = style
     answer.model = runner.model_id
+    yield StatusEvent(message=f"{runner.model_id} is reading the evidence…")
     if not runner.has_chat_template:
         msg = f"{runner.model_id} has no chat template; using a generic prompt (answers may be worse)."
         answer.notices.append(msg)

@@ -153,6 +153,8 @@ def test_generative_answer_streams_with_checked_citations(library):
     tokens = [e.text for e in events if e.kind == "token"]
     assert len(tokens) >= 3, "the answer must stream token by token"
     assert ans.model.startswith("SmolLM2")
+    # while the user waits, the window is told what the engine does: loading, then the model reading
+    assert _statuses_before_text(events) == ["Loading the answer model…", f"{ans.model} is reading the evidence…"]
     valid = {c.id for c in ans.evidence}
     # every marker left in the text is a valid evidence id; everything else was reported
     assert {i for m in find_marks(ans.text) for i in m.ids} <= valid
@@ -422,6 +424,8 @@ def test_pick_style_quotes_the_sentence_the_model_chooses(library):
     body = " ".join(pick["text"].split())
     assert any(body.rstrip(".") in " ".join(s.text.split()) for s in claims), (body, [s.text for s in claims])
     assert any("chose the answering sentence" in e.message for e in events if e.kind == "notice")
+    assert _statuses_before_text(events) == [
+        "Loading the answer model…", f"{ans.model} is choosing the answering sentence among the best matches…"]
     # the CLI's --pick asks for the same style
     from mmrag_desktop.cli import run
 
@@ -430,3 +434,10 @@ def test_pick_style_quotes_the_sentence_the_model_chooses(library):
         code = run(["--library", str(library.folder), "ask", QUESTION, "--pick", "--json"])
     obj = json.loads(buf.getvalue())
     assert code == 0 and obj["stats"]["pick"]["number"] == pick["number"] and obj["model"] == ans.model
+
+
+def _statuses_before_text(events) -> list[str]:
+    """The StatusEvents' messages, checked to come before the answer's first words."""
+    first_text = next(i for i, e in enumerate(events) if e.kind == "token")
+    assert all(i < first_text for i, e in enumerate(events) if e.kind == "status")
+    return [e.message for e in events if e.kind == "status"]
