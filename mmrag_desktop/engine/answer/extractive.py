@@ -53,6 +53,7 @@ from ..search.query import (
     part_spellings,
     plan_query,
     prints_option,
+    sigil_names,
     starts_with_option,
     titles_section,
     whatis_line,
@@ -119,8 +120,9 @@ _OPTION_Q = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:option|flag|sw
 # an entry of an option list ("-D Disable auto erase ...", "--with-fftw3=no Do not check ..."), never
 # the continuation of a sentence
 _OPTION_ENTRY = re.compile(OPTION + r"(?:=\S*)?(?:\s|$)")
-# the term line of a definition list: a short line holding a file, path or identifier ("~/.octaverc", "FIT_LOG")
-_TERM_LINE = re.compile(r"[./_~]\w")
+# the term line of a definition list: a short line holding a file, path or identifier ("~/.octaverc", "FIT_LOG"),
+# or a name written with its sigil (Verilog's "$stacktrace", the shell's "$HOME")
+_TERM_LINE = re.compile(r"[./_~]\w|(?<![\w$])\$[A-Za-z_]\w")
 # or a call's signature line above its description ("x = csvread (filename, dlm_opt1, ...)")
 _SIGNATURE = re.compile(r"^(?:[\w,\[\] ]+=\s*)?[A-Za-z_][\w.]*\s?\(.*\)$")
 DECLARATION_WORDS = 20  # a declaration longer than this is prose that happens to end in a call
@@ -623,7 +625,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     # such as "KiCad" or "OpenBSD" head sections that do not define them)
     plan = plan_query(question)
     # (and codes: "What does gpasm error 118 mean?" / "118 Overwriting previous address contents.")
-    options = options_in(question) + [w for w in plan.identifiers if "_" in w.strip("_")]
+    options = options_in(question) + sigil_names(question) + [w for w in plan.identifiers if "_" in w.strip("_")]
     codes = entry_codes(plan)
     options += codes
     # and names in capitals that are a section's whole heading: a reference's entries ("What does the

@@ -54,6 +54,7 @@ _UNIT_WORDS = {w: u for u, w in _UNITS.items()} | {"ampere": "a", "ohms": "ohm",
 _QUANTITY_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?([A-Za-z\u00b5\u03a9\u03c9]+)\b")
 # a part number: a family's letters, then a model number that has a letter after its first digits
 # ("PIC16F1829LIN", "PIC18F452"; not "ATmega328P", "ESP32")
+_SIGIL_NAME = re.compile(r"(?<![\w$])\$[A-Za-z_]\w{2,}")
 _PART_RE = re.compile(r"([A-Za-z]{2,6})(\d+[A-Za-z]\w{2,})")
 _FIG_REF_RE = re.compile(r"\b(fig(?:ure)?s?\.?|tables?|tab\.)\s*([0-9]+(?:[.\-\u2013][0-9]+)*)", re.I)
 
@@ -93,6 +94,9 @@ def plan_query(query: str) -> QueryPlan:
     # FTS5 tokenises '4-12' as '4' '12': split compound words the same way inside a phrase
     fts = " OR ".join(quote_term(t) for t in dict.fromkeys(terms))
     identifiers = [w for w in words if _is_identifier(w)]
+    # a name written with its sigil is a name whatever its letters ("$stacktrace", "$urandom": Verilog's
+    # system tasks; the tokenizer drops the "$", the exact list keeps the word)
+    identifiers += [n[1:] for n in sigil_names(text) if n[1:] not in identifiers]
     phrases = [quote_term(w) for w in dict.fromkeys(identifiers + [v for w in identifiers for v in part_spellings(w)])]
     ref_keys = []
     for m in _FIG_REF_RE.finditer(text):
@@ -188,6 +192,12 @@ def howto_object(question: str) -> str | None:
     monitor with a colorimeter for Gutenprint?"), or None when the question is no "How do I ...?"."""
     m = _HOW_DO_I.match(question)
     return " ".join(m.group(1).split()) if m else None
+
+
+def sigil_names(text: str) -> list[str]:
+    """The names `text` writes with a "$" ("$stacktrace", "$urandom": Verilog's system tasks; "$HOME"),
+    as written; not amounts ("$100")."""
+    return list(dict.fromkeys(_SIGIL_NAME.findall(text)))
 
 
 def options_in(text: str) -> list[str]:

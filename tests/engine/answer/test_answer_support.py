@@ -1372,6 +1372,32 @@ def test_a_one_letter_parameter_the_question_names_is_its_row(embedder):
     assert rank_candidates(question.replace("G", "C"), ltra, embedder)[0].text.startswith("Name: C |")
 
 
+def test_a_name_written_with_its_sigil_is_quoted_with_its_entry(embedder):
+    """Verilator's language extensions: "$stacktrace" alone on its line, its description under it. Asked
+    "What does $stacktrace do in a Verilated model, and why might its output not match my SystemVerilog
+    functions?", the sentences saying "Verilated model" and "SystemVerilog" came first and the entry
+    fifth, without its name. The name with its sigil is a term line, and the entry of the name asked."""
+    verilator = [Hit(chunk_id=400, doc_id=1, doc="verilator.pdf", page=67, bbox=None, kind="text", score=0.03,
+                     section="LANGUAGE EXTENSIONS",
+                     text="/*verilator tracing_on*/\nRe-enable waveform tracing for all future signals or instances that "
+                          "are declared.\n$stacktrace\nCalled as a task, print a stack trace. Called as a function, return "
+                          "a string with a stack trace. This relies on the C++ system trace, which may give less "
+                          "meaningful results if the model is not compiled with debug symbols."),
+                 Hit(chunk_id=204, doc_id=1, doc="verilator.pdf", page=34, bbox=None, kind="text", score=0.02,
+                     section="7.2 Coverage Analysis",
+                     text="Verilator supports adding code to the Verilated model to support SystemVerilog code "
+                          "coverage. With --coverage, Verilator enables all forms of coverage."),
+                 Hit(chunk_id=154, doc_id=1, doc="verilator.pdf", page=27, bbox=None, kind="text", score=0.01,
+                     section="6.2 Connecting to C++",
+                     text="When the simulation is complete call the model's final() method to execute any "
+                          "SystemVerilog final blocks, and complete any assertions.")]
+    question = ("What does $stacktrace do in a Verilated model, and why might its output not match my "
+                "SystemVerilog functions?")
+    best = rank_candidates(question, pack_evidence(verilator, 1000), embedder)[0]
+    assert best.text.startswith("$stacktrace Called as a task, print a stack trace."), best.text
+    assert best.entry
+
+
 def test_the_sentence_that_states_what_is_asked_is_quoted(embedder, monkeypatch):
     """"What is the default radix of gpasm?": "The default radix is hexadecimal." ranked fifth and was
     then dropped as a repetition of the RADIX entry ("Selects the default radix from "oct" ... or "hex"

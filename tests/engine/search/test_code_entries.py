@@ -6,8 +6,11 @@ SQLite FTS5 and MiniLM."""
 
 from __future__ import annotations
 
+import re
+
 from conftest import write_pdf
 
+from mmrag_desktop.engine.search import query as query_module
 from mmrag_desktop.engine.search.query import entry_names, plan_query
 
 INTRO = ["This chapter lists the error messages that the assembler produces when it reads a source file.",
@@ -84,3 +87,50 @@ def test_a_wrapped_line_opening_with_the_name_is_no_entry():
     assert _entry_of(wrapped, shown, ["unlock_joints_mask"]) is None
     entry = row(("Other parameters follow.", [0]), ("unlock_joints_mask Selects the joints to unlock.", [1]))
     assert _entry_of(entry, shown, ["unlock_joints_mask"]) is not None
+
+
+DISTRACTORS = [
+    "The Verilated model is a C++ class; its functions evaluate the SystemVerilog design each time step.",
+    "SystemVerilog functions become C++ functions of the Verilated model, and their output arguments become",
+    "references. A model that must match the output of another simulator is run with the same inputs and its",
+    "output compared; the model's functions may not match SystemVerilog functions one to one.",
+    "The Verilated model's output ports are members of the model class; the SystemVerilog functions of the",
+    "design are methods of the model, called from eval().",
+]
+TASKS = [
+    ("$display", "Prints its arguments with a newline, as in any SystemVerilog simulator."),
+    ("$finish", "Ends the simulation; the model's final blocks run first."),
+    ("$stacktrace", "Called as a task, print a stack trace. This relies on the C++ system trace; the functions and"),
+    ("", "tasks involved may be renamed or inlined before becoming the C++ functions seen in the trace."),
+    ("$random", "Returns a 32-bit random number; the seed comes from the command line."),
+    ("$time", "Returns the current simulation time as a 64-bit number."),
+]
+
+
+_SIGIL_NAME = query_module._SIGIL_NAME
+
+
+def test_a_name_written_with_its_sigil_is_matched_exactly(library, tmp_path, monkeypatch):
+    """Verilator's "What does $stacktrace do in a Verilated model, and why might its output not match my
+    SystemVerilog functions?": the tokenizer drops the "$", "stacktrace" was one keyword among seven, and
+    the pages that say "Verilated model", "output" and "SystemVerilog functions" again and again came first.
+    Written with its sigil, the name is an identifier the hit must carry. Real PDF, FTS5 and MiniLM."""
+    from mmrag_desktop.engine.search import searcher
+
+    question = "What does $stacktrace do in a Verilated model, and why might its output not match my SystemVerilog functions?"
+    assert "stacktrace" in plan_query(question).identifiers
+    assert plan_query("Does it cost $100 or $5?").identifiers == []  # an amount is no name
+    page1 = [(72, 70 + 14 * i, t) for i, t in enumerate(DISTRACTORS)]
+    page2 = [(72, 70, "Language extensions: the system tasks the Verilated model adds.")]
+    for i, (name, text) in enumerate(TASKS):
+        page2 += ([(72, 100 + 40 * i, name)] if name else []) + [(90, 114 + 40 * i, text)]
+    pdf = write_pdf(tmp_path / "sim.pdf", [page1, page2])
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    # a name in more than 2% of the chunks is no rare name (searcher.EXACT_MAX_SHARE): of a manual of
+    # two chunks, one is half
+    monkeypatch.setattr(searcher, "EXACT_MAX_SHARE", 0.5)
+    monkeypatch.setattr(query_module, "_SIGIL_NAME", re.compile(r"(?!)"))
+    assert "$stacktrace" not in library.search(question, k=3)[0].text  # without the rule
+    monkeypatch.setattr(query_module, "_SIGIL_NAME", _SIGIL_NAME)
+    hit = library.search(question, k=3)[0]
+    assert hit.page == 2 and "$stacktrace" in hit.text
