@@ -18,6 +18,18 @@ TokenCounter = Callable[[str], int]
 CHANGELOG = re.compile(r"change ?log|release notes|revision history|version history|what.?s new|^changes (?:from|in)\b|"
                        r"new features|features introduced", re.I)
 _SECTION_NUMBER = re.compile(r"^(?:[A-Z]|\d+)(?:\.\d+)*\.?\s+")
+# a reference entry's heading: a name in code, then nothing, a parenthesis or a description after a dash
+# ("hmlaa (Source File: hmlaa.f90)", "abc - use ABC for technology mapping")
+_ENTRY_HEADING = re.compile(r"([A-Za-z_][\w.:$]*)(?:\s*\([^()]*\))?(?:\s+[-\u2013\u2014:]\s+.*)?$")
+
+
+def _code_like(name: str) -> bool:
+    """A name as code writes it, not a word of a title ("hmlaa", "zflmnconj", "opt_clean", "getX",
+    not "Introduction", "Examples", "Using")."""
+    if len(name) < 3 or (name.isalpha() and name.isupper()):  # "INTRODUCTION"
+        return False
+    return name[0].islower() or "_" in name or any(c.isdigit() for c in name) or any(c.isupper() for c in name[1:])
+
 
 # Bracketed text holding a digit ("[3]", "[1, 2]", "[Evidence 7]", "[0; 3]"): in evidence it would
 # look like one of our citation markers. An answer shows it with an invisible word joiner after its
@@ -195,10 +207,39 @@ class EvidenceBlock:
         head = _SECTION_NUMBER.sub("", self.hit.section.rsplit(" > ", 1)[-1].strip())
         return head if re.search(r"\d", head) else ""
 
-    def without_release(self, quote: str) -> str:
-        """`quote` without the "release: " an answer put before a change log's entry (`release`)."""
-        r = self.release
-        return quote[len(r) + 2:] if r and quote.startswith(f"{r}: ") else quote
+    @property
+    def entry(self) -> str:
+        """The reference entry this block belongs to when its section's last heading is one, without its
+        number: a routine's, function's or command's name in code ("hmlaa (Source File: hmlaa.f90)" of
+        "7 Routine/Function Prologues > 7.94 hmlaa (Source File: hmlaa.f90)"), alone, with a parenthesis
+        or a dash and a description after it; "" otherwise. The entry's description ("Calculates the
+        APW-APW contribution to the Hamiltonian matrix.") does not name it."""
+        head = _SECTION_NUMBER.sub("", self.hit.section.rsplit(" > ", 1)[-1].strip())
+        m = _ENTRY_HEADING.match(head)
+        return head if m and not self.in_changelog and _code_like(m.group(1)) else ""
+
+    @property
+    def entry_name(self) -> str:
+        """The name of the `entry` ("hmlaa"), or ""."""
+        return _ENTRY_HEADING.match(self.entry).group(1) if self.entry else ""
+
+    @property
+    def heading(self) -> str:
+        """What an answer names before this block's first quote: its release or its entry."""
+        return self.release or self.entry
+
+    def named(self, quote: str) -> str:
+        """`quote` with the block's `heading` before it ("Verilator 3.878 2015-11-01: • Add --vpi flag",
+        "hmlaa (Source File: hmlaa.f90): Calculates ..."), unless the block's text or the quote names it."""
+        h = self.heading
+        if not h or h in self.text or (self.entry and self.entry_name in quote):
+            return quote
+        return f"{h}: {quote}"
+
+    def without_heading(self, quote: str) -> str:
+        """`quote` without the "heading: " an answer put before it (`named`)."""
+        h = self.heading
+        return quote[len(h) + 2:] if h and quote.startswith(f"{h}: ") else quote
 
     def render(self) -> str:
         """The block as it appears in the prompt: "[n] (section: ...)" and its text."""

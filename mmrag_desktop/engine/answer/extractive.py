@@ -724,8 +724,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             typeset = _PROSE_DASH.sub("--", c.text)
             if any(prints_option(typeset, o) for o in options):
                 c.score += OPTION_BONUS
-            if (release := by_id[c.block_id].release) and release not in by_id[c.block_id].text:
-                c.text = f"{release}: {c.text}"
+            c.text = by_id[c.block_id].named(c.text)  # its release before it
     cands = _off_the_entry(cands, options)
     _twins_of_the_other_polarity(question, cands)
     _lift_what_is_asked_for(question, blocks, cands, asked, named)
@@ -1002,7 +1001,7 @@ def _choose(ranked: Sequence[Candidate], max_sentences: int, max_words: int) -> 
 
 def _in_reading_order(chosen: list[Candidate], blocks: Sequence[EvidenceBlock]) -> list[Candidate]:
     """`chosen` grouped by block (the block of the best sentence first), each block's sentences
-    as `select_sentences` says; a change log's release named once per block."""
+    as `select_sentences` says; a change log's release or a reference entry's name named once per block."""
     first = {}  # block id -> the place of its best sentence among those chosen
     for n, c in enumerate(chosen):
         first.setdefault(c.block_id, n)
@@ -1013,11 +1012,14 @@ def _in_reading_order(chosen: list[Candidate], blocks: Sequence[EvidenceBlock]) 
     # '#ff0000'" asked for comes before the "--black-color" entry above it when both are quoted
     lists = {c.block_id for c in chosen} - {c.block_id for c in chosen if not c.listed}
     chosen.sort(key=lambda c: (first[c.block_id], not c.entry, -c.score if c.block_id in tables | lists else c.position))
-    by_id, named = {b.id: b for b in blocks}, set()
-    for c in chosen:  # a release is named once, before its first entry quoted
-        if c.block_id in named:
-            c.text = by_id[c.block_id].without_release(c.text)
-        named.add(c.block_id)
+    by_id, named, said = {b.id: b for b in blocks}, set(), []
+    for c in chosen:  # a release or a reference entry is named once, before the first quote under it
+        b = by_id[c.block_id]
+        bare = b.without_heading(c.text)
+        wanted = bare != c.text or (b.entry and not any(b.entry_name in t for t in said))
+        c.text = b.named(bare) if wanted and b.heading not in named else bare
+        named.add(b.heading)
+        said.append(c.text)
     return chosen
 
 

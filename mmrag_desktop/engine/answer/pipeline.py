@@ -300,7 +300,7 @@ def _sentence_boxes(block, sentences: list[str], lines_of) -> list | None:
         return None
     # the hit's text opens with its lead lines and ends with its tail lines
     lines = [*block.hit.lead, *lines_of(block.hit.chunk_id), *block.hit.tail]
-    return merge_boxes([quote_boxes(lines, block.without_release(s)) for s in sentences]) or None
+    return merge_boxes([quote_boxes(lines, block.without_heading(s)) for s in sentences]) or None
 
 
 def _pack(runner, question: str, hits, settings: Settings, system_prompt: str, max_new: int):

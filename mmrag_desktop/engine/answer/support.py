@@ -193,9 +193,10 @@ class SupportChecker:
         res = SentenceCheck(text=sentence, start=start, end=len(sentence) + start if end is None else end,
                             citations=cited, cited_by_model=list(cited), quote=quote)
         body = strip_markers(sentence).strip()
-        if quote:  # a change log's entry quoted with its release ("Verilator 3.878 2015-11-01: • Add ..."): the
-            # release is the cited block's section heading, the entry its text
-            body = next((t for i in cited or self.blocks if (t := self.blocks[i].without_release(body)) != body), body)
+        if quote:  # a change log's entry quoted with its release ("Verilator 3.878 2015-11-01: • Add ..."), a
+            # reference entry's sentence with its name ("hmlaa (Source File: hmlaa.f90): Calculates ..."): the
+            # release or name is the cited block's section heading, the rest its text
+            body = next((t for i in cited or self.blocks if (t := self.blocks[i].without_heading(body)) != body), body)
         found = terms(body)
         if not quote and not is_claim(sentence, found):
             res.claim = False

@@ -986,6 +986,45 @@ def test_a_question_about_when_a_thing_came_is_answered_by_its_release(embedder)
     assert _sentence_boxes(blocks[1], [quoted[0].text], lambda chunk_id: lines) == [(165, (88, 204, 336, 214))]
 
 
+ELK_ROUTINES = [
+    Hit(chunk_id=1499, doc_id=1, doc="elk.pdf", page=97, bbox=None, kind="text", score=0.05,
+        section="7 Routine/Function Prologues > 7.94 hmlaa (Source File: hmlaa.f90)",
+        text="ld : leading dimension of h (in,integer)\nh : Hamiltonian matrix (inout,complex(*))\nDESCRIPTION:\n"
+             "Calculates the APW-APW contribution to the Hamiltonian matrix.\nREVISION HISTORY:\nCreated October 2002 (JKD)"),
+    Hit(chunk_id=1555, doc_id=1, doc="elk.pdf", page=113, bbox=None, kind="text", score=0.04,
+        section="7 Routine/Function Prologues > 7.140 olpistl (Source File: olpistl.f90)",
+        text="DESCRIPTION:\nComputes the interstitial contribution to the overlap matrix for the APW basis functions."),
+    Hit(chunk_id=12, doc_id=1, doc="elk.pdf", page=13, bbox=None, kind="text", score=0.03,
+        section="3 Compiling and running Elk > 3.1 Introduction",
+        text="The Hamiltonian matrix is set up from the APW and local-orbital basis functions and diagonalised."),
+]
+
+
+def test_a_reference_entry_is_quoted_with_its_name(embedder):
+    """Elk's routine prologues ("Which subroutine computes the APW-APW contribution to the Hamiltonian
+    matrix?"): the description "Calculates the APW-APW contribution to the Hamiltonian matrix." never
+    names the routine, its section heading does ("7.94 hmlaa (Source File: hmlaa.f90)"): the answer
+    named no routine. The heading of a name in code is named before the block's first quote; a title
+    ("3.1 Introduction") is not."""
+    blocks = pack_evidence(ELK_ROUTINES, 1000)
+    assert [b.entry for b in blocks] == ["hmlaa (Source File: hmlaa.f90)", "olpistl (Source File: olpistl.f90)", ""]
+    question = "Which subroutine computes the APW-APW contribution to the Hamiltonian matrix?"
+    quoted = select_sentences(question, blocks, embedder, max_sentences=3)
+    assert quoted[0].text == "hmlaa (Source File: hmlaa.f90): Calculates the APW-APW contribution to the Hamiltonian matrix."
+    # checked as the block's heading and a verbatim quote; a wrong name is not the heading
+    checker = SupportChecker(blocks, embedder)
+    ok = checker.check(f"{quoted[0].text} [1]", quote=True)
+    assert ok.supported and ok.missing == []
+    wrong = checker.check("hmlad (Source File: hmlad.f90): Calculates the APW-APW contribution to the Hamiltonian "
+                          "matrix. [1]", quote=True)
+    assert not wrong.supported
+    # a quote that names its entry already is not named twice
+    named = pack_evidence([Hit(chunk_id=1, doc_id=1, doc="elk.pdf", page=97, bbox=None, kind="text", score=0.05,
+                               section="7.94 hmlaa (Source File: hmlaa.f90)",
+                               text="The routine hmlaa calculates the APW-APW contribution to the Hamiltonian.")], 1000)
+    assert select_sentences(question, named, embedder)[0].text.startswith("The routine hmlaa")
+
+
 def test_a_remark_between_a_term_and_its_description_is_quoted_with_both():
     """Verilator's options: "--debug-check" / "Rarely needed." / "Enable internal debugging assertion
     checks ...": the term labelled the remark, too short to quote, and the description was quoted alone."""
