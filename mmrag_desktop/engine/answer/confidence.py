@@ -31,6 +31,12 @@ DEFAULT_THRESHOLD = 0.45
 # chosen on the dev and unseen-manual sets as the largest margin that flags no more answerable
 # questions there (0.20: unseen not-covered recall 0.70 -> 0.80; 0.25 flags u10); bench/README.md, session 14
 UNKNOWN_MARGIN = 0.20
+# ... unless one of the first hits carries every number the question gives ("How do I draw a resistor 1.25
+# units long going upward with 7 zigzag vertices on each side?" of Circuit_macros' manual, which never says
+# "zigzag": "resistor(up_ 1.25,7) draws a resistor 1.25 units long up ... with 7 vertices per side."):
+# the passage is about the thing asked, the unknown word a paraphrase
+NUMBERS_HITS = 5
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?!\.?\d)")
 TOP_N = 3
 
 STOPWORDS = frozenset(
@@ -175,9 +181,21 @@ def assess(
     decisive = decisive_unknown(question, unknown)
     f["decisive_unknown"] = float(len(decisive))
     u_thr = thr + (UNKNOWN_MARGIN if unknown_margin is None else float(unknown_margin))
+    stated = bool(unknown) and states_the_numbers(question, hits)
+    f["numbers_stated"] = float(stated)
     return ConfidenceReport(score=score, insufficient=(not hits) or score < thr or bool(absent) or bool(decisive)
-                            or (bool(unknown) and score < u_thr), threshold=thr,
+                            or (bool(unknown) and score < u_thr and not stated), threshold=thr,
                             features=f, absent=absent, unknown=unknown)
+
+
+def states_the_numbers(question: str, hits: Sequence[Hit]) -> bool:
+    """True when one of the first NUMBERS_HITS hits carries every number `question` gives, and one of
+    them is more than a single digit (a digit alone is on every page)."""
+    wanted = set(_NUMBER.findall(question))
+    if not wanted or all(len(n) == 1 for n in wanted):
+        return False
+    plain = [h for h in hits if not h.enriched] or list(hits)
+    return any(wanted <= set(_NUMBER.findall(h.text)) for h in plain[:NUMBERS_HITS])
 
 
 def unknown_words(question: str, term_df: Callable[[list[str]], dict[str, int]]) -> list[str]:

@@ -363,6 +363,36 @@ def test_a_word_the_library_never_uses_lowers_the_bar_for_not_covered(embedder):
     assert known.unknown == [] and not known.insufficient
 
 
+def test_a_hit_with_the_questions_own_numbers_outweighs_a_word_the_library_never_uses(embedder):
+    """Circuit_macros' manual never says "zigzag": "How do I draw a resistor 1.25 units long going upward with 7
+    zigzag vertices on each side?" was answered "not covered" although its fourth hit says "resistor(up_ 1.25,7)
+    draws a resistor 1.25 units long up from the current position, with 7 vertices per side." A hit with every
+    number the question gives (one of them more than a digit) is about the thing asked."""
+    from mmrag_desktop.engine.answer.confidence import states_the_numbers
+
+    library_words = {"draw": 9, "resistor": 7, "units": 5, "long": 8, "going": 3, "upward": 1, "vertices": 2,
+                     "side": 4, "1.25": 1, "zigzag": 0}
+
+    def term_df(words):
+        return {w: library_words.get(w, 0) for w in words}
+
+    pages = [hit(1, "Any defined position can be used; the following places the resistor: resistor(from L2.end to "
+                    "C1.start)", score=0.04),
+             hit(2, "inductor(from L to Cl); resistor(from L to R); rlabel(,R_2,)", score=0.03),
+             hit(3, "Thus, for example, resistor(up_ 1.25,7) draws a resistor 1.25 units long up from the current "
+                    "position, with 7 vertices per side.", score=0.02)]
+    q = "How do I draw a resistor 1.25 units long going upward with 7 zigzag vertices on each side?"
+    assert states_the_numbers(q, pages)
+    r = assess(q, pages, embedder, term_df=term_df, unknown_margin=1.0)  # a margin no score passes
+    assert r.unknown == ["zigzag"] and r.features["numbers_stated"] == 1.0 and not r.insufficient
+    # without the numbers on a page, the unknown word decides as before
+    other = assess(q, pages[:2], embedder, term_df=term_df, unknown_margin=1.0)
+    assert other.insufficient and other.features["numbers_stated"] == 0.0
+    # a single digit, or a number that is part of a name, is no number the question gives
+    assert not states_the_numbers("How do I draw 7 zigzag vertices?", pages)
+    assert not states_the_numbers("Which PIC18 resistor is 1.25 units long?", pages[:2])
+
+
 def test_a_particle_or_general_verb_the_library_never_uses_is_no_unknown_word():
     """siunitx's and bodeplot's manuals (123 pages) never use "back", "gone", "against" or "apart":
     "The old s unit column type is gone in siunitx v3; how can I get it back?" and "how do I make note
