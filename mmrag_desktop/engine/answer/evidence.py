@@ -18,6 +18,9 @@ TokenCounter = Callable[[str], int]
 CHANGELOG = re.compile(r"change ?log|release notes|revision history|version history|what.?s new|^changes (?:from|in)\b|"
                        r"new features|features introduced", re.I)
 _SECTION_NUMBER = re.compile(r"^(?:[A-Z]|\d+)(?:\.\d+)*\.?\s+")
+# the number of a reference entry's heading: digits ("7.94", "2.12.3", "C.241"), not a letter alone (an
+# alphabetical list's "S s_")
+_ENTRY_NUMBER = re.compile(r"^(?:(?:[A-Z]|\d+)(?:\.\d+)+|\d+)\.?\s+")
 # a reference entry's heading: a name in code, then nothing, a parenthesis or a description after a dash
 # ("hmlaa (Source File: hmlaa.f90)", "abc - use ABC for technology mapping")
 _ENTRY_HEADING = re.compile(r"([A-Za-z_][\w.:$]*)(?:\s*\([^()]*\))?(?:\s+[-\u2013\u2014:]\s+.*)?$")
@@ -209,12 +212,15 @@ class EvidenceBlock:
 
     @property
     def entry(self) -> str:
-        """The reference entry this block belongs to when its section's last heading is one, without its
-        number: a routine's, function's or command's name in code ("hmlaa (Source File: hmlaa.f90)" of
+        """The reference entry this block belongs to when its section's last heading is one, numbered, without
+        its number: a routine's, function's or command's name in code ("hmlaa (Source File: hmlaa.f90)" of
         "7 Routine/Function Prologues > 7.94 hmlaa (Source File: hmlaa.f90)"), alone, with a parenthesis
         or a dash and a description after it; "" otherwise. The entry's description ("Calculates the
         APW-APW contribution to the Hamiltonian matrix.") does not name it."""
-        head = _SECTION_NUMBER.sub("", self.hit.section.rsplit(" > ", 1)[-1].strip())
+        last = self.hit.section.rsplit(" > ", 1)[-1].strip()
+        if not _ENTRY_NUMBER.match(last):  # an unnumbered heading: a page of an alphabetical list, named by
+            return ""  # its first entry (Circuit_macros' "19 List of macros > S s_ > se_")
+        head = _SECTION_NUMBER.sub("", last)
         m = _ENTRY_HEADING.match(head)
         return head if m and not self.in_changelog and _code_like(m.group(1)) else ""
 

@@ -220,6 +220,8 @@ _PHRASE_WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*")
 # unit?" (siunitx's tables; the rows of other options and units say the same words). Written as the table
 # writes it: "length" of "conductance per unit length" is no "LENGTH" row of ngspice's TXL parameters
 ROW_KEY_BONUS = 0.2
+# a table's column names are a few words each ("Units/Type", "Default value", "Example of use")
+HEADER_CELL_WORDS = 4
 _LETTER_NAME = re.compile(r"(?<=\s)(?![AI]\b)[A-Z](?=\s+[a-z])")
 # a mail quoted in a FAQ ("> I'm not sure how or where to submit bug reports (documentation or > otherwise)
 # ..."): the asker's words, not the manual's answer; an interpreter's prompt opens code ("> x <- c(1, 2)")
@@ -264,6 +266,13 @@ class Candidate:
     under: str = ""  # the option or setting whose entry the sentence is part of ("DOT_CLEANUP If the ..." on)
 
 
+def _header_cells(cells: Sequence[str]) -> bool:
+    """True when `cells` read as a table's column names: a few words each, no number. A table without a
+    header row has rows without column names ("vqlss | the q-vector of the spin-spiral state in lattice
+    coordinates | real(3) | (0.0, 0.0, 0.0)", Elk's input blocks): a row, not a header."""
+    return all(len(c.split()) <= HEADER_CELL_WORDS and not any(ch.isdigit() for ch in c) for c in cells)
+
+
 def is_quotable(sentence: str) -> bool:
     """False for navigation and label lines that never answer anything (see module docstring)."""
     s = " ".join(sentence.split())
@@ -279,8 +288,8 @@ def is_quotable(sentence: str) -> bool:
     if _is_transcript(s) or _is_command_line(s) or DEFINITION_LINE.match(s):  # a header is quoted with its entry
         return False
     cells = s.split(" | ")
-    if len(cells) >= 3 and not any(":" in c for c in cells):  # a table's header row: names, no values
-        return False
+    if len(cells) >= 3 and not any(":" in c for c in cells) and _header_cells(cells):
+        return False  # a table's header row: names, no values
     tokens = s.split()
     words = [t for t in tokens if sum(c.isalpha() for c in t) >= 3]
     bare = [t for t in tokens if len(t.strip(".,;:()")) <= 1 or t.strip(".,;:()").replace(".", "").isdigit()]

@@ -244,6 +244,25 @@ def test_a_table_header_row_is_not_quoted_but_its_rows_are():
     assert not is_quotable("Name | Parameter | Units/Type | Default | Example")
     assert is_quotable("Name: G | Parameter: conductance/length | Units/Type: mhos/unit | Default: 0.0")
     assert is_quotable("Use the A | B notation for alternatives in the grammar.")  # one bar in prose
+    assert not is_quotable("Option name | Type | Default value | Example of use")
+
+
+def test_a_row_of_a_table_without_a_header_is_quoted(embedder):
+    """Elk's input blocks: each is a one-row table without column names ("vqlss | the q-vector of the
+    spin-spiral state in lattice coordinates | real(3) | (0.0, 0.0, 0.0)"); the row was taken for a header
+    (cells without ":"), and the answer to "Which input variable holds the spin-spiral q-vector ...?"
+    quoted a routine's argument list instead. A header's cells are a few words each, without numbers."""
+    row = "vqlss | the q-vector of the spin-spiral state in lattice coordinates | real(3) | (0.0, 0.0, 0.0)"
+    assert is_quotable(row)
+    blocks = pack_evidence([
+        Hit(chunk_id=1253, doc_id=1, doc="elk.pdf", page=40, bbox=None, kind="table", score=0.05,
+            section="5 Input blocks > 5.127 vqlss", text=row),
+        Hit(chunk_id=1342, doc_id=1, doc="elk.pdf", page=60, bbox=None, kind="text", score=0.03,
+            section="7 Routine/Function Prologues > 7.29 findngkmax (Source File: findngkmax.f90)",
+            text="nspnfv : number of first-variational spin components: 1 normal case, 2 for spin-spiral case "
+                 "(in,integer) vqcss : spin-spiral q-vector, not referenced if nspnfv=1 (in,integer)")], 1000)
+    question = "Which input variable holds the spin-spiral q-vector, in what coordinates is it given, and what is its default?"
+    assert select_sentences(question, blocks, embedder)[0].text == row
 
 
 def test_prose_with_numbers_after_commas_is_quotable():
@@ -1018,6 +1037,12 @@ def test_a_reference_entry_is_quoted_with_its_name(embedder):
     wrong = checker.check("hmlad (Source File: hmlad.f90): Calculates the APW-APW contribution to the Hamiltonian "
                           "matrix. [1]", quote=True)
     assert not wrong.supported
+    # an unnumbered heading is a page of an alphabetical list, named by its first entry, not the quote's
+    listed = pack_evidence([Hit(chunk_id=9 + i, doc_id=2, doc="Circuit_macros.pdf", page=78, bbox=None, kind="text",
+                                score=0.05, section=section, text=f"R=reversed polarity (Section 4.{i})")
+                            for i, section in enumerate(("19 List of macros > S s_ > se_", "19 List of macros > S s_"))],
+                           1000)
+    assert [b.entry for b in listed] == ["", ""]
     # a quote that names its entry already is not named twice
     named = pack_evidence([Hit(chunk_id=1, doc_id=1, doc="elk.pdf", page=97, bbox=None, kind="text", score=0.05,
                                section="7.94 hmlaa (Source File: hmlaa.f90)",
