@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import re
 
-# Abbreviations after which a full stop rarely ends the sentence (lower-cased, without the dot).
+# Abbreviations after which a full stop rarely ends the sentence (lower-cased, without the dot); a journal's
+# ("Phys. Rev. B 48, 11705": Elk's "We follow the convention of Sipe and Ghahramani in Phys." was a sentence).
 ABBREVIATIONS = frozenset(
     """fig figs eq eqs no nos sec secs sect ch chap chapt fn approx ca cf vs resp ref refs tab tbl vol pp p pg
     e.g i.e etc al min max typ nom incl excl dept esp st mr mrs dr prof jr sr inc ltd co corp
-    art para app appx ex opt def""".split()
+    art para app appx ex opt def phys rev lett proc appl""".split()
 )
 # "etc." and "e.g." often do end a sentence only before a capital that starts a new thought; keep
 # them as non-final only before a lower-case word or a number.
@@ -78,6 +79,8 @@ def is_abbreviation(before: str, after: str) -> bool:
     if not m:
         return False
     word = m.group(1)
+    if len(word) == 1 and word.isupper() and before[max(0, m.start() - 1):m.start()] in ("[", "("):
+        return True  # an initial opening a bracketed citation: "[D. Andrae in Relativistic ...]", "(J. Smith)"
     low = word.lower().rstrip(".")
     if low in _SOFT:
         return bool(after[:1].isdigit())

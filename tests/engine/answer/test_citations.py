@@ -161,6 +161,25 @@ def test_a_page_abbreviation_needs_a_number_after_it():
         "The answer is no.", "It is not."]
 
 
+def test_a_citation_of_a_paper_is_not_cut_at_its_abbreviations():
+    """Elk's "We follow the convention of Sipe and Ghahramani in Phys. Rev. B 48, 11705 (1993)" was quoted
+    as "We follow the convention of Sipe and Ghahramani in Phys.", and "A = 4.467 × 10−3Z2 + 2.163Z −1.168,
+    [D. Andrae in Relativistic ...]" as "... −1.168, [D.": a journal's abbreviations and an initial after a
+    bracket end no sentence; a capital letter ending a sentence still does."""
+    from mmrag_desktop.engine.sentence_split import split_sentences as split_shared
+
+    assert split_shared("We follow the convention of Sipe and Ghahramani in Phys. Rev. B 48, 11705 (1993); and "
+                        "Hughes and Sipe in Phys. Rev. Lett. 53, 10751 (1996). The parts are written.") == [
+        "We follow the convention of Sipe and Ghahramani in Phys. Rev. B 48, 11705 (1993); and Hughes and Sipe "
+        "in Phys. Rev. Lett. 53, 10751 (1996).", "The parts are written."]
+    assert split_shared("A is estimated using 2.163Z -1.168, [D. Andrae in Relativistic Theory 11, 203 (2002)], "
+                        "and r0 = 0.9071 (I. Angeli, Nuclear Data). Done.") == [
+        "A is estimated using 2.163Z -1.168, [D. Andrae in Relativistic Theory 11, 203 (2002)], and r0 = 0.9071 "
+        "(I. Angeli, Nuclear Data).", "Done."]
+    assert split_shared("Connect it to pin A. The next step is B. Done.") == [
+        "Connect it to pin A.", "The next step is B.", "Done."]
+
+
 def test_sentence_split_moves_leading_marker_back():
     assert split_sentences("It is 5 V. [1] It has 8 pins [2].") == ["It is 5 V. [1]", "It has 8 pins [2]."]
     res = check_citations("It is 5 V. [1] It has 8 pins.", VALID)
