@@ -51,7 +51,13 @@ def one_block(text: str, section: str = "", doc: str = "manual.pdf", page: int =
 
 def gputils_hit(chunk_id: int, page: int, section: str, text: str, score: float = 0.03) -> Hit:
     """A text hit of gputils' manual."""
-    return Hit(chunk_id=chunk_id, doc_id=1, doc="gputils.pdf", page=page, bbox=None, kind="text", score=score,
+    return manual_hit("gputils.pdf", chunk_id, page, section, text, score)
+
+
+def manual_hit(doc: str, chunk_id: int, page: int, section: str, text: str, score: float = 0.03,
+               kind: str = "text") -> Hit:
+    """A hit of the manual `doc`, without boxes."""
+    return Hit(chunk_id=chunk_id, doc_id=1, doc=doc, page=page, bbox=None, kind=kind, score=score,
                section=section, text=text)
 
 
@@ -255,12 +261,10 @@ def test_a_row_of_a_table_without_a_header_is_quoted(embedder):
     row = "vqlss | the q-vector of the spin-spiral state in lattice coordinates | real(3) | (0.0, 0.0, 0.0)"
     assert is_quotable(row)
     blocks = pack_evidence([
-        Hit(chunk_id=1253, doc_id=1, doc="elk.pdf", page=40, bbox=None, kind="table", score=0.05,
-            section="5 Input blocks > 5.127 vqlss", text=row),
-        Hit(chunk_id=1342, doc_id=1, doc="elk.pdf", page=60, bbox=None, kind="text", score=0.03,
-            section="7 Routine/Function Prologues > 7.29 findngkmax (Source File: findngkmax.f90)",
-            text="nspnfv : number of first-variational spin components: 1 normal case, 2 for spin-spiral case "
-                 "(in,integer) vqcss : spin-spiral q-vector, not referenced if nspnfv=1 (in,integer)")], 1000)
+        manual_hit("elk.pdf", 1253, 40, "5 Input blocks > 5.127 vqlss", row, 0.05, kind="table"),
+        manual_hit("elk.pdf", 1342, 60, "7 Routine/Function Prologues > 7.29 findngkmax (Source File: findngkmax.f90)",
+                   "nspnfv : number of first-variational spin components: 1 normal case, 2 for spin-spiral case "
+                   "(in,integer) vqcss : spin-spiral q-vector, not referenced if nspnfv=1 (in,integer)")], 1000)
     question = "Which input variable holds the spin-spiral q-vector, in what coordinates is it given, and what is its default?"
     assert select_sentences(question, blocks, embedder)[0].text == row
 
@@ -1006,16 +1010,15 @@ def test_a_question_about_when_a_thing_came_is_answered_by_its_release(embedder)
 
 
 ELK_ROUTINES = [
-    Hit(chunk_id=1499, doc_id=1, doc="elk.pdf", page=97, bbox=None, kind="text", score=0.05,
-        section="7 Routine/Function Prologues > 7.94 hmlaa (Source File: hmlaa.f90)",
-        text="ld : leading dimension of h (in,integer)\nh : Hamiltonian matrix (inout,complex(*))\nDESCRIPTION:\n"
-             "Calculates the APW-APW contribution to the Hamiltonian matrix.\nREVISION HISTORY:\nCreated October 2002 (JKD)"),
-    Hit(chunk_id=1555, doc_id=1, doc="elk.pdf", page=113, bbox=None, kind="text", score=0.04,
-        section="7 Routine/Function Prologues > 7.140 olpistl (Source File: olpistl.f90)",
-        text="DESCRIPTION:\nComputes the interstitial contribution to the overlap matrix for the APW basis functions."),
-    Hit(chunk_id=12, doc_id=1, doc="elk.pdf", page=13, bbox=None, kind="text", score=0.03,
-        section="3 Compiling and running Elk > 3.1 Introduction",
-        text="The Hamiltonian matrix is set up from the APW and local-orbital basis functions and diagonalised."),
+    manual_hit("elk.pdf", 1499, 97, "7 Routine/Function Prologues > 7.94 hmlaa (Source File: hmlaa.f90)",
+               "ld : leading dimension of h (in,integer)\nh : Hamiltonian matrix (inout,complex(*))\nDESCRIPTION:\n"
+               "Calculates the APW-APW contribution to the Hamiltonian matrix.\nREVISION HISTORY:\n"
+               "Created October 2002 (JKD)", 0.05),
+    manual_hit("elk.pdf", 1555, 113, "7 Routine/Function Prologues > 7.140 olpistl (Source File: olpistl.f90)",
+               "DESCRIPTION:\nComputes the interstitial contribution to the overlap matrix for the APW basis "
+               "functions.", 0.04),
+    manual_hit("elk.pdf", 12, 13, "3 Compiling and running Elk > 3.1 Introduction",
+               "The Hamiltonian matrix is set up from the APW and local-orbital basis functions and diagonalised."),
 ]
 
 
@@ -1441,20 +1444,18 @@ def test_a_name_written_with_its_sigil_is_quoted_with_its_entry(embedder):
     "What does $stacktrace do in a Verilated model, and why might its output not match my SystemVerilog
     functions?", the sentences saying "Verilated model" and "SystemVerilog" came first and the entry
     fifth, without its name. The name with its sigil is a term line, and the entry of the name asked."""
-    verilator = [Hit(chunk_id=400, doc_id=1, doc="verilator.pdf", page=67, bbox=None, kind="text", score=0.03,
-                     section="LANGUAGE EXTENSIONS",
-                     text="/*verilator tracing_on*/\nRe-enable waveform tracing for all future signals or instances that "
-                          "are declared.\n$stacktrace\nCalled as a task, print a stack trace. Called as a function, return "
-                          "a string with a stack trace. This relies on the C++ system trace, which may give less "
-                          "meaningful results if the model is not compiled with debug symbols."),
-                 Hit(chunk_id=204, doc_id=1, doc="verilator.pdf", page=34, bbox=None, kind="text", score=0.02,
-                     section="7.2 Coverage Analysis",
-                     text="Verilator supports adding code to the Verilated model to support SystemVerilog code "
-                          "coverage. With --coverage, Verilator enables all forms of coverage."),
-                 Hit(chunk_id=154, doc_id=1, doc="verilator.pdf", page=27, bbox=None, kind="text", score=0.01,
-                     section="6.2 Connecting to C++",
-                     text="When the simulation is complete call the model's final() method to execute any "
-                          "SystemVerilog final blocks, and complete any assertions.")]
+    verilator = [manual_hit("verilator.pdf", 400, 67, "LANGUAGE EXTENSIONS",
+                            "/*verilator tracing_on*/\nRe-enable waveform tracing for all future signals or "
+                            "instances that are declared.\n$stacktrace\nCalled as a task, print a stack trace. "
+                            "Called as a function, return a string with a stack trace. This relies on the C++ "
+                            "system trace, which may give less meaningful results if the model is not compiled "
+                            "with debug symbols.", 0.03),
+                 manual_hit("verilator.pdf", 204, 34, "7.2 Coverage Analysis",
+                            "Verilator supports adding code to the Verilated model to support SystemVerilog code "
+                            "coverage. With --coverage, Verilator enables all forms of coverage.", 0.02),
+                 manual_hit("verilator.pdf", 154, 27, "6.2 Connecting to C++",
+                            "When the simulation is complete call the model's final() method to execute any "
+                            "SystemVerilog final blocks, and complete any assertions.", 0.01)]
     question = ("What does $stacktrace do in a Verilated model, and why might its output not match my "
                 "SystemVerilog functions?")
     best = rank_candidates(question, pack_evidence(verilator, 1000), embedder)[0]
