@@ -220,9 +220,11 @@ _PHRASE_WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*")
 # unit?" (siunitx's tables; the rows of other options and units say the same words). Written as the table
 # writes it: "length" of "conductance per unit length" is no "LENGTH" row of ngspice's TXL parameters
 ROW_KEY_BONUS = 0.2
+# and so does a one-letter name the question gives: a capital alone before a word ("the G parameter"), not
+# "A" or "I"
+_LETTER_NAME = re.compile(r"(?<=\s)(?![AI]\b)[A-Z](?=\s+[a-z])")
 # a table's column names are a few words each ("Units/Type", "Default value", "Example of use")
 HEADER_CELL_WORDS = 4
-_LETTER_NAME = re.compile(r"(?<=\s)(?![AI]\b)[A-Z](?=\s+[a-z])")
 # a mail quoted in a FAQ ("> I'm not sure how or where to submit bug reports (documentation or > otherwise)
 # ..."): the asker's words, not the manual's answer; an interpreter's prompt opens code ("> x <- c(1, 2)")
 _MAIL_QUOTE = re.compile(r"^>[ \t]+[A-Za-z][a-z'\u2019]*[ \t]+[a-z]")
@@ -1010,7 +1012,8 @@ def _choose(ranked: Sequence[Candidate], max_sentences: int, max_words: int) -> 
 
 def _in_reading_order(chosen: list[Candidate], blocks: Sequence[EvidenceBlock]) -> list[Candidate]:
     """`chosen` grouped by block (the block of the best sentence first), each block's sentences
-    as `select_sentences` says; a change log's release or a reference entry's name named once per block."""
+    as `select_sentences` says; a change log's release or a reference entry's name said once, before the
+    first quote under it (not when a quote before it names the entry)."""
     first = {}  # block id -> the place of its best sentence among those chosen
     for n, c in enumerate(chosen):
         first.setdefault(c.block_id, n)

@@ -54,8 +54,9 @@ _UNIT_WORDS = {w: u for u, w in _UNITS.items()} | {"ampere": "a", "ohms": "ohm",
 _QUANTITY_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?([A-Za-z\u00b5\u03a9\u03c9]+)\b")
 # a part number: a family's letters, then a model number that has a letter after its first digits
 # ("PIC16F1829LIN", "PIC18F452"; not "ATmega328P", "ESP32")
-_SIGIL_NAME = re.compile(r"(?<![\w$])\$[A-Za-z_]\w{2,}")
 _PART_RE = re.compile(r"([A-Za-z]{2,6})(\d+[A-Za-z]\w{2,})")
+# a name written with its sigil ("$stacktrace", "$HOME"); not an amount ("$100")
+_SIGIL_NAME = re.compile(r"(?<![\w$])\$[A-Za-z_]\w{2,}")
 _FIG_REF_RE = re.compile(r"\b(fig(?:ure)?s?\.?|tables?|tab\.)\s*([0-9]+(?:[.\-\u2013][0-9]+)*)", re.I)
 
 
