@@ -80,6 +80,9 @@ SHORT_HIT_WORDS = 12
 # a chunk's last sentence cut by the chunk's end is completed from the next chunk when it ends within
 # this many of its lines (Searcher._sentence_end)
 TAIL_LINES = 4
+# ... through at most this many lines set apart inside the sentence (a formula, a line of code)
+DISPLAY_LINES = 2
+DISPLAY_INDENT = 15.0  # points: how far right of the text's left edge a line set apart starts
 # a sentence that draws the consequence of the one before it: an answer's hit whose matched sentence
 # ends its chunk brings the chunk that goes on with such a sentence ("... not possible on UPDI locked
 # devices." / "Therefore, ... you have to provide -F to override this check.", AVRDUDE's manual)
@@ -182,6 +185,22 @@ def _lead_text(lead: list[dict]) -> list[str]:
         spans = sentence_spans(first)
         first = first[spans[-1][0]:] if spans else first
     return [first, *(ln["t"] for ln in lead[1:])]
+
+
+def _goes_on_after(lines: list[dict], i: int) -> int | None:
+    """The index of the line after `lines[i]` (and at most DISPLAY_LINES - 1 more lines set apart) where the
+    sentence before them goes on in lower case, or None: a display line (a formula, a line of code) that
+    ends no sentence interrupts it ("It can be redefined temporarily ..., by enclosing the above line in
+    the pair" / "pushdef(`elen_',dimen_) resistor. . . popdef(`elen_')" / "with the result shown ...")."""
+    for k in range(i + 1, min(i + 1 + DISPLAY_LINES, len(lines))):
+        if any(ends_sentence(ln["t"]) for ln in lines[i:k]):
+            return None
+        # the sentence goes on in lower case on a line the ones set apart are indented from (a term at the
+        # margin, a definition list's, is no formula inside a sentence; a fraction's "x" under it is the formula's)
+        if (lines[k]["t"][:1].islower() and lines[k].get("s")
+                and all(ln["b"][0] >= lines[k]["b"][0] + DISPLAY_INDENT for ln in lines[i:k])):
+            return k
+    return None
 
 
 def _tail_text(tail: list[dict]) -> list[str]:
@@ -796,10 +815,20 @@ class Searcher:
         else:
             return []
         end: list[dict] = []
-        for ln in rest[:TAIL_LINES]:  # up to the line that ends the sentence
+        i = 0
+        while i < len(rest) and len(end) < TAIL_LINES:  # up to the line that ends the sentence
+            ln = rest[i]
             if sentence not in (ln.get("s") or []):
-                return []  # its segment ends with no full stop: code ("set xtics format ..."), a heading
+                # a formula or a line of code set apart inside the sentence, which goes on in lower case after
+                # it ("The recurrence relation" / "j(l+1)(x) = ..." / "is used either downwards for x < 2 lmax ...")
+                k = _goes_on_after(rest, i)
+                if k is None:
+                    return []  # its segment ends with no full stop: code ("set xtics format ..."), a heading
+                end.extend(rest[i:k])
+                sentence, i = min(rest[k]["s"]), k
+                continue
             end.append(ln)
+            i += 1
             text = "\n".join(e["t"] for e in end)
             if text.rstrip()[-1:] in ".!?" or len(sentence_spans(text)) > 1:
                 break

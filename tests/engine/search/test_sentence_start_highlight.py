@@ -258,3 +258,29 @@ def test_a_chunk_that_ends_on_an_abbreviation_goes_on_in_the_next():
         assert ends_sentence(whole)
     assert ends_sentence("Resistors, capacitors, etc.", "The next") and not ends_sentence("(e.g.", "3.4.4")
     assert not _just_above(line("The pins are listed below.", 248), below)
+
+
+def test_a_sentence_goes_on_after_a_formula_or_a_line_of_code_set_apart():
+    """Elk's sbesseli: "... lmax. The recurrence relation" ended a chunk; the next held the formula on a line
+    of its own (a segment of its own), then "x" / "is used either downwards for x < 2 lmax or upwards for
+    x ≥2 lmax.": the tail stopped at the formula and "When is downward recurrence used?" was never answered.
+    At most DISPLAY_LINES such lines, then a line that goes on in lower case."""
+    from mmrag_desktop.engine.search.searcher import DISPLAY_LINES, _goes_on_after
+
+    def line(text, *segments, left=72):
+        return {"t": text, "p": 148, "b": [left, 300, 504, 311], "s": list(segments)}
+
+    bessel = [line("˜jl+1(x) = 2l + 1 ˜jl(x) + ˜jl−1(x)", 2, left=214), line("x", 3, left=274),
+              line("is used either downwards for x < 2 lmax or upwards for x ≥2 lmax. The starting values are", 3, 4)]
+    assert _goes_on_after(bessel, 0) == 2  # the fraction's "x" under the formula is set apart too
+    code = [line("pushdef(‘elen_’,dimen_) resistor. . . popdef(‘elen_’)", 1, left=126),
+            line("with the result shown in the middle row of the figure.", 2)]
+    assert _goes_on_after(code, 0) == 1
+    # a term at the margin is a definition list's ("\addBodeZPKPlots" / "Generates the appropriate ..."), no
+    # formula inside the sentence above it
+    assert _goes_on_after([line("\\addBodeZPKPlots", 1), line("generates the parametric functions.", 2)], 0) is None
+    heading = [line("2.3 Options", 1, left=200), line("The options are listed below.", 2)]
+    assert _goes_on_after(heading, 0) is None
+    assert _goes_on_after([line("x = 1;", 1, left=200), line("then y is set.", 2)], 0) is None  # it ends a sentence
+    many = [line(f"F{i}(x) = {i}", 1 + i, left=200) for i in range(DISPLAY_LINES + 1)] + [line("is used below.", 9)]
+    assert _goes_on_after(many, 0) is None  # more lines set apart than a formula takes
