@@ -110,9 +110,15 @@ def _similarity(question: str, hits: Sequence[Hit], embedder) -> float | None:
     return float(max(sims))
 
 
+def _plain(hits: Sequence[Hit]) -> list[Hit]:
+    """The hits the query found, not those group enrichment joined to them (a figure's caption, a
+    referencing paragraph: `Hit.enriched`); all of them when there are no others."""
+    return [h for h in hits if not h.enriched] or list(hits)
+
+
 def features(question: str, hits: Sequence[Hit], embedder=None) -> dict[str, float]:
     """The raw features for `question` and its ranked `hits` (see module docstring)."""
-    plain = [h for h in hits if not h.enriched] or list(hits)
+    plain = _plain(hits)
     first = plain[:TOP_N]
     # and the passages of their pages among the next hits: a figure that stands for the text its page
     # was found by (search's region preference) is followed by that text, which the question's words
@@ -194,8 +200,7 @@ def states_the_numbers(question: str, hits: Sequence[Hit]) -> bool:
     wanted = set(_NUMBER.findall(question))
     if not wanted or all(len(n) == 1 for n in wanted):
         return False
-    plain = [h for h in hits if not h.enriched] or list(hits)
-    return any(wanted <= set(_NUMBER.findall(h.text)) for h in plain[:NUMBERS_HITS])
+    return any(wanted <= set(_NUMBER.findall(h.text)) for h in _plain(hits)[:NUMBERS_HITS])
 
 
 def unknown_words(question: str, term_df: Callable[[list[str]], dict[str, int]]) -> list[str]:

@@ -218,9 +218,10 @@ class EvidenceBlock:
         or a dash and a description after it; "" otherwise. The entry's description ("Calculates the
         APW-APW contribution to the Hamiltonian matrix.") does not name it."""
         last = self.hit.section.rsplit(" > ", 1)[-1].strip()
-        if not _ENTRY_NUMBER.match(last):  # an unnumbered heading: a page of an alphabetical list, named by
-            return ""  # its first entry (Circuit_macros' "19 List of macros > S s_ > se_")
-        head = _SECTION_NUMBER.sub("", last)
+        number = _ENTRY_NUMBER.match(last)
+        if not number:  # an unnumbered heading: a page of an alphabetical list, named by its first entry
+            return ""  # (Circuit_macros' "19 List of macros > S s_ > se_")
+        head = last[number.end():]
         m = _ENTRY_HEADING.match(head)
         return head if m and not self.in_changelog and _code_like(m.group(1)) else ""
 

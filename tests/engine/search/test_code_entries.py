@@ -107,9 +107,6 @@ TASKS = [
 ]
 
 
-_SIGIL_NAME = query_module._SIGIL_NAME
-
-
 def test_a_name_written_with_its_sigil_is_matched_exactly(library, tmp_path, monkeypatch):
     """Verilator's "What does $stacktrace do in a Verilated model, and why might its output not match my
     SystemVerilog functions?": the tokenizer drops the "$", "stacktrace" was one keyword among seven, and
@@ -129,8 +126,9 @@ def test_a_name_written_with_its_sigil_is_matched_exactly(library, tmp_path, mon
     # a name in more than 2% of the chunks is no rare name (searcher.EXACT_MAX_SHARE): of a manual of
     # two chunks, one is half
     monkeypatch.setattr(searcher, "EXACT_MAX_SHARE", 0.5)
+    sigil_name = query_module._SIGIL_NAME
     monkeypatch.setattr(query_module, "_SIGIL_NAME", re.compile(r"(?!)"))
     assert "$stacktrace" not in library.search(question, k=3)[0].text  # without the rule
-    monkeypatch.setattr(query_module, "_SIGIL_NAME", _SIGIL_NAME)
+    monkeypatch.setattr(query_module, "_SIGIL_NAME", sigil_name)
     hit = library.search(question, k=3)[0]
     assert hit.page == 2 and "$stacktrace" in hit.text
