@@ -13,6 +13,7 @@ MIN_FIGURE_SIDE = 40.0  # pt: smaller images are icons, bullets, rules
 MERGE_GAP = 12.0  # pt: (a)/(b) sub-figures this close form one figure
 MAX_TEXT_RATIO = 0.22  # word area / box area above this = table grid or framed text
 LABEL_PAD = 14.0  # pt: axis labels and titles sit this close to the drawing
+TABLE_RULE_PAD = 12.0  # pt: a table's rules run this far above and below its cells' text at most
 CROP_DPI = 110
 CROP_MAX_SIDE = 1000
 
@@ -60,7 +61,7 @@ def vector_regions(
         area = w * h
         if (w < MIN_FIGURE_SIDE and h < MIN_FIGURE_SIDE) or min(w, h) < 10 or area > 0.8 * page_area:
             continue
-        if any(_overlap_area(b, e) > 0.5 * area for e in exclude):
+        if any(_overlap_area(b, e) > 0.5 * area or _frames(b, e) for e in exclude):
             continue
         text_area = 0.0
         for wd in words:
@@ -70,6 +71,18 @@ def vector_regions(
             continue
         out.append(b)
     return merge_close(out, 3.0)
+
+
+def _frames(drawing: BBox, table: BBox) -> bool:
+    """True when `drawing` is the grid of `table` (its cells' text box): the table lies inside it and it
+    spans the table's rows and no more, however much wider the rules run than the text of the cells
+    (a ruled table set across the text width with two short columns, the Smooth Mach Dynamics guide's
+    "parameter | meaning" tables: the grid was a figure that took the line under it, "Note that a
+    typical value is n = 7 ...", for a label). A figure that holds a small table is taller than it."""
+    t_area = (table[2] - table[0]) * (table[3] - table[1])
+    if t_area <= 0 or _overlap_area(drawing, table) < 0.8 * t_area:
+        return False
+    return drawing[3] - drawing[1] <= 1.25 * (table[3] - table[1]) + TABLE_RULE_PAD
 
 
 def pad_with_labels(box: BBox, lines: list[Line]) -> BBox:

@@ -743,3 +743,36 @@ def test_a_sentence_with_a_long_path_in_typewriter_type_is_prose(tmp_path):
     (parsed,) = parse(tmp_path / "mixed.pdf")
     assert any(b.kind == "text" and "program-" in b.text and "mer." in b.text for b in parsed.blocks), \
         [(b.kind, b.text) for b in parsed.blocks]
+
+
+def test_the_grid_of_a_ruled_table_wider_than_its_text_is_no_figure(tmp_path):
+    """The Smooth Mach Dynamics guide sets "parameter | meaning" tables across the text width with
+    two short columns, the verticals of each row drawn apart: the table's box is its cells' text,
+    the grid ran 300 pt further right, was taken for a vector figure, and the line under it, "Note
+    that a typical value is n = 7 ...", became that figure's label (never quoted, never a sentence)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 100), "Pressure is computed from the bulk modulus. This keyword must be followed by 1 number:",
+                     fontsize=10, fontname="helv")
+    x0, x1, split, top, row_h = 72.0, 523.0, 150.0, 112.0, 16.0
+    rows = [("parameter", "meaning"), ("n", "Tait exponent n"), ("K", "bulk modulus")]
+    for y in (top, top + row_h, top + len(rows) * row_h):  # rules: top, under the header, bottom
+        page.draw_line((x0, y), (x1, y), width=0.4)
+    for r in range(len(rows)):  # as LaTeX draws them: each row's verticals apart
+        for x in (x0 + 0.2, split, x1 - 0.2):
+            page.draw_line((x, top + r * row_h + 0.2), (x, top + (r + 1) * row_h), width=0.4)
+    for r, (name, meaning) in enumerate(rows):
+        page.insert_text((x0 + 4, top + r * row_h + 12), name, fontsize=10, fontname="helv")
+        page.insert_text((split + 4, top + r * row_h + 12), meaning, fontsize=10, fontname="helv")
+    note = "Note that a typical value is n = 7 for hydraulic simulations of water."
+    page.insert_text((72, top + len(rows) * row_h + 11), note, fontsize=10, fontname="helv")
+    doc.save(tmp_path / "grid.pdf")
+    doc.close()
+    (parsed,) = parse(tmp_path / "grid.pdf")
+    kinds = [b.kind for b in parsed.blocks]
+    assert "figure" not in kinds and kinds.count("table") == 1
+    assert note in [ln.text for b in parsed.blocks if b.kind == "text" for ln in b.lines]
+    table = next(b for b in parsed.blocks if b.kind == "table").table
+    assert [c.text for c in table.rows()[1]] == ["n", "Tait exponent n"]
