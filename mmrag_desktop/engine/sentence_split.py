@@ -8,7 +8,8 @@ a sentence after an abbreviation that is usually followed by more of the same se
 capitalised word: "... a planar path p. As illustrated ...") or inside a number ("3.3 V"). A single
 capital is not taken for an initial: in manuals it is a unit or a name ("5 V.", "part A."). With `newlines=True` every line break is a boundary
 too (evidence text whose lines are list items, table rows or headings), unless a lower-case word
-follows it (a wrapped line) and no full stop ends the line, and so is a bullet; the end of a line that starts with a prompt ("> ",
+follows it (a wrapped line) and no full stop ends the line, or a line that ends with a value ("Default: 0.1")
+is followed by one that opens with a name in code ("timing/dslope=..."), and so is a bullet; the end of a line that starts with a prompt ("> ",
 "$ ") is one before a name in code too ("install.packages can install ..."), and so are both ends of a
 reference entry's header line ("telnet_port [number] [Config Command]") and of a declaration's ("real[]
 cubicroots(real a, real b, real c, real d);"), and the end of a heading of
@@ -67,6 +68,17 @@ DEFINITION_LINE = re.compile(
 DECLARATION_LINE = re.compile(r"^(?:(?:static|const|unsigned|signed|struct|extern|inline|explicit)[ \t]+)*"
                               r"[A-Za-z_][\w:<>]*(?:\[\])*\**[ \t]+\**[A-Za-z_][\w.:]*\((?:[^()\n]|\([^()\n]*\))*\)"
                               r"[ \t]*;?[ \t]*$", re.M)
+# a line that ends with a value ("Default: 0.1", "... 2.6H5.2l") before a line that opens with a name in code
+# ("timing/dslope=<0.0 - 1.0> Setting Sets slope for data transitions."): the rows of a list of settings
+_VALUE_END = r"(?:\d|\b[Dd]efault:?[ \t]+\S+)[ \t]*$"
+_CODE_OPENS = r"[ \t]*[a-z][\w.-]*[/=_(]"
+_LINE_END_VALUE = re.compile(_VALUE_END + r"(?=\n" + _CODE_OPENS + ")", re.M)
+
+
+def ends_a_row(line: str, following: str) -> bool:
+    """True when `line` ends with a value and `following` opens with a name in code: rows of a list of
+    settings ("... Default: 0.1" / "timing/dslope=<0.0 - 1.0> Setting ..."), never one wrapped line."""
+    return re.search(_VALUE_END, line) is not None and re.match(_CODE_OPENS, following) is not None
 # a prompt's line before a line that opens with a name in code ("install.packages can ..."): prose
 # in lower case after it continues the sentence ("> ev <- eigen(Sm)" + "will assign this list to ev.")
 _PROMPT_LINE = re.compile(_PROMPT_MARK + r"[ \t]+\S.*$(?=\n[a-z]\w*[._(])", re.M)
@@ -122,6 +134,7 @@ def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) 
     if newlines:  # a line break before a lower-case word is a wrapped line, not a boundary
         cuts.extend(m.start() for m in re.finditer(r"\n+(?![a-z])", text))
         cuts.extend(m.end() for m in _PROMPT_LINE.finditer(text))
+        cuts.extend(m.end() for m in _LINE_END_VALUE.finditer(text))
         cuts.extend(m.start() for m in _BULLET.finditer(text))
         # a full stop that ends a line ends the sentence before a name in lower case too ("Same as
         # sformat metacomment." / "split_var [-module ...]"), unless it ends an abbreviation ("e.g.",

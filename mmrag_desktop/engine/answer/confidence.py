@@ -270,7 +270,10 @@ def absent_names(question: str, hits: Sequence[Hit]) -> list[str]:
     from ..search.query import entry_codes, plan_query
     from .key_terms import TermIndex, missing_terms, terms
 
-    names = [t for t in terms(question) if t.kind == "name"]
+    # a quoted letter ("the 'O' character", "the 'x' option") names nothing a page must repeat: a chunk of
+    # its section may never write it alone (tikz-timing's "Please note that the width of the first argument
+    # is ignored ..." under "4.3 Overlays", the 'O' named three paragraphs above)
+    names = [t for t in terms(question) if t.kind == "name" and len(t.norm) > 1]
     # and its codes and model numbers ("the Tormach 1100", "error 118"; no quantities)
     codes = entry_codes(plan_query(question))
     if not (names or codes) or not hits:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ..elements import BBox
 from ..hits import Hit
 from ..search.query import OPTION
-from ..sentence_split import DEFINITION_LINE, PROMPT, ends_sentence
+from ..sentence_split import DEFINITION_LINE, PROMPT, ends_a_row, ends_sentence
 from .events import Citation
 
 TokenCounter = Callable[[str], int]
@@ -128,7 +128,8 @@ def unwrap_lines(text: str) -> str:
     above it, nor a list item (a numbered one after an item) or a synopsis's option ("[-w bin_width]
     # ...") one of the item above it, nor an option's entry ("--crosshair-color <string>") or a
     setting's name alone ("Print.TexWidthInMm") one of the description above it, nor a line opening
-    in a capital one of a list item whose last word can end it. A web address broken after "://" is joined without a space, and so is one broken at
+    in a capital one of a list item whose last word can end it, nor a setting's row one of the row
+    above it that ends with its default ("... Default: 0.1" / "timing/dslope=..."). A web address broken after "://" is joined without a space, and so is one broken at
     a dot or a slash ("https://tiswww.case." / "edu/php/...") and a line that is a single punctuation
     mark ("programmer" / ".")."""
     lines = [" ".join(line.split()) for line in text.splitlines()]
@@ -156,6 +157,7 @@ def unwrap_lines(text: str) -> str:
                        and not _FIELD_LINE.match(line) and not _FOOTNOTE_LINE.match(line)
                        and not _OPTION_LINE.match(line) and not _OPTION_ENTRY_LINE.match(line)
                        and not _NAME_ENTRY_LINE.match(line)
+                       and not ends_a_row(prev, line)
                        and not _BULLET_ITEM.match(line)
                        and not (_NUMBERED_ITEM.match(line) and (_NUMBERED_ITEM.match(prev) or _BULLET_ITEM.match(prev)))
                        and not (_BULLET_ITEM.match(prev) and line[:1].isupper() and not _GOES_ON.search(prev)))

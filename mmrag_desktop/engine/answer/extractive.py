@@ -184,16 +184,23 @@ _ENTRY_START = re.compile(r"(-{1,2}[A-Za-z][\w-]*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)
 SHORT_ENTRY = 10  # an entry's description shorter than this many words is quoted with the sentence after it
 PAIR_WORDS = 60  # a sentence and the next one it needs, quoted together, stay this short
 # a sentence that says how to do what the sentence before it describes, quoted with it
-_HOW_IT_IS_DONE = re.compile(r"(?:to (?:do|achieve|accomplish) (?:so|this|that)|for (?:this|that)(?: purpose)?)\b,?\s",
-                             re.I)
+# (or how a problem it describes is solved: "The problem is caused by the presence of finite rotations in the
+# stress rate." + "As a solution, we adopt the approach ...", the Smooth Mach Dynamics guide)
+_HOW_IT_IS_DONE = re.compile(r"(?:to (?:do|achieve|accomplish) (?:so|this|that)|for (?:this|that)(?: purpose)?|"
+                             r"as a (?:solution|remedy)|to (?:solve|overcome|avoid|remedy|circumvent) (?:this|that|it|the problem))"
+                             r"\b,?\s", re.I)
 LEAD_IN_PENALTY = 0.2
 OPPOSITE_PENALTY = 0.1  # as search's highlight (search/highlight.py ANTONYM_PENALTY)
 # a manual's copyright or licence notice ("PARI/GP is Copyright (c) 2000-2022 The PARI Group PARI/GP is free
 # software; you can redistribute it ...") repeats the product's name and answers no question but its own
 BOILERPLATE_PENALTY = 0.4  # 0.2 still quoted it third of four for "What is the default install prefix of PARI/GP?"
 _BOILERPLATE = re.compile(r"\bcopyright\b|\ball rights reserved\b|\bfree software\b|\bpermission is granted\b|"
-                          r"\bgeneral public licen[cs]e\b|\bfree documentation licen[cs]e\b|\bwithout any warranty\b", re.I)
-_ASKS_LICENCE = re.compile(r"licen[cs]|copyright|permission|redistribut|warrant|\bgpl\b|\bgfdl\b", re.I)
+                          r"\bgeneral public licen[cs]e\b|\bfree documentation licen[cs]e\b|\bwithout any warranty\b|"
+                          r"\backnowledge?ments? go to\b|\bwe (?:would like to )?thank\b", re.I)
+# (and its acknowledgements: "Acknowledgements go to Prof. Dr. ... at the Fraunhofer Ernst-Mach Institute for
+# High-Speed Dynamics, who provided the resources ... for developing SMOOTH MACH DYNAMICS.")
+_ASKS_LICENCE = re.compile(r"licen[cs]|copyright|permission|redistribut|warrant|\bgpl\b|\bgfdl\b|acknowledg|\bthank|"
+                           r"\bfund", re.I)
 # a release history's entry ("• Add IMPORTSTAR warning on import::* inside $unit scope.", Verilator's
 # manual is half change log) says when a thing came, not what it is: it answers questions about versions
 CHANGELOG_PENALTY = 0.15
@@ -341,6 +348,8 @@ def is_term_line(line: str) -> bool:
     if len(words) <= DECLARATION_WORDS and DECLARATION_LINE.match(" ".join(words)):
         return True
     if not 0 < len(words) <= 3 or line.rstrip()[-1:] in ".!?:;,":
+        return False
+    if _ITS_DEFAULT.match(line):  # "Default: 0.1" ends the row above it ("timing/lslope=... Default: 0.1")
         return False
     if len(words) > 1 and all(w.isalpha() and w.isupper() for w in words):
         return False  # a heading in capitals ("LOSSY TRANSMISSION LINES", a running header) names no entry
@@ -699,6 +708,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score += howto_bonus
         if exact and _only_bounds(c.text, exact):
             c.score -= BOUND_PENALTY
+        paired = False
         if asked and _carries(c.text, asked):
             c.score += value_bonus
         elif (asked and c.following and _carries(c.following, asked) and not _OPTION_ENTRY.match(c.following)
@@ -706,8 +716,10 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             # "XMU=x sets the damping factor." + "The default value is XMU=0.5.": quote both
             c.text = f"{c.text} {c.following}"
             c.score += value_bonus / 2
-        elif (c.following and _HOW_IT_IS_DONE.match(c.following)
-              and len(c.text.split()) + len(c.following.split()) <= PAIR_WORDS):
+            paired = True
+        if (not paired and c.following and _HOW_IT_IS_DONE.match(c.following)
+                and len(c.text.split()) + len(c.following.split()) <= PAIR_WORDS):
+            # (whatever number the sentence carries: "(2.19) The problem is caused by ...")
             # "... you can still get an idea of what the structure is ..." + "To do so, you must set the
             # EXTRACT_ALL tag in the configuration file to YES.": the way is in the sentence after
             c.text, c.following = f"{c.text} {c.following}", ""

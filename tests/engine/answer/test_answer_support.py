@@ -1903,3 +1903,69 @@ def test_the_sentence_that_says_how_is_quoted_with_the_one_before(embedder):
     texts = [c.text for c in rank_candidates("How can I see the structure of an undocumented project?", block, embedder)]
     assert texts[0].endswith("would look like. To do so, you must set the EXTRACT_ALL tag in the configuration file "
                              "to YES."), texts
+
+
+def test_a_setting_s_row_ends_with_its_default(embedder):
+    """tikz-timing's list of slope settings ("timing/lslope=<0.0 - 1.0> Setting Sets slope for logic
+    transitions only. Default: 0.1" / "timing/dslope=..."): the line under a row that ends with its
+    default was read as a wrapped line, and "Default: 0.1" then as the term line of dslope's row; the
+    answer quoted "Default: 0.1 timing/dslope=... Sets slope for data transitions." and, overlapping it,
+    "Default: 0.1 timing/dslope=... Default: 0.2 timing/zslope=...". Each row is a line and a sentence of
+    its own with its default; a wrapped sentence that breaks after a number goes on."""
+    from mmrag_desktop.engine.answer.evidence import unwrap_lines
+
+    rows = ("TikZ Key Type Description\n"
+            "timing/lslope=\u27e80.0 \u2013 1.0\u27e9 Setting Sets slope for logic transitions only. Default: 0.1\n"
+            "timing/dslope=\u27e80.0 \u2013 1.0\u27e9 Setting Sets slope for data transitions. Default: 0.2\n"
+            "timing/zslope=\u27e80.0 \u2013 1.0\u27e9 Setting Sets slope for Z transitions. Default: 0.05")
+    assert unwrap_lines(rows).split("\n") == rows.split("\n")
+    sentences = split_plain(rows, newlines=True)
+    assert sentences[1:3] == ["Default: 0.1", "timing/dslope=\u27e80.0 \u2013 1.0\u27e9 Setting Sets slope for data transitions."]
+    assert unwrap_lines("the maximum number of rows is raised to 12\nwhen the table is wider than the page.") == \
+        "the maximum number of rows is raised to 12 when the table is wider than the page."
+    slopes = pack_evidence([manual_hit("tikz-timing.pdf", 126, 30, "3 TikZ Keys > Slopes", rows)], 1000)
+    chosen = select_sentences("What is the default slope for data transitions in tikz-timing?", slopes, embedder,
+                              max_sentences=4)
+    texts = [c.text for c in chosen]
+    assert "timing/dslope=\u27e80.0 \u2013 1.0\u27e9 Setting Sets slope for data transitions. Default: 0.2" in texts, texts
+    assert not any(t.startswith("Default:") for t in texts), texts
+
+
+def test_a_quoted_letter_is_no_name_the_pages_must_repeat():
+    """"Does the width of the background characters inside an 'O' overlay count towards the total width
+    of the timing line?": the answering chunk of tikz-timing's "4.3 Overlays" never writes the O alone
+    (the section's first paragraph does), and "not covered" was said for a name no hit mentions."""
+    from mmrag_desktop.engine.answer.confidence import absent_names
+
+    overlays = [manual_hit("tikz-timing.pdf", 149, 37, "4 Libraries > 4.3 Overlays",
+                           "Please note that the width of the first argument is ignored and does not count to the "
+                           "total width of the diagram line.")]
+    question = "Does the width of the background characters inside an 'O' overlay count towards the total width?"
+    assert absent_names(question, overlays) == []
+    assert absent_names(question.replace("'O'", "'OV'"), overlays) == ["OV"]
+
+
+def test_the_sentence_that_says_how_a_problem_is_solved_is_quoted_with_the_problem(embedder):
+    """The Smooth Mach Dynamics guide: "How does Smooth Mach Dynamics deal with the non-objectivity of
+    time-integrating the Cauchy stress rate?" quoted "(2.19) The problem is caused by the presence of
+    finite rotations in the stress rate." without "As a solution, we adopt ...": a sentence that carries
+    a number (the equation's) was never paired with the one that says how; and its acknowledgements
+    ("... Institute for High-Speed Dynamics, who provided the resources ...") came first."""
+    from mmrag_desktop.engine.answer.evidence import pack_evidence
+
+    thanks = ("Acknowledgements go to Prof. Dr. Stefan Hiermaier at the Fraunhofer Ernst-Mach Institute for High-Speed "
+              "Dynamics, who provided the resources and motivation for developing SMOOTH MACH DYNAMICS.")
+    method = ("However, the time integration of the stress rate is plagued by the problem of non-objectivity, which "
+              "can be summarised by the following inequality:\n(2.19)\nThe problem is caused by the presence of finite "
+              "rotations in the stress rate. As a solution, we adopt the approach detailed in [24] and "
+              "time-integrate an unrotated stress rate, which is obtained by subtracting the rotation components of "
+              "the current deformation state.")
+    blocks = pack_evidence([manual_hit("MACHDYN_LAMMPS_userguide.pdf", 257, 1, "Smooth Mach Dynamics", thanks, 0.04),
+                            manual_hit("MACHDYN_LAMMPS_userguide.pdf", 316, 8, "2.3.2 Constitutive models and time "
+                                       "integration of the stress rate", method)], 1000)
+    question = "How does Smooth Mach Dynamics deal with the non-objectivity of time-integrating the Cauchy stress rate?"
+    texts = [c.text for c in rank_candidates(question, blocks, embedder)]
+    solved = next(t for t in texts if "finite rotations" in t)
+    assert solved.endswith("subtracting the rotation components of the current deformation state."), texts
+    assert texts.index(solved) < texts.index(thanks), texts
+    assert rank_candidates("Who do the authors acknowledge for Smooth Mach Dynamics?", blocks, embedder)[0].text == thanks
