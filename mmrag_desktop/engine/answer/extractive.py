@@ -227,6 +227,8 @@ _PHRASE_WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*")
 # unit?" (siunitx's tables; the rows of other options and units say the same words). Written as the table
 # writes it: "length" of "conductance per unit length" is no "LENGTH" row of ngspice's TXL parameters
 ROW_KEY_BONUS = 0.2
+# a sibling row that brings this many of the question's words no sentence chosen has answers another part of it
+ASKED_ROW_TERMS = 2
 # and so does a one-letter name the question gives: a capital alone before a word ("the G parameter"), not
 # "A" or "I"
 _LETTER_NAME = re.compile(r"(?<=\s)(?![AI]\b)[A-Z](?=\s+[a-z])")
@@ -581,14 +583,15 @@ def _row_keys(text: str) -> tuple[str, ...]:
     return tuple(k.strip().lower() for k, _ in row_cells(text))
 
 
-def near_duplicate(sentence: str, other: str) -> bool:
+def near_duplicate(sentence: str, other: str, *, columns: bool = True) -> bool:
     """True when `sentence` says nothing `other` does not: most of the content words of the shorter
     are in the longer, and `sentence` carries no number or name that `other` lacks (a table row
     "Threads: 8 | CPU time [s]: 32.4" is not a duplicate of a sentence about threads and CPU time).
     Two rows with the same columns ("Name: R | ... | Default: 0.0", "Name: G | ...") are
-    duplicates: the best row answers, its siblings only differ in their values."""
+    duplicates: the best row answers, its siblings only differ in their values (`columns=False`: not
+    for that alone)."""
     keys = _row_keys(sentence)
-    if keys and keys == _row_keys(other):
+    if columns and keys and keys == _row_keys(other):
         return True
     if _overlap(set(content_terms(sentence)), set(content_terms(other))) <= 0.7:
         return False
@@ -989,22 +992,32 @@ def select_sentences(
     answers as it gained on the asked lists (bench/README.md, session 33)."""
     if ranked is None:
         ranked = rank_candidates(question, blocks, embedder)
-    chosen = _choose(ranked, max_sentences, max_words)
+    chosen = _choose(ranked, max_sentences, max_words, set(content_terms(question)))
     if include is not None and not any(o is include or _inside(include, o) or near_duplicate(include.text, o.text)
                                        for o in chosen):
         chosen = [c for c in chosen if not _inside(c, include)] + [include]
     return _in_reading_order(chosen, blocks)
 
 
-def _choose(ranked: Sequence[Candidate], max_sentences: int, max_words: int) -> list[Candidate]:
-    """The best `max_sentences` of `ranked` within `max_words`, near-duplicates skipped (in rank order)."""
+def _choose(ranked: Sequence[Candidate], max_sentences: int, max_words: int,
+            asked: set[str] = frozenset()) -> list[Candidate]:  # type: ignore[assignment]
+    """The best `max_sentences` of `ranked` within `max_words`, near-duplicates skipped (in rank order);
+    `asked`, the question's content terms: a table row with the columns of a row chosen is no duplicate
+    when it brings ASKED_ROW_TERMS of them that no sentence chosen has ("Which timing character draws a
+    zero-width glitch, and which one represents a metastable condition?": "Character: G | Description:
+    Glitch (zero width)", then "Character: M | Description: Metastable Condition")."""
     chosen: list[Candidate] = []
     words = 0
     for c in ranked:
         # a sentence stating what is asked is never a repetition of one that only names it: "The default
         # radix is hexadecimal." after "RADIX <symbol> Selects the default radix from "oct" ... or "hex" ..."
-        if any((near_duplicate(c.text, o.text) and not (c.states and not o.states)) or _inside(c, o) for o in chosen):
-            continue
+        dups = [o for o in chosen if (near_duplicate(c.text, o.text) and not (c.states and not o.states)) or _inside(c, o)]
+        if dups:
+            siblings = bool(_row_keys(c.text)) and not any(_inside(c, o) or near_duplicate(c.text, o.text, columns=False)
+                                                           for o in dups)
+            said = {t for o in chosen for t in content_terms(o.text)}
+            if not (siblings and len((asked & set(content_terms(c.text))) - said) >= ASKED_ROW_TERMS):
+                continue
         held = next((o for o in chosen if _inside(o, c)), None)
         if held is not None:
             # "In a Unibus system ..." was chosen, then "The RL11 supports the BOOT command. In a

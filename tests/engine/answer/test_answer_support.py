@@ -1969,3 +1969,21 @@ def test_the_sentence_that_says_how_a_problem_is_solved_is_quoted_with_the_probl
     assert solved.endswith("subtracting the rotation components of the current deformation state."), texts
     assert texts.index(solved) < texts.index(thanks), texts
     assert rank_candidates("Who do the authors acknowledge for Smooth Mach Dynamics?", blocks, embedder)[0].text == thanks
+
+
+def test_a_row_that_answers_another_part_of_the_question_is_no_duplicate(embedder):
+    """tikz-timing's Table 2.1: "Which timing character draws a zero-width glitch, and which one represents
+    a metastable condition?" quoted the G row and left the M row out as a sibling of it (rows with the same
+    columns only differ in their values); it brings two of the question's words no quote has."""
+    rows = [("H", "High"), ("L", "Low"), ("Z", "High Impedance"), ("X", "Undefined / Don't Care"),
+            ("M", "Metastable Condition"), ("G", "Glitch (zero width)"), ("S", "Space (nothing)")]
+    table = pack_evidence([manual_hit("tikz-timing.pdf", 37, 10, "2.1 Timing Characters",
+                                      "Table 2.1: Timing Characters\nCharacter | Description\n" + "\n".join(
+                                          f"Character: {c} | Description: {d}" for c, d in rows), kind="table")], 1000)
+    both = [c.text for c in select_sentences("Which timing character draws a zero-width glitch, and which one "
+                                             "represents a metastable condition?", table, embedder, max_sentences=4)]
+    assert both[:2] == ["Character: G | Description: Glitch (zero width)",
+                        "Character: M | Description: Metastable Condition"], both
+    one = [c.text for c in select_sentences("Which timing character draws a zero-width glitch?", table, embedder,
+                                            max_sentences=4)]
+    assert [t for t in one if t.startswith("Character:")] == ["Character: G | Description: Glitch (zero width)"], one
