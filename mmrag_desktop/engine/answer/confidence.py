@@ -238,7 +238,8 @@ def decisive_unknown(question: str, unknown: Sequence[str]) -> list[str]:
     """The `unknown` words (unknown_words) that make a question not covered whatever the score: one
     written as a name ("the HackRF Pro": letters only, a capital, not the question's first word) or a
     word of what it asks for ("What is the operating temperature range of HackRF One?" of a library
-    that never says "temperature"; "How do I calibrate my monitor ...?" of one that never says
+    that never says "temperature"; capitalised words joined by hyphens, "a Drucker-Prager or
+    Mohr-Coulomb strength model", _names_joined; "How do I calibrate my monitor ...?" of one that never says
     "monitor"). Codes ("DB-25", "Mini-DIN": a figure question may name a drawing's
     connector by a name its labels do not give) and general words the manuals happen not to use
     ("screenshot", "rerun", "largest") are left to the score."""
@@ -249,7 +250,14 @@ def decisive_unknown(question: str, unknown: Sequence[str]) -> list[str]:
     asked = set(" ".join(filter(None, (asked_phrase(question), howto_object(question)))).lower().split())
     written = {t.lower(): t for i, t in enumerate(_TERM.findall(question)) if i > 0}
     return [w for w in unknown
-            if w in asked or (written.get(w, "").isalpha() and not written[w].islower())]
+            if w in asked or (written.get(w, "").isalpha() and not written[w].islower()) or _names_joined(written.get(w, ""))]
+
+
+def _names_joined(word: str) -> bool:
+    """True for two or more capitalised words joined by hyphens: a law or a model named after people
+    ("Drucker-Prager", "Mohr-Coulomb", "Runge-Kutta"), not a code ("Mini-DIN", "DB-25", "RS-485")."""
+    parts = word.split("-")
+    return len(parts) > 1 and all(p.isalpha() and p[:1].isupper() and p[1:].islower() and len(p) > 1 for p in parts)
 
 
 def in_model_number(name: str, text: str) -> bool:
