@@ -79,6 +79,7 @@ _INDEX = re.compile(r",\s*\d+(?:\s*[-,]\s*\d+)*\s*$")
 # (the page number follows a word and comes before the next capitalised entry, a comma or the end)
 _INDEX_ENTRY = re.compile(r"[A-Za-z)\]],\s*\d+(?:\s*[-\u2013]\s*\d+)?(?=\s*(?:,|$|[A-Z_]))")
 _HEADER = re.compile(r"^(?:\d+\s+\d+(?:\.\d+)+\s|\d+(?:\.\d+)+\s.{0,80}\s\d+$|(?:chapter|section|page)\s+\d+\b)", re.I)
+_BANNER = re.compile(r"(?:^|\s)(?:/?[*#]{3,}/?)(?=\s|$)")  # "***" alone: a comment box's rule, not prose
 _BAR = re.compile(r"([#=*])\1{9,}")  # a progress bar or a rule of a console transcript
 _SEE_ALSO = re.compile(r"^see also\s*:", re.I)  # Texinfo's "See also: [voronoi], page 832, [convhulln], ..."
 # a sentence that only points elsewhere: Texinfo's "See [option -gdb-port], page 77."
@@ -289,6 +290,8 @@ def is_quotable(sentence: str) -> bool:
     s = " ".join(sentence.split())
     if (not s or _LABELS.match(s) or _SEE_ALSO.match(s) or _XREF_ONLY.match(s) or _TOC.search(s) or _HEADER.match(s)
             or DOT_LEADERS.search(s)):
+        return False
+    if _BANNER.search(s):  # a source file's comment box ("* *** Smooth Mach Dynamics *** * * This file is part of ...")
         return False
     if len(_UNMAPPED.findall(s)) >= 2:  # a formula that would read "���v(k+1) n −v(k) n ���≤RELTOLvnmax"
         return False

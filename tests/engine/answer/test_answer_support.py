@@ -1987,3 +1987,12 @@ def test_a_row_that_answers_another_part_of_the_question_is_no_duplicate(embedde
     one = [c.text for c in select_sentences("Which timing character draws a zero-width glitch?", table, embedder,
                                             max_sentences=4)]
     assert [t for t in one if t.startswith("Character:")] == ["Character: G | Description: Glitch (zero width)"], one
+
+
+def test_a_comment_box_of_a_source_file_is_no_sentence_to_quote():
+    """The Smooth Mach Dynamics guide's title page prints a source file's header; "* *** Smooth Mach
+    Dynamics *** * * This file is part of the USER-SMD package for LAMMPS." was the first sentence of
+    the answer to "What make commands build a serial LAMMPS executable ...?"."""
+    assert not is_quotable("* *** Smooth Mach Dynamics *** * * This file is part of the USER-SMD package for LAMMPS.")
+    assert not is_quotable("/*** Copyright (c) 2014 Georg C. Ganzenmueller ***/ This file is part of the package.")
+    assert is_quotable("The product a * b * c is computed first, and the sum after it.")
