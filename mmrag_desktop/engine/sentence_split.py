@@ -70,7 +70,8 @@ DECLARATION_LINE = re.compile(r"^(?:(?:static|const|unsigned|signed|struct|exter
                               r"[ \t]*;?[ \t]*$", re.M)
 # a line that ends with a value ("Default: 0.1", "... 2.6H5.2l") before a line that opens with a name in code
 # ("timing/dslope=<0.0 - 1.0> Setting Sets slope for data transitions."): the rows of a list of settings
-_VALUE_END = r"(?:\d|\b[Dd]efault:?[ \t]+\S+)[ \t]*$"
+# (with a note in brackets, or the note alone on the row's last line: "Default: 2 (=2×signal height)")
+_VALUE_END = r"(?:(?:\d|\b[Dd]efault:?[ \t]+\S+)(?:[ \t]*\([^()\n]{1,40}\))?|^[ \t]*\([^()\n]{1,40}\))[ \t]*$"
 _CODE_OPENS = r"[ \t]*[a-z][\w.-]*[/=_(]"
 _LINE_END_VALUE = re.compile(_VALUE_END + r"(?=\n" + _CODE_OPENS + ")", re.M)
 

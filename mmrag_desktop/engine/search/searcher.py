@@ -22,7 +22,7 @@ import numpy as np
 
 from ..elements import box_inside, union_bbox
 from ..hits import Hit
-from ..sentence_split import DOT_LEADERS, ends_sentence, sentence_spans
+from ..sentence_split import DOT_LEADERS, ends_a_row, ends_sentence, sentence_spans
 from ..store.chunks import Filters
 from .doc_names import named_documents, without_names
 from .fusion import mmr, weighted_rrf
@@ -795,6 +795,8 @@ class Searcher:
             sentence = max(before[-1]["s"])  # no overlap: the chunk before ends with the sentence's start
             start = [ln for ln in before if sentence in (ln.get("s") or [])]
         else:
+            return []
+        if start and ends_a_row(start[-1]["t"], first["t"]):  # "... Default: 0.2" / "timing/zslope=...": rows
             return []
         # prose, not a synopsis or code above it ("csvread (filename)" / "x = csvread (filename, ...)")
         return start if len(_PROSE_WORD.findall(" ".join(ln["t"] for ln in start))) >= 3 else []

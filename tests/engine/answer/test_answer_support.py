@@ -1921,6 +1921,9 @@ def test_a_setting_s_row_ends_with_its_default(embedder):
     assert unwrap_lines(rows).split("\n") == rows.split("\n")
     sentences = split_plain(rows, newlines=True)
     assert sentences[1:3] == ["Default: 0.1", "timing/dslope=\u27e80.0 \u2013 1.0\u27e9 Setting Sets slope for data transitions."]
+    table = ("timing/rowdist=<distance> Setting Sets (baseline) distance between rows in a tikztimingtable. Default: 2\n"
+             "(=2\u00d7signal height)\ntiming/coldist=<distance> Setting Sets distance between columns in a tikztimingtable.")
+    assert unwrap_lines(table).split("\n")[-1].startswith("timing/coldist=")  # a note ends the row above too
     assert unwrap_lines("the maximum number of rows is raised to 12\nwhen the table is wider than the page.") == \
         "the maximum number of rows is raised to 12 when the table is wider than the page."
     slopes = pack_evidence([manual_hit("tikz-timing.pdf", 126, 30, "3 TikZ Keys > Slopes", rows)], 1000)
