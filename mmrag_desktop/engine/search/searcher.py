@@ -75,8 +75,6 @@ _PROSE_WORD = re.compile(r"\b[A-Za-z][a-z]+\b")
 # an answer's companion chunk goes after the hit it comes with, and not before the third hit: right after
 # it and after the third tied on the development set (fact 0.83), after the fifth lost a fact there
 COMPANION_AT = 3
-# an answer's hit brings another chunk of its page that ranks among this many first candidates
-PAGE_MATE_RANK = 3
 # an answer's hit shorter than this many words (a NAME line, a heading's chunk) brings the chunk after it
 SHORT_HIT_WORDS = 12
 # a chunk's last sentence cut by the chunk's end is completed from the next chunk when it ends within
@@ -328,8 +326,7 @@ def _companions(n: int, plan: QueryPlan, chosen: list[int], order: list[int], re
     for, else for a part of a table cut into chunks the best other part among the candidates (SDCC's
     data types: "long long" and "float" in one part, "long" in the other), else a chunk of its page
     naming an option or identifier of the query that no hit names ("unlock_joints_mask": the hit is
-    the page's example, the chunk before it names the parameter), else another chunk of its page among
-    the first PAGE_MATE_RANK candidates."""
+    the page's example, the chunk before it names the parameter)."""
     if not n:
         return []
     missing = [w for w in dict.fromkeys(plan.options + plan.identifiers)
@@ -344,13 +341,6 @@ def _companions(n: int, plan: QueryPlan, chosen: list[int], order: list[int], re
             other = next((o for o in order if o not in chosen and rows[o]["doc_id"] == rows[c]["doc_id"]
                           and candidate_hl[o].page == highlights[c].page
                           and any(_names(w, rows[o]["text"]) for w in missing)), None)
-        if other is None:
-            # else another chunk of its page among the first candidates: a page holds one hit, but its
-            # second passage may answer (the Smooth Mach Dynamics guide's "A good choice for the contact
-            # stiffness is approximately one tenth to one half ...", second of all candidates, under the
-            # hit's "pair_style smd/hertz scale_factor / pair_coeff <i> <j> contact_stiffness")
-            other = next((o for o in order[:PAGE_MATE_RANK] if o not in chosen and rows[o]["doc_id"] == rows[c]["doc_id"]
-                          and rows[o]["kind"] == rows[c]["kind"] and candidate_hl[o].page == highlights[c].page), None)
         if other is not None and other not in chosen and other not in (o for _, o in out):
             out.append((i, other))
         if entries:

@@ -78,36 +78,3 @@ def test_the_other_part_of_a_table_cut_into_chunks_comes_along(library, tmp_path
     answer = pipeline.ask(library, question, mode="extractive")  # both parts are the answer's evidence
     parts_ids = {h.chunk_id for h in both}
     assert parts_ids <= {c.chunk_id for c in answer.evidence}, [c.text[:40] for c in answer.evidence]
-
-
-COMMAND = ["This pair style is invoked with the following command, given once for every pair of types:",
-           "pair_style smd/hertz scale_factor",
-           "pair_coeff <i> <j> contact_stiffness",
-           "Here, i and j denote the particle types for which this pair style is defined, and the",
-           "contact force can be defined both between different particle types and for the same type."]
-ADVICE = ["These expressions are derived from the standard form of the Hertzian overlap potential between",
-          "two elastic spheres. Their elastic modulus is set via the argument contact_stiffness, which has",
-          "units of pressure. A good choice for the contact stiffness is approximately one tenth to one",
-          "half of the characteristic stiffness of the interacting particle types, i.e., the Young's modulus",
-          "for a solid body or the bulk modulus for a liquid. Much larger values lead to instabilities."]
-
-
-def test_another_chunk_of_the_hits_page_among_the_first_candidates_comes_along(library, tmp_path):
-    """The Smooth Mach Dynamics guide: "How large should the contact stiffness of the smd/hertz contact
-    pair style be?" found the page's command synopsis (it names smd/hertz); the chunk under it, second of
-    all candidates, says how large ("one tenth to one half of the characteristic stiffness"), and one
-    hit per page left it out of the answer's evidence."""
-    lines = COMMAND + ADVICE
-    pdf = write_pdf(tmp_path / "contact.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines)]])
-    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
-    assert library.store.chunks.count() >= 2
-    question = "How large should contact_stiffness be in the pair_coeff of the smd/hertz pair style?"
-    alone = library.search(question, k=3)
-    assert len(alone) == 1 and "one tenth" not in alone[0].text, alone[0].text
-    both = library.search(question, k=3, companions=2)
-    assert [h.page for h in both] == [1, 1] and "one tenth to one" in both[1].text
-
-    from mmrag_desktop.engine.answer import pipeline
-
-    answer = pipeline.ask(library, question, mode="extractive")
-    assert "one tenth to one half of the characteristic stiffness" in answer.text, answer.text
