@@ -995,7 +995,7 @@ def select_sentences(
     answers as it gained on the asked lists (bench/README.md, session 33)."""
     if ranked is None:
         ranked = rank_candidates(question, blocks, embedder)
-    chosen = _choose(ranked, max_sentences, max_words, set(content_terms(question)))
+    chosen = _choose(ranked, max_sentences, max_words, frozenset(content_terms(question)))
     if include is not None and not any(o is include or _inside(include, o) or near_duplicate(include.text, o.text)
                                        for o in chosen):
         chosen = [c for c in chosen if not _inside(c, include)] + [include]
@@ -1003,7 +1003,7 @@ def select_sentences(
 
 
 def _choose(ranked: Sequence[Candidate], max_sentences: int, max_words: int,
-            asked: set[str] = frozenset()) -> list[Candidate]:  # type: ignore[assignment]
+            asked: frozenset[str] = frozenset()) -> list[Candidate]:
     """The best `max_sentences` of `ranked` within `max_words`, near-duplicates skipped (in rank order);
     `asked`, the question's content terms: a table row with the columns of a row chosen is no duplicate
     when it brings ASKED_ROW_TERMS of them that no sentence chosen has ("Which timing character draws a
