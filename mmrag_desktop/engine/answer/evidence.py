@@ -97,6 +97,8 @@ _OPTION_ENTRY_LINE = re.compile(r"^" + OPTION + r"(?:[ =](?:<[^<>]*>|\[[^\[\]]*\
 _NAME_ENTRY_LINE = re.compile(r"^[A-Za-z_]\w*(?:[._]\w+)+$")
 
 
+# a numbered heading on a line of its own ("9.1.4 *EOS_TAIT", "2.3 Total-Lagrangian SPH"; not "3.4.4 or later)")
+_NUMBERED_HEADING = re.compile(r"^\d+(?:\.\d+)+\.?\s+[^a-z\s]\S*(?:\s+\S+){0,7}$")
 _PUNCTUATION_LINE = re.compile(r"^[.,;:!?]$")
 _CLOSES_BRACKET = re.compile(r"^[^\[\]]{1,60}\]")
 # a line that ends inside a web address, at one of its dots or slashes ("https://tiswww.case.")
@@ -129,7 +131,8 @@ def unwrap_lines(text: str) -> str:
     # ...") one of the item above it, nor an option's entry ("--crosshair-color <string>") or a
     setting's name alone ("Print.TexWidthInMm") one of the description above it, nor a line opening
     in a capital one of a list item whose last word can end it, nor a setting's row one of the row
-    above it that ends with its default ("... Default: 0.1" / "timing/dslope=..."). A web address broken after "://" is joined without a space, and so is one broken at
+    above it that ends with its default ("... Default: 0.1" / "timing/dslope=..."), nor a numbered
+    heading ("9.1.4 *EOS_TAIT") one of the line above it or the line below it one of the heading. A web address broken after "://" is joined without a space, and so is one broken at
     a dot or a slash ("https://tiswww.case." / "edu/php/...") and a line that is a single punctuation
     mark ("programmer" / ".")."""
     lines = [" ".join(line.split()) for line in text.splitlines()]
@@ -158,6 +161,7 @@ def unwrap_lines(text: str) -> str:
                        and not _OPTION_LINE.match(line) and not _OPTION_ENTRY_LINE.match(line)
                        and not _NAME_ENTRY_LINE.match(line)
                        and not ends_a_row(prev, line)
+                       and not _NUMBERED_HEADING.match(line) and not _NUMBERED_HEADING.match(lines[i - 1])
                        and not _BULLET_ITEM.match(line)
                        and not (_NUMBERED_ITEM.match(line) and (_NUMBERED_ITEM.match(prev) or _BULLET_ITEM.match(prev)))
                        and not (_BULLET_ITEM.match(prev) and line[:1].isupper() and not _GOES_ON.search(prev)))

@@ -79,6 +79,7 @@ _INDEX = re.compile(r",\s*\d+(?:\s*[-,]\s*\d+)*\s*$")
 # (the page number follows a word and comes before the next capitalised entry, a comma or the end)
 _INDEX_ENTRY = re.compile(r"[A-Za-z)\]],\s*\d+(?:\s*[-\u2013]\s*\d+)?(?=\s*(?:,|$|[A-Z_]))")
 _HEADER = re.compile(r"^(?:\d+\s+\d+(?:\.\d+)+\s|\d+(?:\.\d+)+\s.{0,80}\s\d+$|(?:chapter|section|page)\s+\d+\b)", re.I)
+_NUMBERED_TITLE = re.compile(r"^\d+(?:\.\d+)+\.?\s")
 _BANNER = re.compile(r"(?:^|\s)(?:/?[*#]{3,}/?)(?=\s|$)")  # "***" alone: a comment box's rule, not prose
 _BAR = re.compile(r"([#=*])\1{9,}")  # a progress bar or a rule of a console transcript
 _SEE_ALSO = re.compile(r"^see also\s*:", re.I)  # Texinfo's "See also: [voronoi], page 832, [convhulln], ..."
@@ -355,6 +356,8 @@ def is_term_line(line: str) -> bool:
     if not 0 < len(words) <= 3 or line.rstrip()[-1:] in ".!?:;,":
         return False
     if _ITS_DEFAULT.match(line):  # "Default: 0.1" ends the row above it ("timing/lslope=... Default: 0.1")
+        return False
+    if _NUMBERED_TITLE.match(line):  # "9.1.4 *EOS_TAIT" heads a section, no entry of a list
         return False
     if len(words) > 1 and all(w.isalpha() and w.isupper() for w in words):
         return False  # a heading in capitals ("LOSSY TRANSMISSION LINES", a running header) names no entry

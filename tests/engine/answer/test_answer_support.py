@@ -1999,3 +1999,17 @@ def test_a_comment_box_of_a_source_file_is_no_sentence_to_quote():
     assert not is_quotable("* *** Smooth Mach Dynamics *** * * This file is part of the USER-SMD package for LAMMPS.")
     assert not is_quotable("/*** Copyright (c) 2014 Georg C. Ganzenmueller ***/ This file is part of the package.")
     assert is_quotable("The product a * b * c is computed first, and the sum after it.")
+
+
+def test_a_numbered_heading_is_no_wrapped_line():
+    """The Smooth Mach Dynamics guide: "This EOS is implemented for pair_style smd/tlsph" (no full stop),
+    the heading "9.1.4 *EOS_TAIT" and the section's first sentence were joined into one quote, "... smd/tlsph
+    9.1.4 *EOS_TAIT This a general non-linear EOS ..."; a version number in a wrapped sentence still goes on."""
+    from mmrag_desktop.engine.answer.evidence import unwrap_lines
+
+    text = ("This EOS is implemented for pair_style smd/tlsph\n9.1.4 *EOS_TAIT\n"
+            "This a general non-linear EOS which neglects thermal effects.")
+    assert unwrap_lines(text) == text
+    assert not is_term_line("9.1.4 *EOS_TAIT")  # and it is no term line the sentence after it is quoted with
+    assert unwrap_lines("It needs a relatively recent version of the compiler, which is\n3.4.4 or later, and a linker.") \
+        == "It needs a relatively recent version of the compiler, which is 3.4.4 or later, and a linker."
