@@ -74,12 +74,8 @@ DECLARATION_LINE = re.compile(r"^(?:(?:static|const|unsigned|signed|struct|exter
 _VALUE_END = r"(?:(?:\d|\b[Dd]efault:?[ \t]+\S+)(?:[ \t]*\([^()\n]{1,40}\))?|^[ \t]*\([^()\n]{1,40}\))[ \t]*$"
 _CODE_OPENS = r"[ \t]*[a-z][\w.-]*[/=_(]"
 _LINE_END_VALUE = re.compile(_VALUE_END + r"(?=\n" + _CODE_OPENS + ")", re.M)
-
-
-def ends_a_row(line: str, following: str) -> bool:
-    """True when `line` ends with a value and `following` opens with a name in code: rows of a list of
-    settings ("... Default: 0.1" / "timing/dslope=<0.0 - 1.0> Setting ..."), never one wrapped line."""
-    return re.search(_VALUE_END, line) is not None and re.match(_CODE_OPENS, following) is not None
+_ENDS_WITH_VALUE = re.compile(_VALUE_END)
+_OPENS_WITH_CODE = re.compile(_CODE_OPENS)
 # a prompt's line before a line that opens with a name in code ("install.packages can ..."): prose
 # in lower case after it continues the sentence ("> ev <- eigen(Sm)" + "will assign this list to ev.")
 _PROMPT_LINE = re.compile(_PROMPT_MARK + r"[ \t]+\S.*$(?=\n[a-z]\w*[._(])", re.M)
@@ -102,6 +98,12 @@ def is_abbreviation(before: str, after: str) -> bool:
     if low in ABBREVIATIONS:
         return True
     return "." in low.strip(".") and len(low) <= 5  # "e.g", "i.e", "a.k.a"
+
+
+def ends_a_row(line: str, following: str) -> bool:
+    """True when `line` ends with a value and `following` opens with a name in code: rows of a list of
+    settings ("... Default: 0.1" / "timing/dslope=<0.0 - 1.0> Setting ..."), never one wrapped line."""
+    return _ENDS_WITH_VALUE.search(line) is not None and _OPENS_WITH_CODE.match(following) is not None
 
 
 FINAL_PUNCTUATION = ".!?:;"  # a line ending with one of these ends its sentence (or announces what follows)
