@@ -80,6 +80,7 @@ _INDEX = re.compile(r",\s*\d+(?:\s*[-,]\s*\d+)*\s*$")
 _INDEX_ENTRY = re.compile(r"[A-Za-z)\]],\s*\d+(?:\s*[-\u2013]\s*\d+)?(?=\s*(?:,|$|[A-Z_]))")
 _HEADER = re.compile(r"^(?:\d+\s+\d+(?:\.\d+)+\s|\d+(?:\.\d+)+\s.{0,80}\s\d+$|(?:chapter|section|page)\s+\d+\b)", re.I)
 _NUMBERED_TITLE = re.compile(r"^\d+(?:\.\d+)+\.?\s")
+_CLOSING_TAG = re.compile(r"^</[A-Za-z][\w:.-]*>$")  # the last line of a listing in tags ("</interface>")
 _BANNER = re.compile(r"(?:^|\s)(?:/?[*#]{3,}/?)(?=\s|$)")  # "***" alone: a comment box's rule, not prose
 _BAR = re.compile(r"([#=*])\1{9,}")  # a progress bar or a rule of a console transcript
 _SEE_ALSO = re.compile(r"^see also\s*:", re.I)  # Texinfo's "See also: [voronoi], page 832, [convhulln], ..."
@@ -229,6 +230,8 @@ _PHRASE_WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*")
 # unit?" (siunitx's tables; the rows of other options and units say the same words). Written as the table
 # writes it: "length" of "conductance per unit length" is no "LENGTH" row of ngspice's TXL parameters
 ROW_KEY_BONUS = 0.2
+_KEY_NAMES = re.compile(r",\s+|\s+/\s+|\s+or\s+")  # the names a first cell lists ("Kantronics KPC3, Kantronics KAM Plus")
+KEY_NAME_WORDS = 4  # a name of a few words ("Kantronics KAM Plus"); longer cells are descriptions
 # a sibling row that brings this many of the question's words no sentence chosen has answers another part of it
 ASKED_ROW_TERMS = 2
 # and so does a one-letter name the question gives: a capital alone before a word ("the G parameter"), not
@@ -358,6 +361,8 @@ def is_term_line(line: str) -> bool:
     if _ITS_DEFAULT.match(line):  # "Default: 0.1" ends the row above it ("timing/lslope=... Default: 0.1")
         return False
     if _NUMBERED_TITLE.match(line):  # "9.1.4 *EOS_TAIT" heads a section, no entry of a list
+        return False
+    if _CLOSING_TAG.match(line.strip()):  # "</interface>" closes the listing above the sentence, names no entry
         return False
     if len(words) > 1 and all(w.isalpha() and w.isupper() for w in words):
         return False  # a heading in capitals ("LOSSY TRANSMISSION LINES", a running header) names no entry
@@ -739,7 +744,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         if c.block_id in rows_of and phrases and any(ph in " ".join(_PHRASE_WORD.findall(c.text.lower()))
                                                       for ph in phrases):
             c.score += PHRASE_BONUS
-        if c.block_id in rows_of and (cells := row_cells(c.text)) and cells[0][1].strip() in asked_words:
+        if c.block_id in rows_of and (cells := row_cells(c.text)) and _names_asked(cells[0][1], asked_words, question):
             c.score += ROW_KEY_BONUS
         if stated is not None and stated.search(c.text):
             c.score += STATES_BONUS
@@ -761,6 +766,22 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     _twins_of_the_other_polarity(question, cands)
     _lift_what_is_asked_for(question, blocks, cands, asked, named)
     return sorted(cands, key=lambda c: -c.score)
+
+
+def _names_asked(key: str, asked_words: set[str], question: str) -> bool:
+    """True when a row's first cell names what the question asks about: a word of the question as it is
+    written there ("uncertainty-mode"), or one of the names the cell lists that the question writes as
+    the cell does, with the same ends ("Kantronics KPC3, Kantronics KAM Plus" for "a Kantronics KPC3
+    TNC"; not "Kantronics KPC3+", another model)."""
+    key = key.strip()
+    if key in asked_words:
+        return True
+    for name in _KEY_NAMES.split(key):
+        name = name.strip()
+        if (1 < len(name.split()) <= KEY_NAME_WORDS and any(ch.isdigit() or ch.isupper() for ch in name)
+                and re.search(rf"(?<![\w+-]){re.escape(name)}(?![\w+-])", question)):
+            return True
+    return False
 
 
 def _off_the_entry(cands: list[Candidate], options: list[str]) -> list[Candidate]:

@@ -2013,3 +2013,44 @@ def test_a_numbered_heading_is_no_wrapped_line():
     assert not is_term_line("9.1.4 *EOS_TAIT")  # and it is no term line the sentence after it is quoted with
     assert unwrap_lines("It needs a relatively recent version of the compiler, which is\n3.4.4 or later, and a linker.") \
         == "It needs a relatively recent version of the compiler, which is 3.4.4 or later, and a linker."
+
+
+def test_a_row_whose_first_cell_lists_the_model_asked_is_quoted_first(embedder):
+    """The Aprx manual's init-string table: asked "What init-string should I configure to switch a
+    Kantronics KPC3 TNC into KISS mode?", the answer quoted the row of the KPC3+ ("DO NOT USE. The firmware
+    has broken KISS.", the word KISS in it) instead of "Kantronics KPC3, Kantronics KAM Plus"'s own."""
+    from mmrag_desktop.engine.answer import extractive
+
+    table = ("TNC model | Init-string content\n"
+             'TNC model: TNC2 | Init-string content: "\\x0dKISS ON\\x0dRESET\\x0d"\n'
+             'TNC model: Kantronics KPC3, Kantronics KAM Plus | Init-string content: "\\x0dINTFACE KISS\\x0dRESET\\x0d"\n'
+             "TNC model: Kantronics KPC3+ | Init-string content: DO NOT USE. The firmware has broken KISS.\n"
+             'TNC model: uTNT+ | Init-string content: "\\x0dKISS ON\\x0d"')
+    blocks = pack_evidence([Hit(chunk_id=1, doc_id=1, doc="aprx-manual.pdf", page=22, bbox=None, kind="table",
+                                score=0.05, text=table, section="3.6.2 Serial port init-strings")], 1000)
+    question = "What init-string should I configure to switch a Kantronics KPC3 TNC into KISS mode?"
+    ranked = rank_candidates(question, blocks, embedder)
+    assert ranked[0].text.startswith("TNC model: Kantronics KPC3, Kantronics KAM Plus |"), [c.text for c in ranked[:3]]
+    bonus = extractive.ROW_KEY_BONUS
+    try:
+        extractive.ROW_KEY_BONUS = 0.0
+        assert not rank_candidates(question, blocks, embedder)[0].text.startswith("TNC model: Kantronics KPC3,")
+    finally:
+        extractive.ROW_KEY_BONUS = bonus
+    # asked about the KPC3+, its own row
+    plus = rank_candidates(question.replace("KPC3 TNC", "KPC3+ TNC"), blocks, embedder)
+    assert plus[0].text.startswith("TNC model: Kantronics KPC3+ |"), [c.text for c in plus[:3]]
+
+
+def test_a_listing_closing_tag_is_no_term_of_the_sentence_after_it():
+    """Aprx's "<interface>" ... "</interface>" listings, then prose: "</interface> The callsign parameter
+    must be valid AX.25 callsign ..." was quoted with the closing tag as if it were the entry's name."""
+    assert not is_term_line("</interface>") and not is_term_line("</digipeater>")
+    blocks = pack_evidence([Hit(chunk_id=1, doc_id=1, doc="aprx-manual.pdf", page=28, bbox=None, kind="text",
+                                score=0.05, section="3.6.9 Linux AX25-DEVICE",
+                                text="<interface>\nax25-device callsign\ntx-ok boolean\n</interface>\n"
+                                     "The callsign parameter must be valid AX.25 callsign as it refers to Linux "
+                                     "kernel AX.25\ndevice callsigns.")], 1000)
+    texts = [c.text for c in candidate_sentences(blocks)]
+    assert ("The callsign parameter must be valid AX.25 callsign as it refers to Linux kernel AX.25 device "
+            "callsigns.") in texts, texts
