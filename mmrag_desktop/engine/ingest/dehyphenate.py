@@ -26,7 +26,9 @@ from ..elements import Line
 
 # a line ending in a word's head and its hyphen (not an option "--", not a dash standing alone)
 _HEAD = re.compile(r"(?:^|(?<=[\s(\"'\u2018\u201c/]))([A-Za-z]*[a-z])-$")
-_TAIL = re.compile(r"^([a-z]+)")
+# the tail of the word and the punctuation that closes it ("at-" / "tribute. Output is ..." moves
+# "tribute." up: left behind, ". Output is ..." opens the next line and the full stop ends no sentence)
+_TAIL = re.compile(r"^([a-z]+)(?:[.,;:!?)\]}'\"\u2019\u201d]+(?=\s|$))?")
 _WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 SUFFIXES = frozenset(
     "s es ed ing ings ly er ers est ion ions tion tions sion sions ation ations ment ments ness able ible ity "
@@ -98,7 +100,7 @@ def join_hyphenated(lines: list[Line], vocab: Vocabulary) -> list[Line]:
         if head and tail and tail.group(1) not in SUSPENDED:
             word_head, word_tail = head.group(1), tail.group(1)
             joint = "-" if vocab.keeps_hyphen(word_head, word_tail) else ""
-            if _move_up(out, i, a.text.rstrip()[:-1] + joint + word_tail, tail.end()):
+            if _move_up(out, i, a.text.rstrip()[:-1] + joint + tail.group(), tail.end()):
                 continue
         i += 1
     return out

@@ -247,7 +247,7 @@ class PdfDocument:
         if captions:
             if words is None:
                 words = ext.words()
-            found = find_captioned_tables(page, words, lines, pno, captions, tables)
+            found = find_captioned_tables(page, words, lines, pno, captions, tables, drawings)
             self.stats["captioned_table_pages_checked"] += 1
             self.stats["tables"] += len(found)
             tables += found

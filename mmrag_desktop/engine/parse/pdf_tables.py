@@ -95,9 +95,10 @@ def find_ruled_tables(
         found = _grids(page, words, drawings) or page.find_tables(union=True).tables
     else:
         found = page.find_tables(use_layout=False).tables
+    rules = _horizontal_rules(drawings or [])
     out: list[Table] = []
     for t in found:
-        table = _build_table(t, words, lines, page_no)
+        table = _build_table(t, words, lines, page_no, rules)
         if table is not None:
             out.append(table)
     return out
@@ -197,12 +198,14 @@ def uncaptioned_table_captions(lines: list[Line], tables: list[Table]) -> list[L
 
 
 def find_captioned_tables(page: Any, words: list[tuple], lines: list[Line], page_no: int,
-                          captions: list[Line], known: list[Table]) -> list[Table]:
+                          captions: list[Line], known: list[Table],
+                          drawings: list[dict[str, Any]] | None = None) -> list[Table]:
     """Borderless tables next to `captions` (see module doc), found by PyMuPDF's layout model.
 
     Tables overlapping an already `known` table or containing a caption line are dropped.
     """
     found = page.find_tables()
+    rules = _horizontal_rules(drawings or [])
     out: list[Table] = []
     for t in found.tables:
         box = tuple(float(v) for v in t.bbox)
@@ -210,7 +213,7 @@ def find_captioned_tables(page: Any, words: list[tuple], lines: list[Line], page
             continue
         if any(_centre_in(c.bbox, box) for c in captions) or any(_centre_in(box, k.bbox) for k in known):
             continue
-        table = _build_table(t, words, lines, page_no)
+        table = _build_table(t, words, lines, page_no, rules)
         if table is not None:
             out.append(table)
     return out
@@ -244,7 +247,8 @@ def _cell_text(words: list[tuple]) -> str:
     return out
 
 
-def _build_table(t: Any, words: list[tuple], lines: list[Line], page_no: int) -> Table | None:
+def _build_table(t: Any, words: list[tuple], lines: list[Line], page_no: int,
+                 rules: list[tuple[float, float, float]] | None = None) -> Table | None:
     rows = t.rows
     n_rows = len(rows)
     n_cols = max((len(r.cells) for r in rows), default=0)
@@ -252,21 +256,123 @@ def _build_table(t: Any, words: list[tuple], lines: list[Line], page_no: int) ->
         return None
     boxes = _cell_boxes(t)
     texts = _cell_words([b for _, _, b in boxes], words)
-    cells: list[TableCell] = []
-    for k, (ri, ci, b) in enumerate(boxes):
-        ws = sorted(texts[k], key=lambda w: (w[5], w[6], w[7]))
-        text = normalize_text(_cell_text(ws)).strip()
-        cells.append(TableCell(row=ri, col=ci, text=text, bbox=b))
+    cells = _cells(boxes, texts)
     if sum(1 for c in cells if c.text) < 2:
         return None
+    header_rows = _guess_header_rows(cells, lines, n_rows)
+    realigned = _rows_by_their_keys(boxes, texts, n_rows, n_cols, header_rows, rules or [])
+    if realigned is not None:
+        boxes, texts = realigned
+        cells = _cells(boxes, texts)
+        n_rows = max(ri for ri, _, _ in boxes) + 1
     bbox: BBox = tuple(float(v) for v in t.bbox)  # type: ignore[assignment]
-    return Table(
-        bbox=bbox,
-        cells=cells,
-        n_rows=n_rows,
-        n_cols=n_cols,
-        header_rows=_guess_header_rows(cells, lines, n_rows),
-    )
+    return Table(bbox=bbox, cells=cells, n_rows=n_rows, n_cols=n_cols, header_rows=header_rows)
+
+
+def _cells(boxes: list[tuple[int, int, BBox]], texts: list[list[tuple]]) -> list[TableCell]:
+    cells: list[TableCell] = []
+    for (ri, ci, b), ws in zip(boxes, texts, strict=True):
+        ws = sorted(ws, key=lambda w: (w[5], w[6], w[7]))
+        cells.append(TableCell(row=ri, col=ci, text=normalize_text(_cell_text(ws)).strip(), bbox=b))
+    return cells
+
+
+def _horizontal_rules(drawings: list[dict[str, Any]]) -> list[tuple[float, float, float]]:
+    """(x0, x1, y) of the page's horizontal rules."""
+    out = []
+    for path in drawings:
+        for item in path.get("items", ()):
+            rule = _rule(item)
+            if rule is not None and rule[0] == "h":
+                out.append(rule[1:])
+    return out
+
+
+RULE_SNAP = 3.0  # pt: a row boundary this close to a horizontal rule is the rule's
+WRAPPED_WORDS = 4  # words on a line of prose a cell's text wrapped after (a value is a word or three)
+
+
+def _rows_by_their_keys(boxes: list[tuple[int, int, BBox]], texts: list[list[tuple]], n_rows: int, n_cols: int,
+                        header_rows: int, rules: list[tuple[float, float, float]],
+                        ) -> tuple[list[tuple[int, int, BBox]], list[list[tuple]]] | None:
+    """Rows of a table without rules between them, mended where the layout model cut them off
+    their keys (a LaTeX settings table: "key | description" with descriptions of several lines;
+    tikz-timing's Table 4.7 came out as "half width char | width, as long this is not overwritten
+    ..." -- the last line of the row above -- and "" | "to count down. Default: 1" as rows of their
+    own). Across a boundary no rule draws, the lines of a cell that continue the text of the cell
+    above (its last line was full: the next line's first word would not have fitted on it) belong
+    to that cell: those above a row's first-column text move up to the row above, and a row with
+    an empty first column made only of such lines joins the row above. None when nothing moves
+    (every ruled grid, and every row whose cells start where its key does)."""
+    grid: dict[tuple[int, int], tuple[list[float], list[tuple]]] = {}
+    for (ri, ci, b), ws in zip(boxes, texts, strict=True):
+        grid[(ri, ci)] = (list(b), list(ws))
+    if n_cols < 2 or len(grid) != n_rows * n_cols or n_rows - header_rows < 2:
+        return None
+    x0, x1 = min(b[0] for b, _ in grid.values()), max(b[2] for b, _ in grid.values())
+
+    def ruled(y: float) -> bool:
+        return any(abs(ry - y) <= RULE_SNAP and min(rx1, x1) - max(rx0, x0) > 0.5 * (x1 - x0)
+                   for rx0, rx1, ry in rules)
+
+    body = range(header_rows, n_rows)
+    right = {c: max((w[2] for r in body for w in grid[(r, c)][1]), default=0.0) for c in range(n_cols)}
+    rows = [[grid[(r, c)] for c in range(n_cols)] for r in range(n_rows)]
+    changed = False
+    out_rows = rows[:header_rows + 1]
+    for r in range(header_rows + 1, n_rows):
+        row, above = rows[r], out_rows[-1]
+        if ruled(row[0][0][1]):
+            out_rows.append(row)
+            continue
+        key = row[0][1]
+        top = min((w[1] for w in key), default=None)
+        moved = False
+        for c in range(1, n_cols):
+            ws = row[c][1]
+            up = [w for w in ws if top is None or (w[1] + w[3]) / 2 < top]
+            if up and _continues(above[c][1], up, right[c]):
+                above[c][1].extend(up)
+                row[c][1][:] = [w for w in ws if w not in up]
+                moved = True
+            elif up and top is None:
+                moved = False
+                break
+        if not moved:
+            out_rows.append(row)
+            continue
+        changed = True
+        if top is None and not any(cell[1] for cell in row):
+            for c in range(n_cols):
+                above[c][0][3] = row[c][0][3]
+            continue
+        cut = top - 1.0 if top is not None else row[0][0][1]
+        for c in range(n_cols):
+            above[c][0][3] = cut
+            row[c][0][1] = cut
+        out_rows.append(row)
+    if not changed:
+        return None
+    new_boxes = [(r, c, tuple(cell[0])) for r, row in enumerate(out_rows) for c, cell in enumerate(row)]
+    new_texts = [cell[1] for row in out_rows for cell in row]
+    return new_boxes, new_texts  # type: ignore[return-value]
+
+
+def _continues(above: list[tuple], below: list[tuple], right: float) -> bool:
+    """The words `below` continue the text `above` in one column: the last line above was a full line
+    of prose (WRAPPED_WORDS words or more, and the first word below would not have fitted at its end)
+    and the line below goes on in lower case (not yosys' "[N/A]" under "[N/A]", nor gnuplot's
+    "{/Times*2 abc}" under "{/Times abc}", nor a pin "pa3" under "PA2": cells of their own whose key
+    spans both rows)."""
+    if not above or not below:
+        return False
+    last_y = max((w[1] + w[3]) / 2 for w in above)
+    last = [w for w in above if abs((w[1] + w[3]) / 2 - last_y) < 2.0]
+    first_y = min((w[1] + w[3]) / 2 for w in below)
+    first = min((w for w in below if abs((w[1] + w[3]) / 2 - first_y) < 2.0), key=lambda w: w[0])
+    if len(last) < WRAPPED_WORDS or not first[4].lstrip("([{'\"\u2018\u201c")[:1].islower():
+        return False
+    return max(w[2] for w in last) + (first[2] - first[0]) >= right - 1.0
 
 
 def _guess_header_rows(cells: list[TableCell], lines: list[Line], n_rows: int) -> int:

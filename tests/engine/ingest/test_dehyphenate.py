@@ -27,6 +27,19 @@ def test_a_word_broken_by_typesetting_is_joined_and_its_tail_moves_up():
         "Invoking R from the command line is Invoking", "by name."]  # "voking" is no word
 
 
+def test_the_punctuation_that_closes_the_word_moves_up_with_its_tail():
+    """dotguide.pdf p13: "... controlled by the pagedir at-" / "tribute. Output is always done ..." left
+    ". Output is always done ..." on the next line: the full stop ended no sentence there, and the
+    sentence that answers "in what order are the pages output?" ran from the line before."""
+    v = Vocabulary()
+    assert joined(v, "can be controlled by the pagedir at-", "tribute. Output is always done") == [
+        "can be controlled by the pagedir attribute.", "Output is always done"]
+    assert joined(v, "one can set margin=0, unfortu-", "nately, many bitmap printers") == [
+        "one can set margin=0, unfortunately,", "many bitmap printers"]
+    assert joined(v, "(as the de-", "fault) value") == ["(as the default)", "value"]
+    assert joined(v, "a file named calcu-", "lated.c here") == ["a file named calculated", ".c here"]  # no closing mark
+
+
 def test_the_document_and_the_dictionary_decide_where_a_hyphen_belongs():
     v = Vocabulary({"network", "mounted", "default", "post", "processing"})
     v.add(["The byte-compiled files are kept.", "Benchmarks follow."])

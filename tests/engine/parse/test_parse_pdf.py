@@ -776,3 +776,122 @@ def test_the_grid_of_a_ruled_table_wider_than_its_text_is_no_figure(tmp_path):
     assert note in [ln.text for b in parsed.blocks if b.kind == "text" for ln in b.lines]
     table = next(b for b in parsed.blocks if b.kind == "table").table
     assert [c.text for c in table.rows()[1]] == ["n", "Tait exponent n"]
+
+
+SETTINGS = [
+    ("char=<char>", "Defines the given char to be a counter meta-character. If it is an upper case character the "
+                    "lower case character will produce the same output but with the half width, as long as this "
+                    "is not overwritten with the half width char key."),
+    ("half width char=<char>", "Defines the given char to be the half width version of the counter value. By "
+                               "default this is the lower case version of the counter character given with char."),
+    ("increment=<expression>", "Sets the increment which is added every time the counter character is used. This "
+                               "can be a formula whose result is truncated to an integer. The increment can be "
+                               "negative which causes the counter to count down. Default: 1"),
+    ("max value=<expression>", "Sets the maximum counter value. Default: not set"),
+]
+
+
+def _settings_table(path, rows, *, justify: bool = True) -> None:
+    """A LaTeX settings table as tikz-timing prints them (Table 4.7): rules above and below the header
+    and at the end, none between the rows; a key in the first column, its description wrapped (and
+    justified) in the second."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    x0, xk, xd, x1 = 72.0, 76.0, 230.0, 540.0
+    page.insert_text((200, 90), "Table 4.7: Settings for Counter Meta-Characters", fontsize=10)
+    page.draw_line((x0, 100), (x1, 100), width=0.8)
+    page.insert_text((xk, 112), "Key name", fontsize=10)
+    page.insert_text((xd, 112), "Description", fontsize=10)
+    page.draw_line((x0, 117), (x1, 117), width=0.5)
+    y = 120.0
+    for key, desc in rows:
+        page.insert_text((xk, y + 10), key, fontsize=9, fontname="cour")
+        align = pymupdf.TEXT_ALIGN_JUSTIFY if justify else pymupdf.TEXT_ALIGN_LEFT
+        left = page.insert_textbox(pymupdf.Rect(xd, y, x1 - 4, y + 200), desc, fontsize=10, align=align)
+        y += 200 - left + 1
+    page.draw_line((x0, y + 2), (x1, y + 2), width=0.8)
+    page.insert_text((72, y + 30), "After the table comes a paragraph of ordinary prose.", fontsize=10)
+    doc.save(path)
+    doc.close()
+
+
+def test_a_description_wrapped_over_several_lines_stays_in_its_key_row(tmp_path):
+    """tikz-timing's Table 4.7: without rules between the rows the layout model cut one row per line,
+    and "" | "negative which causes the counter to count down. Default: 1" was a row of its own (an
+    answer quoted "Description: to count down. Default: 1" without the key it belongs to)."""
+    _settings_table(tmp_path / "s.pdf", SETTINGS)
+    (page,) = parse(tmp_path / "s.pdf")
+    (table,) = [b.table for b in page.blocks if b.kind == "table"]
+    rows = [[c.text for c in row] for row in table.rows()]
+    assert rows[0] == ["Key name", "Description"]
+    assert [r[0] for r in rows[1:]] == [k for k, _ in SETTINGS]
+    for (_, desc), row in zip(SETTINGS, rows[1:], strict=True):
+        assert row[1] == desc
+    # each row's box runs from its key down to the next key
+    boxes = [row[0].bbox for row in table.rows()[1:]]
+    assert all(a[3] <= b[1] + 0.5 for a, b in zip(boxes, boxes[1:], strict=False))
+
+
+def test_rows_that_start_a_new_value_under_an_empty_key_stay_rows(tmp_path):
+    """A key that spans rows (a port and its pins): the second pin's row has no key, but its cells do
+    not continue the cells above (the line above was not full, or the line opens with no lower-case
+    word), so it stays a row of its own."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((200, 90), "Table 2: Port pins", fontsize=10)
+    page.draw_line((72, 100), (540, 100), width=0.8)
+    for x, head in ((76, "Port"), (200, "Pin"), (330, "Function")):
+        page.insert_text((x, 112), head, fontsize=10)
+    page.draw_line((72, 117), (540, 117), width=0.5)
+    rows = [("PORTA", "PA0", "ADC0 input"), ("", "PA1", "ADC1 input"), ("", "PA2", "analog comparator input"),
+            ("", "pa3", "spare"), ("PORTB", "PB0", "timer output")]
+    for i, row in enumerate(rows):
+        for x, text in zip((76, 200, 330), row, strict=True):
+            if text:
+                page.insert_text((x, 130 + 14 * i), text, fontsize=10)
+    page.draw_line((72, 204), (540, 204), width=0.8)
+    doc.save(tmp_path / "p.pdf")
+    doc.close()
+    (parsed,) = parse(tmp_path / "p.pdf")
+    (table,) = [b.table for b in parsed.blocks if b.kind == "table"]
+    assert [[c.text for c in row] for row in table.rows()][1:] == [list(r) for r in rows]
+
+
+def test_the_lines_above_a_rows_key_go_to_the_row_above():
+    """The layout model cut tikz-timing's Table 4.7 a line too late: "half width char=<char>" stood
+    beside "width, as long this is not overwritten with the half with char key." (the last line of the
+    row above) and its own first line. Words as PyMuPDF gives them: (x0, y0, x1, y1, text, block, line, n)."""
+    from mmrag_desktop.engine.parse.pdf_tables import _cells, _rows_by_their_keys
+
+    def line(x0, y, text, block, n):
+        out, x = [], x0
+        for k, w in enumerate(text.split()):
+            out.append((x, y, x + 6.0 * len(w), y + 10.0, w, block, n, k))
+            x += 6.0 * len(w) + 3.0
+        return out
+
+    col0, col1 = (100.0, 280.0), (280.0, 560.0)
+    desc = line(280, 100, "Defines the given char to be a counter meta-character of the", 1, 0)
+    right = max(w[2] for w in desc)
+    boxes = [(0, 0, (*col0[:1], 80.0, col0[1], 95.0)), (0, 1, (col1[0], 80.0, col1[1], 95.0)),
+             (1, 0, (col0[0], 95.0, col0[1], 127.0)), (1, 1, (col1[0], 95.0, col1[1], 127.0)),
+             (2, 0, (col0[0], 127.0, col0[1], 160.0)), (2, 1, (col1[0], 127.0, col1[1], 160.0))]
+    texts = [line(100, 82, "Key name", 0, 0), line(280, 82, "Description", 0, 1),
+             line(100, 100, "char=<char>", 2, 0),
+             desc + line(280, 114, "same output but with half the width, as long this is not", 1, 1),
+             line(100, 142, "half width char=<char>", 3, 0),
+             line(280, 128, "overwritten by the half width char key.", 1, 2) + line(280, 142, "Defines the half width"
+                                                                                          " version.", 4, 0)]
+    assert max(w[2] for w in texts[3]) <= right + 1
+    mended = _rows_by_their_keys(boxes, texts, 3, 2, 1, [])
+    assert mended is not None
+    cells = {(c.row, c.col): c for c in _cells(*mended)}
+    assert cells[(1, 1)].text.endswith("as long this is not overwritten by the half width char key.")
+    assert cells[(2, 1)].text == "Defines the half width version."
+    assert cells[(1, 1)].bbox[3] == cells[(2, 1)].bbox[1] < 142.0
+    # a rule drawn at the boundary keeps the rows as the finder cut them
+    assert _rows_by_their_keys(boxes, texts, 3, 2, 1, [(100.0, 560.0, 127.0)]) is None
