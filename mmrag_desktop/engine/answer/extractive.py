@@ -104,7 +104,7 @@ _VALUE_Q = re.compile(
 _NAME_Q = re.compile(
     r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:command|option|function|flag|setting|variable|parameter|"
     r"keyword|name|register|pin|signal|macro|argument|switch|directive|statement|package|library|"
-    r"location|program|tool|type|mode|style|format)s?\b|\bwhat is it called\b|^\s*where\b", re.I)
+    r"location|program|tool|type|mode|style|format|attribute|property)s?\b|\bwhat is it called\b|^\s*where\b", re.I)
 # a file or directory is asked for: "where does gnuplot write the fit log", "which startup file ..."
 _FILE_Q = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:files?|director(?:y|ies)|folders?|paths?)\b|"
                      r"^\s*where\b.*\b(?:writes?|written|stored?|saved?|put|keep|kept|installed?|go|goes|"

@@ -2054,3 +2054,23 @@ def test_a_listing_closing_tag_is_no_term_of_the_sentence_after_it():
     texts = [c.text for c in candidate_sentences(blocks)]
     assert ("The callsign parameter must be valid AX.25 callsign as it refers to Linux kernel AX.25 device "
             "callsigns.") in texts, texts
+
+
+def test_an_attribute_asked_for_is_a_name(embedder):
+    """dotguide.pdf p14: "Which attribute makes the graph flow left to right instead of top to bottom ...?"
+    quoted "Sometimes it is natural to make edges point from left to right ..." and the default, never
+    "If rankdir=LR in the top-level graph, the drawing is rotated in this way.": an attribute is a name."""
+    from mmrag_desktop.engine.answer.extractive import _asked_kind
+
+    assert _asked_kind("Which attribute makes the graph flow left to right?") == "name"
+    assert _asked_kind("What property holds the node's colour?") == "name"
+    text = ("Sometimes it is natural to make edges point from left to right instead of from top to bottom. If "
+            "rankdir=LR in the top-level graph, the drawing is rotated in this way. TB (top to bottom) is the "
+            "default. The mode rankdir=BT is useful for drawing upward-directed graphs.\nIf center=true and the "
+            "graph can be output on one page, using the default page size of 8.5 by 11 inches if page is not "
+            "set, the graph is repositioned to be centered on that page.")
+    blocks = pack_evidence([Hit(chunk_id=1, doc_id=1, doc="dotguide.pdf", page=14, bbox=None, kind="text",
+                                score=0.05, text=text, section="2.5 Drawing Orientation, Size and Spacing")], 1000)
+    question = "Which attribute makes the graph flow left to right instead of top to bottom, and what is the default direction?"
+    chosen = select_sentences(question, blocks, embedder)
+    assert any("rankdir=LR" in c.text for c in chosen), [c.text for c in chosen]
