@@ -33,8 +33,10 @@ ABBREVIATIONS = frozenset(
     art para app appx ex opt def phys rev lett proc appl""".split()
 )
 # "etc." and "e.g." often do end a sentence only before a capital that starts a new thought; keep
-# them as non-final only before a lower-case word or a number.
-_SOFT = frozenset({"etc", "al", "min", "max"})
+# them as non-final only before a lower-case word or a number ("log. 0", a logical zero: MCU 8051 IDE's
+# "(GREEN == log. 0; RED == log. 1; GRAY == not connected, etc.)" was cut into three, and the answer
+# quoted "(GREEN == log." and "1; GRAY == not connected, etc.)" without the piece between them).
+_SOFT = frozenset({"etc", "al", "min", "max", "log"})
 # Abbreviations that stand before a number or a letter ("p. 23", "Fig. 3", "No. 4", "Sec. A.2"): before a
 # capitalised word they end the sentence ("... to a planar three-dimensional path p. As illustrated ...":
 # Asymptote's path p, not a page)

@@ -132,7 +132,8 @@ def unwrap_lines(text: str) -> str:
     setting's name alone ("Print.TexWidthInMm") one of the description above it, nor a line opening
     in a capital one of a list item whose last word can end it, nor a setting's row one of the row
     above it that ends with its default ("... Default: 0.1" / "timing/dslope=..."), nor a numbered
-    heading ("9.1.4 *EOS_TAIT") one of the line above it or the line below it one of the heading. A web address broken after "://" is joined without a space, and so is one broken at
+    heading ("9.1.4 *EOS_TAIT") one of the line above it or the line below it one of the heading, nor a
+    figure's OCR text ("Text in figure: ...") one of its "Section: ..." line. A web address broken after "://" is joined without a space, and so is one broken at
     a dot or a slash ("https://tiswww.case." / "edu/php/...") and a line that is a single punctuation
     mark ("programmer" / ".")."""
     lines = [" ".join(line.split()) for line in text.splitlines()]
@@ -157,7 +158,7 @@ def unwrap_lines(text: str) -> str:
             prev = out[-1]
             wrapped = (len(prev.split()) >= 6 and not ends_sentence(prev, line) and not PROMPT.match(lines[i - 1])
                        and not DEFINITION_LINE.match(line) and not DEFINITION_LINE.match(lines[i - 1])
-                       and not _FIELD_LINE.match(line) and not _FOOTNOTE_LINE.match(line)
+                       and not _FIELD_LINE.match(line) and not FIGURE_OCR.match(line) and not _FOOTNOTE_LINE.match(line)
                        and not _OPTION_LINE.match(line) and not _OPTION_ENTRY_LINE.match(line)
                        and not _NAME_ENTRY_LINE.match(line)
                        and not ends_a_row(prev, line)

@@ -2074,3 +2074,30 @@ def test_an_attribute_asked_for_is_a_name(embedder):
     question = "Which attribute makes the graph flow left to right instead of top to bottom, and what is the default direction?"
     chosen = select_sentences(question, blocks, embedder)
     assert any("rankdir=LR" in c.text for c in chosen), [c.text for c in chosen]
+
+
+def test_a_figures_ocr_text_is_no_wrapped_line_of_its_section_line():
+    """MCU 8051 IDE's Figure 3.25, a screenshot of a hex editor under a section titled with a sentence
+    ("In this IDE there are several hexadecimal editors used for various"): the "Section: ..." line and
+    "Text in figure: ..." were joined as one wrapped line, the OCR text was no longer known as such, and
+    the answer quoted "6059 8859 0070 Find Teal to find 0099 Wher Optiara ..." as a sentence."""
+    text = ("Figure 3.25: MCU code memory editor\n"
+            "Section: In this IDE there are several hexadecimal editors used for various\n"
+            "Text in figure: Comemoryte-HouSo51OL Ele Eet Mode HEX 885989 1C 51 IDE! 6059 8859 0070 Find Teal to "
+            "find 0099 Wher Optiara 8888 Lofvlow From-cuor LCALL unedher Curmari")
+    blocks = pack_evidence([Hit(chunk_id=1, doc_id=1, doc="mcu8051ide.en.pdf", page=31, bbox=None, kind="figure",
+                                score=0.05, text=text, section="3.5.12 Hexadecimal editors")], 1000)
+    texts = [c.text for c in candidate_sentences(blocks)]
+    assert "Figure 3.25: MCU code memory editor" in texts
+    assert not any("Optiara" in t for t in texts), texts
+
+
+def test_a_logical_level_written_log_dot_is_no_sentence_end():
+    """MCU 8051 IDE's wire colours: "(GREEN == log. 0; RED == log. 1; GRAY == not connected, etc.)" was cut
+    after each "log.", and the answer showed "(GREEN == log." [1] "1; GRAY == not connected, etc.)": read
+    together, green is a logical one, the opposite of the manual."""
+    text = ("All wires connected to specific GPIO lines are colored according to the voltage level present on "
+            "them (GREEN == log. 0; RED == log. 1; GRAY == not connected, etc.) The keys are drawn in gray.")
+    assert split_plain(text) == [text[:text.index(" The keys")], "The keys are drawn in gray."]
+    assert split_plain("Write the result to the log. The next run appends to it.") == [
+        "Write the result to the log.", "The next run appends to it."]
