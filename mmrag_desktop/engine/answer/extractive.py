@@ -308,6 +308,10 @@ def is_quotable(sentence: str) -> bool:
     cells = s.split(" | ")
     if len(cells) >= 3 and not any(":" in c for c in cells) and _header_cells(cells):
         return False  # a table's header row: names, no values
+    if len(cells) >= 3:
+        # a table's row, its cells short codes and numbers ("0xC4 | SWAP | A | 1 | 1", an instruction table
+        # without column names), is no run of a figure's labels: its cells are the table's
+        return True
     tokens = s.split()
     words = [t for t in tokens if sum(c.isalpha() for c in t) >= 3]
     bare = [t for t in tokens if len(t.strip(".,;:()")) <= 1 or t.strip(".,;:()").replace(".", "").isdigit()]
@@ -744,7 +748,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         if c.block_id in rows_of and phrases and any(ph in " ".join(_PHRASE_WORD.findall(c.text.lower()))
                                                       for ph in phrases):
             c.score += PHRASE_BONUS
-        if c.block_id in rows_of and (cells := row_cells(c.text)) and _names_asked(cells[0][1], asked_words, question):
+        if c.block_id in rows_of and _row_names_asked(c.text, asked_words, question):
             c.score += ROW_KEY_BONUS
         if stated is not None and stated.search(c.text):
             c.score += STATES_BONUS
@@ -766,6 +770,21 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     _twins_of_the_other_polarity(question, cands)
     _lift_what_is_asked_for(question, blocks, cands, asked, named)
     return sorted(cands, key=lambda c: -c.score)
+
+
+def _row_names_asked(row: str, asked_words: set[str], question: str) -> bool:
+    """True when a table row names what the question asks about: its first cell (`_names_asked`), or
+    any cell that is a name in capitals the question writes ("0xC4 | SWAP | A | 1 | 1" for "What opcode
+    does SWAP A assemble to?": an instruction table whose rows carry no column names, the mnemonic in
+    the second cell)."""
+    named = row_cells(row)
+    if named:
+        if _names_asked(named[0][1], asked_words, question):
+            return True
+        cells = [v.strip() for _, v in named[1:]]
+    else:
+        cells = [v.strip() for v in row.split(" | ")] if row.count(" | ") >= 2 else []
+    return any(len(v) > 1 and v.isupper() and v in asked_words for v in cells)
 
 
 def _names_asked(key: str, asked_words: set[str], question: str) -> bool:

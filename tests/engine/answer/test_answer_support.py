@@ -2101,3 +2101,41 @@ def test_a_logical_level_written_log_dot_is_no_sentence_end():
     assert split_plain(text) == [text[:text.index(" The keys")], "The keys are drawn in gray."]
     assert split_plain("Write the result to the log. The next run appends to it.") == [
         "Write the result to the log.", "The next run appends to it."]
+
+
+def test_an_instruction_row_without_column_names_is_quotable_and_named_by_its_mnemonic(embedder):
+    """MCU 8051 IDE's instruction tables (Table D.1): on page 90 the rows carry no column names ("0xC4 |
+    SWAP | A | 1 | 1"), and the rule against runs of a figure's bare labels dropped every one of them;
+    "What opcode does SWAP A assemble to ...?" quoted XRL and ORL rows of page 89 instead."""
+    from mmrag_desktop.engine.answer import extractive
+
+    assert is_quotable("0xC4 | SWAP | A | 1 | 1")
+    assert not is_quotable("4 5 3 6 2 7 1 8 Dual-in-Line")  # a figure's labels still are not
+    table = ("Opcode | Mnemonic | Operands | Bytes | Flags | Cycles\n0xC2 | CLR | bit | 2 | 1\n"
+             "0xC3 | CLR | C | 1 | CY | 1\n0xC4 | SWAP | A | 1 | 1\n0xC5 | XCH | A data | 2 | P | 1")
+    named = ("Opcode | Mnemonic | Operands | Bytes | Flags Cycles\n"
+             "Opcode: 0x6C | Mnemonic: XRL | Operands: A R4 | Bytes: 1 | Flags Cycles: P 1\n"
+             "Opcode: 0x6D | Mnemonic: XRL | Operands: A R5 | Bytes: 1 | Flags Cycles: P 1\n"
+             "Opcode: 0x4F | Mnemonic: ORL | Operands: A R7 | Bytes: 1 | Flags Cycles: P 1")
+    blocks = pack_evidence([Hit(chunk_id=1, doc_id=1, doc="mcu8051ide.en.pdf", page=90, bbox=None, kind="table",
+                                score=0.05, text=table, section="8051 Instructions in numerical Order"),
+                            Hit(chunk_id=2, doc_id=1, doc="mcu8051ide.en.pdf", page=89, bbox=None, kind="table",
+                                score=0.04, text=named, section="8051 Instructions in numerical Order")], 1000)
+    question = "What opcode does SWAP A assemble to, and how many cycles does it take?"
+    def scores():
+        return {c.text: c.score for c in rank_candidates(question, blocks, embedder)}
+
+    with_bonus = scores()
+    assert "0xC4 | SWAP | A | 1 | 1" in [c.text for c in select_sentences(question, blocks, embedder)]
+    bonus = extractive.ROW_KEY_BONUS
+    try:
+        extractive.ROW_KEY_BONUS = 0.0
+        without = scores()
+    finally:
+        extractive.ROW_KEY_BONUS = bonus
+    # the row whose cell is the mnemonic asked gains the bonus, the others nothing (in the manual's
+    # evidence, eight blocks, it decided whether the SWAP row was quoted at all)
+    assert with_bonus["0xC4 | SWAP | A | 1 | 1"] - without["0xC4 | SWAP | A | 1 | 1"] == pytest.approx(bonus)
+    assert with_bonus["0xC2 | CLR | bit | 2 | 1"] == pytest.approx(without["0xC2 | CLR | bit | 2 | 1"])
+    assert with_bonus["Opcode: 0x6C | Mnemonic: XRL | Operands: A R4 | Bytes: 1 | Flags Cycles: P 1"] == pytest.approx(
+        without["Opcode: 0x6C | Mnemonic: XRL | Operands: A R4 | Bytes: 1 | Flags Cycles: P 1"])
