@@ -260,7 +260,12 @@ def _build_table(t: Any, words: list[tuple], lines: list[Line], page_no: int,
     if sum(1 for c in cells if c.text) < 2:
         return None
     header_rows = _guess_header_rows(cells, lines, n_rows)
+    unstacked = _unstacked_rows(boxes, texts, n_rows, n_cols, header_rows)
+    if unstacked is not None:
+        boxes, texts = unstacked
+        n_rows = max(ri for ri, _, _ in boxes) + 1
     realigned = _rows_by_their_keys(boxes, texts, n_rows, n_cols, header_rows, rules or [])
+    realigned = realigned or unstacked
     if realigned is not None:
         boxes, texts = realigned
         cells = _cells(boxes, texts)
@@ -356,6 +361,71 @@ def _rows_by_their_keys(boxes: list[tuple[int, int, BBox]], texts: list[list[tup
     new_boxes = [(r, c, tuple(cell[0])) for r, row in enumerate(out_rows) for c, cell in enumerate(row)]
     new_texts = [cell[1] for row in out_rows for cell in row]
     return new_boxes, new_texts  # type: ignore[return-value]
+
+
+def _lines_of(words: list[tuple]) -> list[list[tuple]]:
+    """A cell's words grouped into its text lines, top to bottom (centres within 2 pt)."""
+    out: list[list[tuple]] = []
+    for w in sorted(words, key=lambda w: ((w[1] + w[3]) / 2, w[0])):
+        cy = (w[1] + w[3]) / 2
+        if out and abs((out[-1][0][1] + out[-1][0][3]) / 2 - cy) < 2.0:
+            out[-1].append(w)
+        else:
+            out.append([w])
+    return out
+
+
+def _unstacked_rows(boxes: list[tuple[int, int, BBox]], texts: list[list[tuple]], n_rows: int, n_cols: int,
+                    header_rows: int) -> tuple[list[tuple[int, int, BBox]], list[list[tuple]]] | None:
+    """Rows the layout model read as one where no rule parts them: every cell of the row holds the
+    same number of lines, line beside line, and no line goes on from the one above it (lower case after
+    a full line of prose). MCU 8051 IDE's Table 4.1 was one row, "Binary Octal Decimal Hexadecimal |
+    0 .. 1 0 .. 7 0 .. 9 0 .. 9, A .. F | B O or Q D or none H"; now four, "Octal | 0 .. 7 | O or Q".
+    None when no row is split."""
+    grid = {(ri, ci): (b, ws) for (ri, ci, b), ws in zip(boxes, texts, strict=True)}
+    if n_cols < 2 or len(grid) != n_rows * n_cols:
+        return None
+    out_boxes: list[tuple[int, int, BBox]] = []
+    out_texts: list[list[tuple]] = []
+    changed = False
+    r_out = 0
+    for r in range(n_rows):
+        cells = [grid[(r, c)] for c in range(n_cols)]
+        split = _stacked(cells) if r >= header_rows else None
+        if split is None:
+            for c, (b, ws) in enumerate(cells):
+                out_boxes.append((r_out, c, b))
+                out_texts.append(ws)
+            r_out += 1
+            continue
+        changed = True
+        for i, (top, bottom) in enumerate(split):
+            for c, (b, ws) in enumerate(cells):
+                out_boxes.append((r_out, c, (b[0], top, b[2], bottom)))
+                out_texts.append(_lines_of(ws)[i])
+            r_out += 1
+    return (out_boxes, out_texts) if changed else None
+
+
+def _stacked(cells: list[tuple[BBox, list[tuple]]]) -> list[tuple[float, float]] | None:
+    """The (top, bottom) bands of the lines of a row whose cells stand line beside line (see
+    `_unstacked_rows`), or None."""
+    per_cell = [_lines_of(ws) for _, ws in cells]
+    k = len(per_cell[0])
+    if k < 2 or any(len(ls) != k for ls in per_cell):
+        return None
+    centres = [[sum((w[1] + w[3]) / 2 for w in ln) / len(ln) for ln in ls] for ls in per_cell]
+    if any(abs(cs[i] - centres[0][i]) > 2.0 for cs in centres for i in range(k)):
+        return None
+    for ls in per_cell:
+        for above, below in zip(ls, ls[1:], strict=False):
+            if len(above) >= WRAPPED_WORDS and min(below, key=lambda w: w[0])[4][:1].islower():
+                return None  # a line of prose wrapped onto the next
+    top, bottom = cells[0][0][1], cells[0][0][3]
+    cuts = [(max(w[3] for ls in per_cell for w in ls[i]) + min(w[1] for ls in per_cell for w in ls[i + 1])) / 2
+            for i in range(k - 1)]
+    edges = [top, *cuts, bottom]
+    return list(zip(edges, edges[1:], strict=False))
 
 
 def _continues(above: list[tuple], below: list[tuple], right: float) -> bool:

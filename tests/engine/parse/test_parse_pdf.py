@@ -895,3 +895,49 @@ def test_the_lines_above_a_rows_key_go_to_the_row_above():
     assert cells[(1, 1)].bbox[3] == cells[(2, 1)].bbox[1] < 142.0
     # a rule drawn at the boundary keeps the rows as the finder cut them
     assert _rows_by_their_keys(boxes, texts, 3, 2, 1, [(100.0, 560.0, 127.0)]) is None
+
+
+def _booktabs_table(path, header, rows, xs, *, leading: float = 10.5) -> None:
+    """A table with a rule above and below its header and one at its end, none between its rows."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((230, 95), "Table 4.1: Radix specifiers", fontsize=10)
+    page.draw_line((150, 102), (470, 102), width=0.8)
+    for x, text in zip(xs, header, strict=True):
+        page.insert_text((x, 114), text, fontsize=10)
+    page.draw_line((150, 118), (470, 118), width=0.5)
+    for i, row in enumerate(rows):
+        for x, text in zip(xs, row, strict=True):
+            page.insert_text((x, 130 + leading * i), text, fontsize=10)
+    page.draw_line((150, 124 + leading * len(rows)), (470, 124 + leading * len(rows)), width=0.8)
+    page.insert_text((72, 200), "Numeric constants consist of digits followed by the radix specifier.", fontsize=10)
+    doc.save(path)
+    doc.close()
+
+
+def test_rows_set_line_by_line_without_rules_are_rows(tmp_path):
+    """MCU 8051 IDE's Table 4.1 came out as one row, "Binary Octal Decimal Hexadecimal | 0 .. 1 0 .. 7 0 .. 9
+    0 .. 9, A .. F | B O or Q D or none H": "Which suffix marks an octal constant?" had no row to quote."""
+    rows = [("Binary", "0 .. 1", "B"), ("Octal", "0 .. 7", "O or Q"), ("Decimal", "0 .. 9", "D or none"),
+            ("Hexadecimal", "0 .. 9, A .. F", "H")]
+    _booktabs_table(tmp_path / "r.pdf", ("Constant type", "Allowed digits", "Radix specifier"), rows, (155, 260, 370))
+    (page,) = parse(tmp_path / "r.pdf")
+    (table,) = [b.table for b in page.blocks if b.kind == "table"]
+    assert [[c.text for c in row] for row in table.rows()][1:] == [list(r) for r in rows]
+    tops = [row[0].bbox[1] for row in table.rows()[1:]]
+    assert tops == sorted(tops) and len(set(tops)) == len(rows)
+
+
+def test_a_row_whose_cells_wrap_prose_line_beside_line_stays_one_row(tmp_path):
+    """Two cells whose text wraps onto the same number of lines are one row: the second lines go on in
+    lower case after full lines of prose."""
+    rows = [("The supply voltage of the board", "Five volts are applied to the"),
+            ("measured at the connector", "board through the barrel jack")]
+    _booktabs_table(tmp_path / "w.pdf", ("Quantity measured", "How it is applied"), rows, (155, 320))
+    (page,) = parse(tmp_path / "w.pdf")
+    tables = [b.table for b in page.blocks if b.kind == "table"]
+    for table in tables:
+        texts = [[c.text for c in row] for row in table.rows()]
+        assert ["measured at the connector", "board through the barrel jack"] not in texts, texts
