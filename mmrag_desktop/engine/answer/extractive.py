@@ -153,6 +153,7 @@ _BULLET = re.compile(r"^(?:[\u2022\u25e6\u25aa\u2023*]|-\s|\d+[.)]\s)")
 # a row of a two-column list in running text, its value first: "2 Errors printed." after "1 Warnings and
 # error printed." (gpasm's ERRORLEVEL settings): a fact, however short
 _VALUE_ROW = re.compile(r"^[-+]?\d{1,4}\s+[A-Za-z]")
+_NAME_CODE = re.compile(r"^[A-Z][\w.+-]*(?: [\w.+-]+){1,4} \([a-z][\w.-]{1,11}\)$")  # "PostScript Times-Bold (pstb)"
 # a list item's number or letter, split off as a piece of its own ("5." of "5. The Asymptote
 # examples directory ..."): no sentence that completes the item before it (nor its value)
 _ENUMERATOR = re.compile(r"^\(?(?:\d{1,3}|[A-Za-z]|[ivxIVX]{1,4})[.)]$")
@@ -406,6 +407,11 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             short_default = pos > 0 and bool(_ITS_DEFAULT.match(s)) and any(ch.isdigit() for ch in s)
             short_row = (len(words) >= 3 and pos > 0 and bool(_VALUE_ROW.match(s))
                          and bool(_VALUE_ROW.match(sentences[pos - 1].lstrip())))
+            # a list of names with their short codes ("PostScript Bookman-DemiItalic (psbdi)", GLE's font
+            # list): each line is the entry a question about one name asks for
+            name_code = len(words) >= 2 and bool(_NAME_CODE.match(s)) and any(
+                _NAME_CODE.match(x.strip()) for x in sentences[max(0, pos - 1):pos + 2] if x is not s)
+            short_row = short_row or name_code
             if ((len(words) < min_words and not short_default and not short_row) or not is_quotable(s)
                     or (contents and _CHAPTER_ENTRY.match(" ".join(words)))):
                 continue
@@ -435,8 +441,8 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 # errors is in the rows, not in their lead-in
                 s, introduces = " ".join([s] + rows), True
             # a figure chunk's "Section: G.3.3 SOLA-330" line names no term
-            term = not _LABELS.match(prev) and (is_term_line(prev) or synopsis_of_section(prev, b.hit.section)
-                                                or bool(DEFINITION_LINE.match(prev)))
+            term = not name_code and not _LABELS.match(prev) and (
+                is_term_line(prev) or synopsis_of_section(prev, b.hit.section) or bool(DEFINITION_LINE.match(prev)))
             if term and pos > 1 and sentences[pos - 2].rstrip()[-1:] == ":" and DECLARATION_LINE.match(prev):
                 # "A simpler interface ... is also available:" / "void tensorshade(...);" / "One can also
                 # smoothly shade ...": the declaration is the lead-in's, the next paragraph is not about it
@@ -457,7 +463,7 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                         prev = f"{sentences[pos - 2].strip()} {prev}"
                 else:
                     s = f"... {s}"
-            following = "" if introduces or not is_quotable(nxt) or _ENUMERATOR.match(nxt.strip()) else nxt
+            following = "" if introduces or not is_quotable(nxt) or _ENUMERATOR.match(nxt.strip()) or name_code else nxt
             if short_default and term:  # too short to be matched alone: matched as the entry it closes
                 s, term = f"{prev} {s}", False
             elif short_default:

@@ -2139,3 +2139,26 @@ def test_an_instruction_row_without_column_names_is_quotable_and_named_by_its_mn
     assert with_bonus["0xC2 | CLR | bit | 2 | 1"] == pytest.approx(without["0xC2 | CLR | bit | 2 | 1"])
     assert with_bonus["Opcode: 0x6C | Mnemonic: XRL | Operands: A R4 | Bytes: 1 | Flags Cycles: P 1"] == pytest.approx(
         without["Opcode: 0x6C | Mnemonic: XRL | Operands: A R4 | Bytes: 1 | Flags Cycles: P 1"])
+
+
+def test_a_list_of_names_with_their_codes_is_quoted_line_by_line(embedder):
+    """GLE's font list ("PostScript Bookman-DemiItalic (psbdi)", a line per font): three words were too
+    few to be a sentence, so "What is GLE's short font name for PostScript Bookman Demi Italic?" quoted
+    the lines of another page that the PDF had set two to a line; and each line was the term line of the
+    next, quoted two at a time."""
+    fonts = ("PostScript Bookman-Light (psbl)\nPostScript Bookman-LightItalic (psbli)\n"
+             "PostScript NewCenturySchlbk-Roman (psncsr)\nPostScript Bookman-Demi (psbd)\n"
+             "PostScript Bookman-DemiItalic (psbdi)")
+    blocks = pack_evidence([Hit(chunk_id=1, doc_id=1, doc="gle-manual.pdf", page=104, bbox=None, kind="text",
+                                score=0.05, text=fonts, section="Font Tables")], 1000)
+    texts = [c.text for c in candidate_sentences(blocks)]
+    assert "PostScript Bookman-DemiItalic (psbdi)" in texts, texts
+    assert not any(t.count("(") > 1 for t in texts), texts
+    chosen = [c.text for c in select_sentences("What is GLE's short font name for PostScript Bookman Demi Italic?",
+                                               blocks, embedder)]
+    assert "PostScript Bookman-DemiItalic (psbdi)" in chosen, chosen
+    # a name alone with its code, no list around it, is no sentence
+    lone = pack_evidence([Hit(chunk_id=2, doc_id=1, doc="gle-manual.pdf", page=5, bbox=None, kind="text", score=0.05,
+                              text="The output goes to the printer.\nPostScript Times-Bold (pstb)\nThat is all.",
+                              section="Fonts")], 1000)
+    assert "PostScript Times-Bold (pstb)" not in [c.text for c in candidate_sentences(lone)]
