@@ -795,12 +795,14 @@ def _row_names_asked(row: str, asked_words: set[str], question: str) -> bool:
 
 def _names_asked(key: str, asked_words: set[str], question: str) -> bool:
     """True when a row's first cell names what the question asks about: a word of the question as it is
-    written there ("uncertainty-mode"), or one of the names the cell lists that the question writes as
+    written there ("uncertainty-mode", or capitalised as a cell begins: "Octal"), or one of the names the cell lists that the question writes as
     the cell does, with the same ends ("Kantronics KPC3, Kantronics KAM Plus" for "a Kantronics KPC3
     TNC"; not "Kantronics KPC3+", another model)."""
     key = key.strip()
     if key in asked_words:
         return True
+    if key[1:].islower() and key.lower() in {w.lower() for w in asked_words}:
+        return True  # a word capitalised as a cell begins ("Octal" for "an octal constant"; not "LENGTH")
     for name in _KEY_NAMES.split(key):
         name = name.strip()
         if (1 < len(name.split()) <= KEY_NAME_WORDS and any(ch.isdigit() or ch.isupper() for ch in name)

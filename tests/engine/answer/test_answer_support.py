@@ -2162,3 +2162,31 @@ def test_a_list_of_names_with_their_codes_is_quoted_line_by_line(embedder):
                               text="The output goes to the printer.\nPostScript Times-Bold (pstb)\nThat is all.",
                               section="Fonts")], 1000)
     assert "PostScript Times-Bold (pstb)" not in [c.text for c in candidate_sentences(lone)]
+
+
+def test_a_row_key_capitalised_as_a_cell_begins_is_the_word_asked(embedder):
+    """MCU 8051 IDE's Table 4.1: "Which suffix letters mark an octal constant ...?" -- the row's key is
+    "Octal", capitalised as a cell begins; the word is the question's (an ALL-CAPS "LENGTH" is still no
+    "length", test above)."""
+    from mmrag_desktop.engine.answer import extractive
+
+    table = ("Table 4.1: Radix specifiers\nConstant type | Allowed digits | Radix specifier\n"
+             "Constant type: Binary | Allowed digits: 0 .. 1 | Radix specifier: B\n"
+             "Constant type: Octal | Allowed digits: 0 .. 7 | Radix specifier: O or Q\n"
+             "Constant type: Decimal | Allowed digits: 0 .. 9 | Radix specifier: D or none")
+    blocks = pack_evidence([Hit(chunk_id=1, doc_id=1, doc="mcu8051ide.en.pdf", page=41, bbox=None, kind="table",
+                                score=0.05, text=table, section="4.3 Constants")], 1000)
+    question = "Which suffix letters mark an octal constant in the built-in assembler?"
+    octal = "Constant type: Octal | Allowed digits: 0 .. 7 | Radix specifier: O or Q"
+
+    def score(row):
+        return next(c.score for c in rank_candidates(question, blocks, embedder) if c.text == row)
+
+    with_bonus = score(octal)
+    bonus = extractive.ROW_KEY_BONUS
+    try:
+        extractive.ROW_KEY_BONUS = 0.0
+        assert with_bonus - score(octal) == pytest.approx(bonus)
+    finally:
+        extractive.ROW_KEY_BONUS = bonus
+    assert rank_candidates(question, blocks, embedder)[0].text == octal
