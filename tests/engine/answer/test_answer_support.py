@@ -43,9 +43,10 @@ EVIDENCE = [
 ]
 
 
-def one_block(text: str, section: str = "", doc: str = "manual.pdf", page: int = 1, chunk_id: int = 5):
-    """The evidence of one text hit."""
-    return pack_evidence([Hit(chunk_id=chunk_id, doc_id=1, doc=doc, page=page, bbox=None, kind="text", score=0.03,
+def one_block(text: str, section: str = "", doc: str = "manual.pdf", page: int = 1, chunk_id: int = 5,
+              kind: str = "text"):
+    """The evidence of one hit (a text chunk unless `kind` says otherwise)."""
+    return pack_evidence([Hit(chunk_id=chunk_id, doc_id=1, doc=doc, page=page, bbox=None, kind=kind, score=0.03,
                               text=text, section=section)], 1000)
 
 
@@ -2026,8 +2027,7 @@ def test_a_row_whose_first_cell_lists_the_model_asked_is_quoted_first(embedder):
              'TNC model: Kantronics KPC3, Kantronics KAM Plus | Init-string content: "\\x0dINTFACE KISS\\x0dRESET\\x0d"\n'
              "TNC model: Kantronics KPC3+ | Init-string content: DO NOT USE. The firmware has broken KISS.\n"
              'TNC model: uTNT+ | Init-string content: "\\x0dKISS ON\\x0d"')
-    blocks = pack_evidence([Hit(chunk_id=1, doc_id=1, doc="aprx-manual.pdf", page=22, bbox=None, kind="table",
-                                score=0.05, text=table, section="3.6.2 Serial port init-strings")], 1000)
+    blocks = one_block(table, "3.6.2 Serial port init-strings", "aprx-manual.pdf", 22, kind="table")
     question = "What init-string should I configure to switch a Kantronics KPC3 TNC into KISS mode?"
     ranked = rank_candidates(question, blocks, embedder)
     assert ranked[0].text.startswith("TNC model: Kantronics KPC3, Kantronics KAM Plus |"), [c.text for c in ranked[:3]]
@@ -2046,11 +2046,9 @@ def test_a_listing_closing_tag_is_no_term_of_the_sentence_after_it():
     """Aprx's "<interface>" ... "</interface>" listings, then prose: "</interface> The callsign parameter
     must be valid AX.25 callsign ..." was quoted with the closing tag as if it were the entry's name."""
     assert not is_term_line("</interface>") and not is_term_line("</digipeater>")
-    blocks = pack_evidence([Hit(chunk_id=1, doc_id=1, doc="aprx-manual.pdf", page=28, bbox=None, kind="text",
-                                score=0.05, section="3.6.9 Linux AX25-DEVICE",
-                                text="<interface>\nax25-device callsign\ntx-ok boolean\n</interface>\n"
-                                     "The callsign parameter must be valid AX.25 callsign as it refers to Linux "
-                                     "kernel AX.25\ndevice callsigns.")], 1000)
+    text = ("<interface>\nax25-device callsign\ntx-ok boolean\n</interface>\nThe callsign parameter must be valid "
+            "AX.25 callsign as it refers to Linux kernel AX.25\ndevice callsigns.")
+    blocks = one_block(text, "3.6.9 Linux AX25-DEVICE", "aprx-manual.pdf", 28)
     texts = [c.text for c in candidate_sentences(blocks)]
     assert ("The callsign parameter must be valid AX.25 callsign as it refers to Linux kernel AX.25 device "
             "callsigns.") in texts, texts
@@ -2069,8 +2067,7 @@ def test_an_attribute_asked_for_is_a_name(embedder):
             "default. The mode rankdir=BT is useful for drawing upward-directed graphs.\nIf center=true and the "
             "graph can be output on one page, using the default page size of 8.5 by 11 inches if page is not "
             "set, the graph is repositioned to be centered on that page.")
-    blocks = pack_evidence([Hit(chunk_id=1, doc_id=1, doc="dotguide.pdf", page=14, bbox=None, kind="text",
-                                score=0.05, text=text, section="2.5 Drawing Orientation, Size and Spacing")], 1000)
+    blocks = one_block(text, "2.5 Drawing Orientation, Size and Spacing", "dotguide.pdf", 14)
     question = "Which attribute makes the graph flow left to right instead of top to bottom, and what is the default direction?"
     chosen = select_sentences(question, blocks, embedder)
     assert any("rankdir=LR" in c.text for c in chosen), [c.text for c in chosen]
@@ -2085,8 +2082,7 @@ def test_a_figures_ocr_text_is_no_wrapped_line_of_its_section_line():
             "Section: In this IDE there are several hexadecimal editors used for various\n"
             "Text in figure: Comemoryte-HouSo51OL Ele Eet Mode HEX 885989 1C 51 IDE! 6059 8859 0070 Find Teal to "
             "find 0099 Wher Optiara 8888 Lofvlow From-cuor LCALL unedher Curmari")
-    blocks = pack_evidence([Hit(chunk_id=1, doc_id=1, doc="mcu8051ide.en.pdf", page=31, bbox=None, kind="figure",
-                                score=0.05, text=text, section="3.5.12 Hexadecimal editors")], 1000)
+    blocks = one_block(text, "3.5.12 Hexadecimal editors", "mcu8051ide.en.pdf", 31, kind="figure")
     texts = [c.text for c in candidate_sentences(blocks)]
     assert "Figure 3.25: MCU code memory editor" in texts
     assert not any("Optiara" in t for t in texts), texts
@@ -2117,11 +2113,11 @@ def test_an_instruction_row_without_column_names_is_quotable_and_named_by_its_mn
              "Opcode: 0x6C | Mnemonic: XRL | Operands: A R4 | Bytes: 1 | Flags Cycles: P 1\n"
              "Opcode: 0x6D | Mnemonic: XRL | Operands: A R5 | Bytes: 1 | Flags Cycles: P 1\n"
              "Opcode: 0x4F | Mnemonic: ORL | Operands: A R7 | Bytes: 1 | Flags Cycles: P 1")
-    blocks = pack_evidence([Hit(chunk_id=1, doc_id=1, doc="mcu8051ide.en.pdf", page=90, bbox=None, kind="table",
-                                score=0.05, text=table, section="8051 Instructions in numerical Order"),
-                            Hit(chunk_id=2, doc_id=1, doc="mcu8051ide.en.pdf", page=89, bbox=None, kind="table",
-                                score=0.04, text=named, section="8051 Instructions in numerical Order")], 1000)
+    section = "8051 Instructions in numerical Order"
+    blocks = pack_evidence([manual_hit("mcu8051ide.en.pdf", 1, 90, section, table, 0.05, kind="table"),
+                            manual_hit("mcu8051ide.en.pdf", 2, 89, section, named, 0.04, kind="table")], 1000)
     question = "What opcode does SWAP A assemble to, and how many cycles does it take?"
+
     def scores():
         return {c.text: c.score for c in rank_candidates(question, blocks, embedder)}
 
@@ -2149,8 +2145,7 @@ def test_a_list_of_names_with_their_codes_is_quoted_line_by_line(embedder):
     fonts = ("PostScript Bookman-Light (psbl)\nPostScript Bookman-LightItalic (psbli)\n"
              "PostScript NewCenturySchlbk-Roman (psncsr)\nPostScript Bookman-Demi (psbd)\n"
              "PostScript Bookman-DemiItalic (psbdi)")
-    blocks = pack_evidence([Hit(chunk_id=1, doc_id=1, doc="gle-manual.pdf", page=104, bbox=None, kind="text",
-                                score=0.05, text=fonts, section="Font Tables")], 1000)
+    blocks = one_block(fonts, "Font Tables", "gle-manual.pdf", 104)
     texts = [c.text for c in candidate_sentences(blocks)]
     assert "PostScript Bookman-DemiItalic (psbdi)" in texts, texts
     assert not any(t.count("(") > 1 for t in texts), texts
@@ -2174,8 +2169,7 @@ def test_a_row_key_capitalised_as_a_cell_begins_is_the_word_asked(embedder):
              "Constant type: Binary | Allowed digits: 0 .. 1 | Radix specifier: B\n"
              "Constant type: Octal | Allowed digits: 0 .. 7 | Radix specifier: O or Q\n"
              "Constant type: Decimal | Allowed digits: 0 .. 9 | Radix specifier: D or none")
-    blocks = pack_evidence([Hit(chunk_id=1, doc_id=1, doc="mcu8051ide.en.pdf", page=41, bbox=None, kind="table",
-                                score=0.05, text=table, section="4.3 Constants")], 1000)
+    blocks = one_block(table, "4.3 Constants", "mcu8051ide.en.pdf", 41, kind="table")
     question = "Which suffix letters mark an octal constant in the built-in assembler?"
     octal = "Constant type: Octal | Allowed digits: 0 .. 7 | Radix specifier: O or Q"
 
