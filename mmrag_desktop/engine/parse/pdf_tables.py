@@ -332,17 +332,14 @@ def _rows_by_their_keys(boxes: list[tuple[int, int, BBox]], texts: list[list[tup
             continue
         key = row[0][1]
         top = min((w[1] for w in key), default=None)
-        moved = False
-        for c in range(1, n_cols):
-            ws = row[c][1]
-            up = [w for w in ws if top is None or (w[1] + w[3]) / 2 < top]
-            if up and _continues(above[c][1], up, right[c]):
-                above[c][1].extend(up)
-                row[c][1][:] = [w for w in ws if w not in up]
-                moved = True
-            elif up and top is None:
-                moved = False
-                break
+        ups = {c: [w for w in row[c][1] if top is None or (w[1] + w[3]) / 2 < top] for c in range(1, n_cols)}
+        going = {c: up for c, up in ups.items() if up and _continues(above[c][1], up, right[c])}
+        if top is None and len(going) < sum(1 for up in ups.values() if up):
+            going = {}  # a row without a key joins the row above whole, or not at all
+        for c, up in going.items():
+            above[c][1].extend(up)
+            row[c][1][:] = [w for w in row[c][1] if w not in up]
+        moved = bool(going)
         if not moved:
             out_rows.append(row)
             continue

@@ -895,6 +895,15 @@ def test_the_lines_above_a_rows_key_go_to_the_row_above():
     assert cells[(1, 1)].bbox[3] == cells[(2, 1)].bbox[1] < 142.0
     # a rule drawn at the boundary keeps the rows as the finder cut them
     assert _rows_by_their_keys(boxes, texts, 3, 2, 1, [(100.0, 560.0, 127.0)]) is None
+    # a row without a key joins the row above whole or not at all: here its third cell starts a value
+    # of its own ("PA2" under "PA1") while its second goes on from the row above
+    boxes3 = [(r, c, (100.0 + 150 * c, 80.0 + 30 * r, 250.0 + 150 * c, 110.0 + 30 * r)) for r in range(3) for c in range(3)]
+    texts3 = [line(100, 82, "Port", 0, 0), line(250, 82, "Description", 0, 1), line(400, 82, "Pin", 0, 2),
+              line(100, 112, "PORTA", 2, 0), desc, line(400, 112, "PA1", 5, 0),
+              [], line(280, 142, "overwritten by the half width char key.", 1, 2), line(400, 142, "PA2", 6, 0)]
+    texts3[4] = [(w[0] - 30, 112.0, w[2] - 30, 122.0, *w[4:]) for w in desc]
+    right3 = max(w[2] for w in texts3[4])
+    assert right3 > 0 and _rows_by_their_keys(boxes3, texts3, 3, 3, 1, []) is None
 
 
 def _booktabs_table(path, header, rows, xs, *, leading: float = 10.5) -> None:
