@@ -795,9 +795,9 @@ def _row_names_asked(row: str, asked_words: set[str], question: str) -> bool:
 
 def _names_asked(key: str, asked_words: set[str], question: str) -> bool:
     """True when a row's first cell names what the question asks about: a word of the question as it is
-    written there ("uncertainty-mode", or capitalised as a cell begins: "Octal"), or one of the names the cell lists that the question writes as
-    the cell does, with the same ends ("Kantronics KPC3, Kantronics KAM Plus" for "a Kantronics KPC3
-    TNC"; not "Kantronics KPC3+", another model)."""
+    written there ("uncertainty-mode", or capitalised as a cell begins: "Octal"), or one of the names the
+    cell lists that the question writes as the cell does, with the same ends ("Kantronics KPC3, Kantronics
+    KAM Plus" for "a Kantronics KPC3 TNC"; not "Kantronics KPC3+", another model)."""
     key = key.strip()
     if key in asked_words:
         return True
