@@ -410,7 +410,7 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             # a list of names with their short codes ("PostScript Bookman-DemiItalic (psbdi)", GLE's font
             # list): each line is the entry a question about one name asks for
             name_code = len(words) >= 2 and bool(_NAME_CODE.match(s)) and any(
-                _NAME_CODE.match(x.strip()) for x in sentences[max(0, pos - 1):pos + 2] if x is not s)
+                _NAME_CODE.match(sentences[j].strip()) for j in (pos - 1, pos + 1) if 0 <= j < len(sentences))
             short_row = short_row or name_code
             if ((len(words) < min_words and not short_default and not short_row) or not is_quotable(s)
                     or (contents and _CHAPTER_ENTRY.match(" ".join(words)))):

@@ -91,11 +91,11 @@ def find_ruled_tables(
     """
     if mode == "off":
         return []
+    rules = _horizontal_rules(drawings or [])
     if mode == "layout":
-        found = _grids(page, words, drawings) or page.find_tables(union=True).tables
+        found = _grids(page, words, drawings, rules) or page.find_tables(union=True).tables
     else:
         found = page.find_tables(use_layout=False).tables
-    rules = _horizontal_rules(drawings or [])
     out: list[Table] = []
     for t in found:
         table = _build_table(t, words, lines, page_no, rules)
@@ -104,9 +104,10 @@ def find_ruled_tables(
     return out
 
 
-def _grids(page: Any, words: list[tuple], drawings: list[dict[str, Any]] | None) -> list[Any]:
-    """The line finder's tables when they are full grids that account for the page's rules (see
-    `find_ruled_tables`), else []. Not tried on a page whose drawings are mostly not rules (a plot
+def _grids(page: Any, words: list[tuple], drawings: list[dict[str, Any]] | None,
+           rules: list[tuple[float, float, float]]) -> list[Any]:
+    """The line finder's tables when they are full grids that account for the page's horizontal `rules`
+    (see `find_ruled_tables`), else []. Not tried on a page whose drawings are mostly not rules (a plot
     drawn with thousands of short segments: the line finder takes seconds there and finds none)."""
     if drawings is None:
         return []
@@ -114,7 +115,7 @@ def _grids(page: Any, words: list[tuple], drawings: list[dict[str, Any]] | None)
     if h + v < GRID_RULE_SHARE * sum(len(path.get("items", ())) for path in drawings):
         return []
     grids = [t for t in page.find_tables(use_layout=False).tables if _full_grid(t, words)]
-    if not grids or _rules_outside(drawings, [t.bbox for t in grids], page.rect.height):
+    if not grids or _rules_outside(rules, [t.bbox for t in grids], page.rect.height):
         return []
     return grids
 
@@ -163,23 +164,18 @@ GRID_PAD = 3.0  # pt around a grid that its own outer rules may stick out by
 MARGIN_SHARE = 0.1  # rules this close to the top or bottom edge of the page rule off running headers and footers
 
 
-def _rules_outside(drawings: list[dict[str, Any]], boxes: list[tuple], page_height: float) -> bool:
-    """True when three or more horizontal rules of the page lie outside every box (as many as the
+def _rules_outside(rules: list[tuple[float, float, float]], boxes: list[tuple], page_height: float) -> bool:
+    """True when three or more of the page's horizontal `rules` lie outside every box (as many as the
     top, middle and bottom rules of a rule-light table): another table, or a diagram the line
     finder did not take as a grid. Rules of running headers and footers do not count."""
     outside = 0
-    for path in drawings:
-        for item in path.get("items", ()):
-            rule = _rule(item)
-            if rule is None or rule[0] != "h":
-                continue
-            _, x0, x1, y = rule
-            if not MARGIN_SHARE * page_height < y < (1 - MARGIN_SHARE) * page_height:
-                continue
-            if not any(b[1] - GRID_PAD <= y <= b[3] + GRID_PAD and min(x1, b[2]) > max(x0, b[0]) for b in boxes):
-                outside += 1
-                if outside >= 3:
-                    return True
+    for x0, x1, y in rules:
+        if not MARGIN_SHARE * page_height < y < (1 - MARGIN_SHARE) * page_height:
+            continue
+        if not any(b[1] - GRID_PAD <= y <= b[3] + GRID_PAD and min(x1, b[2]) > max(x0, b[0]) for b in boxes):
+            outside += 1
+            if outside >= 3:
+                return True
     return False
 
 
@@ -260,16 +256,17 @@ def _build_table(t: Any, words: list[tuple], lines: list[Line], page_no: int,
     if sum(1 for c in cells if c.text) < 2:
         return None
     header_rows = _guess_header_rows(cells, lines, n_rows)
+    mended = False
     unstacked = _unstacked_rows(boxes, texts, n_rows, n_cols, header_rows)
     if unstacked is not None:
-        boxes, texts = unstacked
+        (boxes, texts), mended = unstacked, True
         n_rows = max(ri for ri, _, _ in boxes) + 1
     realigned = _rows_by_their_keys(boxes, texts, n_rows, n_cols, header_rows, rules or [])
-    realigned = realigned or unstacked
     if realigned is not None:
-        boxes, texts = realigned
-        cells = _cells(boxes, texts)
+        (boxes, texts), mended = realigned, True
         n_rows = max(ri for ri, _, _ in boxes) + 1
+    if mended:
+        cells = _cells(boxes, texts)
     bbox: BBox = tuple(float(v) for v in t.bbox)  # type: ignore[assignment]
     return Table(bbox=bbox, cells=cells, n_rows=n_rows, n_cols=n_cols, header_rows=header_rows)
 
@@ -396,17 +393,19 @@ def _unstacked_rows(boxes: list[tuple[int, int, BBox]], texts: list[list[tuple]]
             r_out += 1
             continue
         changed = True
-        for i, (top, bottom) in enumerate(split):
-            for c, (b, ws) in enumerate(cells):
+        bands, per_cell = split
+        for i, (top, bottom) in enumerate(bands):
+            for c, (b, _) in enumerate(cells):
                 out_boxes.append((r_out, c, (b[0], top, b[2], bottom)))
-                out_texts.append(_lines_of(ws)[i])
+                out_texts.append(per_cell[c][i])
             r_out += 1
     return (out_boxes, out_texts) if changed else None
 
 
-def _stacked(cells: list[tuple[BBox, list[tuple]]]) -> list[tuple[float, float]] | None:
+def _stacked(cells: list[tuple[BBox, list[tuple]]]
+             ) -> tuple[list[tuple[float, float]], list[list[list[tuple]]]] | None:
     """The (top, bottom) bands of the lines of a row whose cells stand line beside line (see
-    `_unstacked_rows`), or None."""
+    `_unstacked_rows`) and each cell's lines (`_lines_of`), or None."""
     per_cell = [_lines_of(ws) for _, ws in cells]
     k = len(per_cell[0])
     if k < 2 or any(len(ls) != k for ls in per_cell):
@@ -422,7 +421,7 @@ def _stacked(cells: list[tuple[BBox, list[tuple]]]) -> list[tuple[float, float]]
     cuts = [(max(w[3] for ls in per_cell for w in ls[i]) + min(w[1] for ls in per_cell for w in ls[i + 1])) / 2
             for i in range(k - 1)]
     edges = [top, *cuts, bottom]
-    return list(zip(edges, edges[1:], strict=False))
+    return list(zip(edges, edges[1:], strict=False)), per_cell
 
 
 def _continues(above: list[tuple], below: list[tuple], right: float) -> bool:
@@ -433,10 +432,8 @@ def _continues(above: list[tuple], below: list[tuple], right: float) -> bool:
     spans both rows)."""
     if not above or not below:
         return False
-    last_y = max((w[1] + w[3]) / 2 for w in above)
-    last = [w for w in above if abs((w[1] + w[3]) / 2 - last_y) < 2.0]
-    first_y = min((w[1] + w[3]) / 2 for w in below)
-    first = min((w for w in below if abs((w[1] + w[3]) / 2 - first_y) < 2.0), key=lambda w: w[0])
+    last = _lines_of(above)[-1]
+    first = min(_lines_of(below)[0], key=lambda w: w[0])
     if len(last) < WRAPPED_WORDS or not first[4].lstrip("([{'\"\u2018\u201c")[:1].islower():
         return False
     return max(w[2] for w in last) + (first[2] - first[0]) >= right - 1.0
