@@ -7,7 +7,8 @@ product per candidate, no embedding at query time.
 In running text the box also takes the segment after the best one: the sentence that restates a
 question ("METHOD=name sets the integration method") is usually followed by the one that answers
 it ("The default is trapezoidal."). On the development set this lifted text boxes on the gold
-page from 0.44 to 0.56 (mean IoU 0.36 to 0.32: the box grows by a sentence).
+page from 0.44 to 0.56 (mean IoU 0.36 to 0.32: the box grows by a sentence). A best segment that goes
+on with a sentence interrupted by a line of code or a formula set apart shows it from its start.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 
 from ..elements import BBox, union_bbox
 from ..parse.pdf_blocks import caption_kind
+from ..sentence_split import ends_sentence
 
 LEXICAL_WEIGHT = 0.25
 ANTONYM_PENALTY = 0.1
@@ -32,6 +34,12 @@ _OPPOSITES = [("internal", "external"), ("input", "output"), ("read", "write"), 
 OPPOSITE = {a: b for a, b in _OPPOSITES} | {b: a for a, b in _OPPOSITES}
 SHORT_WORDS = 5
 SHORT_PENALTY = 0.03
+# a sentence goes on after at most this many lines set apart inside it (a formula, a line of code), which
+# start this far right of the text's left edge (highlights; Searcher._sentence_end)
+DISPLAY_LINES = 2
+DISPLAY_INDENT = 15.0  # points
+PROSE_WORD = re.compile(r"\b[A-Za-z][a-z]+\b")
+_LOWER_WORD = re.compile(r"[a-z]+\s")
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -130,8 +138,45 @@ def choose_highlight(
         if kind == "table":
             best = _best_row(scores, boxed, best)
     want = {best, _next_segment(scores, best)} if kind == "text" and best >= 0 else {best}
+    if kind == "text" and best >= 0:
+        want |= set(range(_sentence_start(boxed, best), best))
     chosen = [ln for ln in boxed if want & set(ln.get("s") or [])] if best >= 0 else []
     return lines_highlight(chosen or boxed, best, best_score)
+
+
+def goes_on_after(lines: list[dict], i: int) -> int | None:
+    """The index of the line after `lines[i]` (and at most DISPLAY_LINES - 1 more lines set apart) where the
+    sentence before them goes on in lower case, or None: a display line (a formula, a line of code) that
+    ends no sentence interrupts it ("It can be redefined temporarily ..., by enclosing the above line in
+    the pair" / "pushdef(`elen_',dimen_) resistor. . . popdef(`elen_')" / "with the result shown ...")."""
+    for k in range(i + 1, min(i + 1 + DISPLAY_LINES, len(lines))):
+        if any(ends_sentence(ln["t"]) for ln in lines[i:k]):
+            return None
+        # the sentence goes on in lower case on a line the ones set apart are indented from (a term at the
+        # margin, a definition list's, is no formula inside a sentence; a fraction's "x" under it is the formula's)
+        if (lines[k]["t"][:1].islower() and lines[k].get("s")
+                and all(ln["b"][0] >= lines[k]["b"][0] + DISPLAY_INDENT for ln in lines[i:k])):
+            return k
+    return None
+
+
+def _sentence_start(lines: list[dict], segment: int) -> int:
+    """The segment where the sentence that `segment` goes on begins: a segment that opens a line with a
+    lower-case word after lines set apart (a line of code, a formula) continues the prose line before them
+    when that line ends no sentence (R's "... only if the test files have been installed with" / "make
+    install-tests" / "which populates a tests directory ..."; the highlight showed the last piece alone)."""
+    i = next((i for i, ln in enumerate(lines) if segment in (ln.get("s") or [])), None)
+    if not i or min(lines[i]["s"]) != segment or not _LOWER_WORD.match(lines[i]["t"]):
+        return segment  # the first line, a segment that begins mid-line, or no word ("map_ram:")
+    for shown in range(1, DISPLAY_LINES + 1):
+        j = i - shown - 1  # the line before the lines set apart
+        if j < 0:
+            break
+        before = lines[j]
+        if (goes_on_after(lines, j + 1) == i and before.get("s") and not ends_sentence(before["t"])
+                and len(PROSE_WORD.findall(before["t"])) >= 3):
+            return max(before["s"])
+    return segment
 
 
 def _next_segment(scores: np.ndarray, best: int) -> int:

@@ -26,7 +26,14 @@ from ..sentence_split import DOT_LEADERS, ends_a_row, ends_sentence, sentence_sp
 from ..store.chunks import Filters
 from .doc_names import named_documents, without_names
 from .fusion import mmr, weighted_rrf
-from .highlight import Highlight, choose_highlight, lines_highlight, segment_highlight
+from .highlight import (
+    PROSE_WORD,
+    Highlight,
+    choose_highlight,
+    goes_on_after,
+    lines_highlight,
+    segment_highlight,
+)
 from .query import (
     QueryPlan,
     entries_named,
@@ -71,7 +78,6 @@ _CONTINUES = re.compile(r"[a-z]")
 # a term line: an option, an ALL-CAPS code, a snake_case name, a name with <placeholders> or [arguments]
 TERM_LEAD_WORDS = 4
 _TERM_LEAD = re.compile(r"^\s*(?:[-+]{1,2}\w|[A-Z][A-Z0-9_]{2,}\b|\w+_\w|\S*[<\[])")
-_PROSE_WORD = re.compile(r"\b[A-Za-z][a-z]+\b")
 # an answer's companion chunk goes after the hit it comes with, and not before the third hit: right after
 # it and after the third tied on the development set (fact 0.83), after the fifth lost a fact there
 COMPANION_AT = 3
@@ -80,9 +86,6 @@ SHORT_HIT_WORDS = 12
 # a chunk's last sentence cut by the chunk's end is completed from the next chunk when it ends within
 # this many of its lines (Searcher._sentence_end)
 TAIL_LINES = 4
-# ... through at most this many lines set apart inside the sentence (a formula, a line of code)
-DISPLAY_LINES = 2
-DISPLAY_INDENT = 15.0  # points: how far right of the text's left edge a line set apart starts
 # a sentence that draws the consequence of the one before it: an answer's hit whose matched sentence
 # ends its chunk brings the chunk that goes on with such a sentence ("... not possible on UPDI locked
 # devices." / "Therefore, ... you have to provide -F to override this check.", AVRDUDE's manual)
@@ -187,22 +190,6 @@ def _lead_text(lead: list[dict]) -> list[str]:
     return [first, *(ln["t"] for ln in lead[1:])]
 
 
-def _goes_on_after(lines: list[dict], i: int) -> int | None:
-    """The index of the line after `lines[i]` (and at most DISPLAY_LINES - 1 more lines set apart) where the
-    sentence before them goes on in lower case, or None: a display line (a formula, a line of code) that
-    ends no sentence interrupts it ("It can be redefined temporarily ..., by enclosing the above line in
-    the pair" / "pushdef(`elen_',dimen_) resistor. . . popdef(`elen_')" / "with the result shown ...")."""
-    for k in range(i + 1, min(i + 1 + DISPLAY_LINES, len(lines))):
-        if any(ends_sentence(ln["t"]) for ln in lines[i:k]):
-            return None
-        # the sentence goes on in lower case on a line the ones set apart are indented from (a term at the
-        # margin, a definition list's, is no formula inside a sentence; a fraction's "x" under it is the formula's)
-        if (lines[k]["t"][:1].islower() and lines[k].get("s")
-                and all(ln["b"][0] >= lines[k]["b"][0] + DISPLAY_INDENT for ln in lines[i:k])):
-            return k
-    return None
-
-
 def _tail_text(tail: list[dict]) -> list[str]:
     """The text of tail lines (Searcher._sentence_end) up to where the sentence ends: its last line
     may begin another sentence after it ("packages. Those with compiled code need the tools")."""
@@ -217,13 +204,14 @@ def _tail_text(tail: list[dict]) -> list[str]:
 
 def _with_lead(lead: list[str], text: str) -> str:
     """`text` after its lead lines; a lead of a word or two (the sentence begins at the end of its line:
-    "The" / "built-in predicates described ...") goes on the text's first line, where no splitter
-    takes it for a heading."""
+    "The" / "built-in predicates described ...") goes on the line after it, where no splitter takes it
+    for a heading ("For" / "example, the default is BL, ..." was quoted from "example")."""
     if not lead:
         return text
-    if len(lead) == 1 and len(lead[0].split()) <= 2:
-        return f"{lead[0]} {text}"
-    return "\n".join([*lead, text])
+    lines = [*lead, text]
+    if len(lines[0].split()) <= 2:  # "For" / "example, the default is BL, ...": one line
+        lines[:2] = [f"{lines[0]} {lines[1]}"]
+    return "\n".join(lines)
 
 
 def _just_above(line: dict, below: dict) -> bool:
@@ -789,7 +777,7 @@ class Searcher:
         if start and ends_a_row(start[-1]["t"], first["t"]):  # "... Default: 0.2" / "timing/zslope=...": rows
             return []
         # prose, not a synopsis or code above it ("csvread (filename)" / "x = csvread (filename, ...)")
-        return start if len(_PROSE_WORD.findall(" ".join(ln["t"] for ln in start))) >= 3 else []
+        return start if len(PROSE_WORD.findall(" ".join(ln["t"] for ln in start))) >= 3 else []
 
     def _sentence_end(self, row: dict) -> list[dict]:
         """The stored lines of the chunk after a text chunk where the chunk's last sentence ends, when
@@ -823,7 +811,7 @@ class Searcher:
             if sentence not in (ln.get("s") or []):
                 # a formula or a line of code set apart inside the sentence, which goes on in lower case after
                 # it ("The recurrence relation" / "j(l+1)(x) = ..." / "is used either downwards for x < 2 lmax ...")
-                k = _goes_on_after(rest, i)
+                k = goes_on_after(rest, i)
                 if k is None:
                     return []  # its segment ends with no full stop: code ("set xtics format ..."), a heading
                 end.extend(rest[i:k])
@@ -837,7 +825,7 @@ class Searcher:
         else:
             return []  # a sentence the next chunk does not end within TAIL_LINES lines
         words = " ".join([last["t"], *(ln["t"] for ln in end)])
-        return end if len(_PROSE_WORD.findall(words)) >= 3 else []
+        return end if len(PROSE_WORD.findall(words)) >= 3 else []
 
     def _whole_sentences(self, row: dict, hl: Highlight, lead: Callable[[int], list[dict]],
                          tail: Callable[[int], list[dict]]) -> Highlight:

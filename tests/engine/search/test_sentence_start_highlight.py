@@ -96,7 +96,7 @@ def test_the_lead_text_starts_where_the_sentence_does():
     assert _just_above({**lead[0], "p": 39, "b": [70, 780, 524, 791]}, below)  # the end of the page before
 
 
-def test_a_lead_of_a_word_or_two_goes_on_the_first_line():
+def test_a_lead_of_a_word_or_two_goes_on_the_line_after_it():
     """GNU Prolog: the sentence begins with "The" at the end of the line before the chunk; on a line
     of its own the splitter took it for a heading and the answer quoted "built-in predicates ..."."""
     from mmrag_desktop.engine.search.searcher import _with_lead
@@ -104,6 +104,10 @@ def test_a_lead_of_a_word_or_two_goes_on_the_first_line():
     assert _with_lead(["The"], "built-in predicates allow it.\nMore.") == "The built-in predicates allow it.\nMore."
     assert _with_lead(["When the supervisor notices"], "it waits.") == "When the supervisor notices\nit waits."
     assert _with_lead([], "it waits.") == "it waits."
+    # dot's guide: the lead is the end of one line and the next, "For" / "example, the default is BL, ...";
+    # "For" on a line of its own had the answer quote "example, the default is BL, ..."
+    assert _with_lead(["For", "example, the default is BL, specifying a left-"], "to-right (L) minor order.") == (
+        "For example, the default is BL, specifying a left-\nto-right (L) minor order.")
 
 
 def _filler_closing_with(library, term: str, desc: list[str]) -> list[str]:
@@ -150,12 +154,13 @@ def test_which_first_lines_may_continue_a_sentence():
     """flex's "prefix= option) to rename each yyFlexLexer ..." continues "If you want to create multiple
     (different) lexer classes, you use the '-P' flag (or the"; Octave's "x = csvread (filename, ...)" is
     code under "csvread (filename)", which is no prose to begin it with."""
-    from mmrag_desktop.engine.search.searcher import _CONTINUES, _PROSE_WORD
+    from mmrag_desktop.engine.search.highlight import PROSE_WORD
+    from mmrag_desktop.engine.search.searcher import _CONTINUES
 
     assert _CONTINUES.match("prefix= option) to rename each yyFlexLexer to some other xxFlexLexer.")
     assert not _CONTINUES.match("Promote the specified warning message into an error message.")
-    assert len(_PROSE_WORD.findall("If you want to create multiple (different) lexer classes, you use the")) >= 3
-    assert len(_PROSE_WORD.findall("csvread (filename)")) < 3
+    assert len(PROSE_WORD.findall("If you want to create multiple (different) lexer classes, you use the")) >= 3
+    assert len(PROSE_WORD.findall("csvread (filename)")) < 3
 
 
 ENTRY = "--with-fftw3=no Do not check for and use the fftw fast fourier transform library."
@@ -265,22 +270,72 @@ def test_a_sentence_goes_on_after_a_formula_or_a_line_of_code_set_apart():
     of its own (a segment of its own), then "x" / "is used either downwards for x < 2 lmax or upwards for
     x ≥2 lmax.": the tail stopped at the formula and "When is downward recurrence used?" was never answered.
     At most DISPLAY_LINES such lines, then a line that goes on in lower case."""
-    from mmrag_desktop.engine.search.searcher import DISPLAY_LINES, _goes_on_after
+    from mmrag_desktop.engine.search.highlight import DISPLAY_LINES, goes_on_after
 
     def line(text, *segments, left=72):
         return {"t": text, "p": 148, "b": [left, 300, 504, 311], "s": list(segments)}
 
     bessel = [line("˜jl+1(x) = 2l + 1 ˜jl(x) + ˜jl−1(x)", 2, left=214), line("x", 3, left=274),
               line("is used either downwards for x < 2 lmax or upwards for x ≥2 lmax. The starting values are", 3, 4)]
-    assert _goes_on_after(bessel, 0) == 2  # the fraction's "x" under the formula is set apart too
+    assert goes_on_after(bessel, 0) == 2  # the fraction's "x" under the formula is set apart too
     code = [line("pushdef(‘elen_’,dimen_) resistor. . . popdef(‘elen_’)", 1, left=126),
             line("with the result shown in the middle row of the figure.", 2)]
-    assert _goes_on_after(code, 0) == 1
+    assert goes_on_after(code, 0) == 1
     # a term at the margin is a definition list's ("\addBodeZPKPlots" / "Generates the appropriate ..."), no
     # formula inside the sentence above it
-    assert _goes_on_after([line("\\addBodeZPKPlots", 1), line("generates the parametric functions.", 2)], 0) is None
+    assert goes_on_after([line("\\addBodeZPKPlots", 1), line("generates the parametric functions.", 2)], 0) is None
     heading = [line("2.3 Options", 1, left=200), line("The options are listed below.", 2)]
-    assert _goes_on_after(heading, 0) is None
-    assert _goes_on_after([line("x = 1;", 1, left=200), line("then y is set.", 2)], 0) is None  # it ends a sentence
+    assert goes_on_after(heading, 0) is None
+    assert goes_on_after([line("x = 1;", 1, left=200), line("then y is set.", 2)], 0) is None  # it ends a sentence
     many = [line(f"F{i}(x) = {i}", 1 + i, left=200) for i in range(DISPLAY_LINES + 1)] + [line("is used below.", 9)]
-    assert _goes_on_after(many, 0) is None  # more lines set apart than a formula takes
+    assert goes_on_after(many, 0) is None  # more lines set apart than a formula takes
+
+
+def test_a_highlight_on_the_piece_after_a_line_of_code_shows_the_sentence_from_its_start(library, tmp_path):
+    """R's "Full post-installation testing is possible only if the test files have been installed with" /
+    "make install-tests" (a line of code set apart) / "which populates a tests directory in the installation.":
+    three segments, and the highlight showed the last piece alone (held-out h17's box missed the answer)."""
+    import pymupdf
+
+    prose = FILLER[:3]
+    start = "Full testing of the installed controller is possible only if the test files were installed with"
+    goes_on = "which populates a tests directory in the installation folder of the controller."
+    after = ["If this has been done, two testing routes are available to the operator of the plant.",
+             "The first runs every check of the regression suite, the second only the quick ones."]
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    y = {}
+    for i, text in enumerate([*prose, start]):
+        y[text] = 90 + 16 * i
+        page.insert_text((72, y[text]), text, fontsize=11)
+    page.insert_text((100, y[start] + 18), "make install-tests", fontsize=11, fontname="cour")
+    for i, text in enumerate([goes_on, *after]):
+        y[text] = y[start] + 36 + 16 * i
+        page.insert_text((72, y[text]), text, fontsize=11)
+    doc.save(tmp_path / "controller.pdf")
+    doc.close()
+    assert [e.stage for e in library.add([tmp_path / "controller.pdf"]) if e.stage in ("done", "failed")] == ["done"]
+    lines = json.loads(library.conn.execute("SELECT lines FROM chunks").fetchone()[0])
+    seg = {ln["t"]: ln["s"] for ln in lines}
+    assert len({*seg[start], *seg["make install-tests"], *seg[goes_on]}) == 3  # the case: three segments
+
+    hit = library.search("which directory is populated with the tests in the installation folder", k=1)[0]
+    assert hit.bbox[1] <= y[start] and hit.bbox[3] >= y[goes_on], (hit.bbox, y)  # from the sentence's start
+    assert hit.bbox[1] > y[prose[-1]]  # not the sentence before it
+
+
+def test_a_sentence_goes_on_after_lines_set_apart_only_from_prose():
+    """The sentence's start is a prose line that ends no sentence, before at most DISPLAY_LINES lines set
+    apart; a listing's labels ("coarse:" / "synth -run coarse" / "map_ram:") are no sentence."""
+    from mmrag_desktop.engine.search.highlight import _sentence_start
+
+    def line(text, seg, left=72):
+        return {"t": text, "p": 20, "b": [left, 300, 504, 311], "s": [seg]}
+
+    r = [line("Full testing is possible only if the test files were installed with", 0),
+         line("make install-tests", 1, left=119), line("which populates a tests directory.", 2)]
+    assert _sentence_start(r, 2) == 0 and _sentence_start(r, 0) == 0
+    assert _sentence_start([{**r[0], "t": "Install the test files first."}, *r[1:]], 2) == 2  # it ended
+    assert _sentence_start([r[0], {**r[1], "b": [72, 300, 504, 311]}, r[2]], 2) == 2  # not set apart
+    listing = [line("coarse:", 0, left=103), line("synth -run coarse", 1, left=122), line("map_ram: memory_libmap", 2, left=103)]
+    assert _sentence_start(listing, 2) == 2
