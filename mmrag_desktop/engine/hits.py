@@ -42,6 +42,9 @@ class Hit:
     # the stored lines (of the chunk after) where the chunk's last sentence ends: `text` ends with them
     tail: list[dict] = field(default_factory=list)
     navigation: bool = False  # a contents or index chunk: found by search, never quoted in an answer
+    # another passage of a top hit's page that one hit per page left out (answers' search only, after the
+    # hits): evidence only when one of its sentences matches the question best (answer/pipeline.py)
+    reserve: bool = False
 
     def to_json(self) -> dict:
         """The CLI contract's hit object (DESIGN.md, "CLI contract")."""

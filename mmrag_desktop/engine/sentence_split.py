@@ -45,6 +45,8 @@ _NUMBERED = frozenset(
     ex""".split()
 )
 
+# abbreviations at a line's end that the next line goes on from: "i.e.", "e.g.", "cf.", "viz."
+_ANNOUNCING = re.compile(r"(?<![A-Za-z])(?:[a-z]\.[a-z]\.(?:[a-z]\.)?|cf\.|viz\.|vs\.)$", re.I)
 _OPENER = r"(?=[\"'(\[\u2018\u201c]?[A-Z0-9\u2022])"  # what can open a sentence
 _BOUNDARY = re.compile(r"([.!?]+[\"')\]]*)(\s+)" + _OPENER)
 _CLAUSE = re.compile(r"([;:])(\s+)" + _OPENER)
@@ -137,7 +139,10 @@ def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) 
     if clauses:
         cuts.extend(m.end(1) for m in _CLAUSE.finditer(text))
     if newlines:  # a line break before a lower-case word is a wrapped line, not a boundary
-        cuts.extend(m.start() for m in re.finditer(r"\n+(?![a-z])", text))
+        # nor one after an abbreviation that announces more of its sentence ("... on your radio, i.e." /
+        # "SAT+Doppler-LO."; "(e.g." / "Yaesu FT-817)."; not "No.": "The default value is: NO." / "GENERATE_LEGEND")
+        cuts.extend(m.start() for m in re.finditer(r"\n+(?![a-z])", text)
+                    if not _ANNOUNCING.search(text, max(0, m.start() - 12), m.start()))
         cuts.extend(m.end() for m in _PROMPT_LINE.finditer(text))
         cuts.extend(m.end() for m in _LINE_END_VALUE.finditer(text))
         cuts.extend(m.start() for m in _BULLET.finditer(text))

@@ -193,6 +193,9 @@ PAIR_WORDS = 60  # a sentence and the next one it needs, quoted together, stay t
 _HOW_IT_IS_DONE = re.compile(r"(?:to (?:do|achieve|accomplish) (?:so|this|that)|for (?:this|that)(?: purpose)?|"
                              r"as a (?:solution|remedy)|to (?:solve|overcome|avoid|remedy|circumvent) (?:this|that|it|the problem))"
                              r"\b,?\s", re.I)
+# a question about what something means, and a sentence that says what the one before it means
+_ASKS_MEANING = re.compile(r"\b(?:mean|means|meaning|indicates?|signif(?:y|ies)|stands? for)\b", re.I)
+_SAYS_MEANING = re.compile(r"(?:this|that|it) (?:means|indicates|signifies|tells you)\b", re.I)
 LEAD_IN_PENALTY = 0.2
 OPPOSITE_PENALTY = 0.1  # as search's highlight (search/highlight.py ANTONYM_PENALTY)
 # a manual's copyright or licence notice ("PARI/GP is Copyright (c) 2000-2022 The PARI Group PARI/GP is free
@@ -692,6 +695,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     history = bool(_ASKS_HISTORY.search(question))
     by_id = {b.id: b for b in blocks}
     howto_bonus = HOWTO_BONUS if _HOWTO_Q.search(question) else 0.0
+    asks_meaning = bool(_ASKS_MEANING.search(question))
     stated = _states(question)
     phrases = _question_phrases(question)
     rows_of = {b.id for b in blocks if b.hit.kind == "table"}
@@ -741,8 +745,11 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.text = f"{c.text} {c.following}"
             c.score += value_bonus / 2
             paired = True
-        if (not paired and c.following and _HOW_IT_IS_DONE.match(c.following)
+        if (not paired and c.following
+                and (_HOW_IT_IS_DONE.match(c.following) or (asks_meaning and _SAYS_MEANING.match(c.following)))
                 and len(c.text.split()) + len(c.following.split()) <= PAIR_WORDS):
+            # (and for "what does that mean?", "... is drawn in white instead of yellow." + "This means that
+            # AO-51 is selected.": the meaning is in the sentence after)
             # (whatever number the sentence carries: "(2.19) The problem is caused by ...")
             # "... you can still get an idea of what the structure is ..." + "To do so, you must set the
             # EXTRACT_ALL tag in the configuration file to YES.": the way is in the sentence after
@@ -949,15 +956,23 @@ def _reads_as_prose(s: str) -> bool:
             and len(_PROSE_WORD.findall(s)) >= 3)
 
 
+_LAST_CLAUSE_ASKS = re.compile(r"[,;]\s*(?:and\s+)?(?=what\s+(?:is|are)\s+the\b)", re.I)
+_VALUE_NOUN = r"(?:value|setting|choice|option|mode)s?"
+
+
 def _states(question: str) -> re.Pattern | None:
     """For "What is the X of ...?" and "What X does ... ?", a pattern for a sentence that states X ("The
     default radix is hexadecimal.", "... the default radix defaults to ...") or a table cell that gives
     it ("Board: HackRF One | Frequency range: 1 MHz-6 GHz"); None for other questions."""
     asked = asked_phrase(question)
+    if not asked and (m := _LAST_CLAUSE_ASKS.search(question)):
+        # "How often can Gpredict check ..., and what is the default?": the clause after the first
+        asked = asked_phrase(question[m.end():])
     if not asked:
         return None
     x = r"\s+".join(map(re.escape, asked.split()))
-    return re.compile(rf"\b{x}\s+(?:is|are|defaults\s+to)\b|(?:^|\|\s)\s*{x}:\s+\S", re.I)
+    # (and "The default value is weekly, ...": the asked word and a word for what it is a value of)
+    return re.compile(rf"\b{x}(?:\s+{_VALUE_NOUN})?\s+(?:is|are|defaults\s+to)\b|(?:^|\|\s)\s*{x}:\s+\S", re.I)
 
 
 def _question_phrases(question: str) -> list[str]:

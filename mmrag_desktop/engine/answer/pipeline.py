@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -196,6 +197,8 @@ def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: 
     try:
         cancel.check()
         hits = library.search(search_q, k=k, companions=COMPANIONS)
+        reserve = [h for h in hits if h.reserve]  # quoted only when a sentence of theirs matches best
+        hits = [h for h in hits if not h.reserve]
         stats["retrieval_s"] = round(time.perf_counter() - t0, 4)
         for notice in getattr(library, "model_notices", []):  # a configured model is not in use
             answer.notices.append(notice)
@@ -237,10 +240,10 @@ def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: 
             answer.notices.append(msg)
             yield NoticeEvent(message=msg)
         if runner is None or style == "extractive":
-            yield from _extractive(answer, search_q, hits, embedder, settings, t0, lines_of)
+            yield from _extractive(answer, search_q, hits, embedder, settings, t0, lines_of, reserve=reserve)
         elif style == "pick":
             yield from _extractive(answer, search_q, hits, embedder, settings, t0, lines_of, runner=runner,
-                                   cancel=cancel)
+                                   cancel=cancel, reserve=reserve)
         elif style == "quote":
             yield from _quote_first(answer, runner, search_q, hits, settings, cancel, t0, embedder, lines_of)
         else:
@@ -382,25 +385,32 @@ def _stream_quotes(chosen, by_id, checker, lines_of, base: int = 0) -> Iterator[
 
 
 def _extractive(answer: Answer, question: str, hits, embedder, settings: Settings, t0: float,
-                lines_of=None, base: int = 0, runner=None, cancel: CancelToken | None = None) -> Iterator[AnswerEvent]:
+                lines_of=None, base: int = 0, runner=None, cancel: CancelToken | None = None,
+                reserve: Sequence = ()) -> Iterator[AnswerEvent]:
     """The cited sentences; with `runner`, the answer model picks the one that answers among the
-    best (answer/pick.py) and it is quoted with them."""
+    best (answer/pick.py) and it is quoted with them. A `reserve` hit (another passage of a first hit's
+    page) joins the evidence when one of its sentences ranks first."""
     answer.mode = "extractive"
     count = getattr(embedder, "count_tokens", None) if embedder is not None else None
     x = settings.extra
     budget = int(x.get("extractive_evidence_tokens", settings.evidence_tokens))
     blocks = pack_evidence(hits, budget, count) if count else pack_evidence(hits, budget)
-    answer.evidence = [b.citation() for b in blocks]
     # settings.extra's keys are for experiments (bench_answer.py --extra KEY=VALUE)
-    ranked = rank_candidates(question, blocks, embedder,
-                             rank_weight=float(x.get("extractive_rank_weight", EXTRACTIVE_RANK_WEIGHT)),
-                             value_bonus=float(x.get("extractive_value_bonus", VALUE_BONUS)))
+    weights = {"rank_weight": float(x.get("extractive_rank_weight", EXTRACTIVE_RANK_WEIGHT)),
+               "value_bonus": float(x.get("extractive_value_bonus", VALUE_BONUS))}
+    ranked = rank_candidates(question, blocks, embedder, **weights)
+    extra = _from_reserve(question, blocks, reserve, embedder, weights) if int(x.get("extractive_reserve", 1)) else None
+    if extra is not None:
+        blocks = [*blocks, extra[0]]
+    answer.evidence = [b.citation() for b in blocks]
     picked = None
     if runner is not None and ranked:
         picked = yield from _pick(answer, runner, question, ranked, blocks, cancel)
     chosen = select_sentences(question, blocks, embedder, ranked=ranked,
                               max_sentences=int(x.get("extractive_sentences", EXTRACTIVE_SENTENCES)),
                               include=picked)
+    if extra is not None and chosen and all(c.text != extra[1].text for c in chosen):
+        chosen.insert(1, extra[1])  # after the first, taking no sentence's place
     if not chosen:
         yield from _finish_not_covered(answer, t0, "The evidence holds no sentence that answers the question.")
         return
@@ -411,6 +421,29 @@ def _extractive(answer: Answer, question: str, hits, embedder, settings: Setting
     yield from _finish(answer, "", blocks, checker, lines_of, chosen)
     answer.stats["total_s"] = round(time.perf_counter() - t0, 4)
     yield DoneEvent(answer=answer)
+
+
+def _from_reserve(question: str, blocks: list, reserve: Sequence, embedder, weights: dict) -> tuple | None:
+    """(block, its sentence) of the reserve hit (Searcher._reserve) whose sentence ranks first when the
+    hit is put after its page's block among `blocks`: the block goes after the others, the sentence is
+    quoted with the chosen ones; None when no reserve sentence ranks first. One passage of a page is a hit
+    (one hit per page) and another of it says what was asked (Gpredict's "As you can see on figure 4.2,
+    satellite AO-51 is drawn in white instead of yellow. This means that AO-51 is selected."). As a
+    companion every such passage cost answers as many facts as it brought (bench/README.md, session 35),
+    its sentences taking the place of better ones; as the first of the evidence's sentences it cost
+    first sentences (session 37). Added, it takes no sentence's place."""
+    shown = {b.hit.chunk_id for b in blocks}
+    for hit in reserve:
+        at = next((i + 1 for i, b in enumerate(blocks) if (b.hit.doc_id, b.hit.page) == (hit.doc_id, hit.page)), None)
+        packed = pack_evidence([hit], 10**6) if hit.chunk_id not in shown and at is not None else []
+        if not packed:
+            continue
+        trial = [replace(b, id=i + 1) for i, b in enumerate([*blocks[:at], packed[0], *blocks[at:]])]
+        ranked = rank_candidates(question, trial, embedder, **weights)
+        if ranked and ranked[0].block_id == at + 1:
+            block = replace(packed[0], id=len(blocks) + 1)
+            return block, replace(ranked[0], block_id=block.id)
+    return None
 
 
 def _pick(answer: Answer, runner, question: str, ranked, blocks, cancel) -> Generator[AnswerEvent, None, Any]:

@@ -81,6 +81,9 @@ _TERM_LEAD = re.compile(r"^\s*(?:[-+]{1,2}\w|[A-Z][A-Z0-9_]{2,}\b|\w+_\w|\S*[<\[
 # an answer's companion chunk goes after the hit it comes with, and not before the third hit: right after
 # it and after the third tied on the development set (fact 0.83), after the fifth lost a fact there
 COMPANION_AT = 3
+# an answer's reserve: the page-mates of the first RESERVE_HITS hits among the first RESERVE_RANK candidates
+RESERVE_HITS = 3
+RESERVE_RANK = 6
 # an answer's hit shorter than this many words (a NAME line, a heading's chunk) brings the chunk after it
 SHORT_HIT_WORDS = 12
 # a chunk's last sentence cut by the chunk's end is completed from the next chunk when it ends within
@@ -482,8 +485,9 @@ class Searcher:
         highlights: dict[int, Highlight] = {}
         kept: list[int] = []
         replaced: dict[int, int] = {}  # hit's chunk -> the better-scored chunk of its page it stands for
+        mates: dict[tuple[int, int], int] = {}  # (document, page) -> its best candidate one hit per page left out
         names = entry_names(plan)
-        for cid in order:
+        for place, cid in enumerate(order):
             row = rows[cid]
             hl = candidate_hl[cid]
             same = next((o for o in kept if _same_region(row, hl, rows[o], highlights[o])), None)
@@ -499,6 +503,8 @@ class Searcher:
                         and scored[cid] >= PAGE_HIGHLIGHT_RATIO * scored[same]):
                     replaced[cid] = replaced.pop(same, same)
                     _hit_becomes(kept, kept.index(same), row, hl, rows, highlights, scored)
+                elif place < RESERVE_RANK and row["kind"] == "text":
+                    mates.setdefault((row["doc_id"], highlights[same].page), cid)
                 continue
             highlights[cid] = hl
             kept.append(cid)
@@ -552,7 +558,29 @@ class Searcher:
                                  similarity.get(other), self.documents.kind(rows[other]["doc_id"]), lead=lead(other),
                                  tail=tail(other)))
         hits.extend(self._enrich(hits, plan, hvec, idf, filters))
+        if companions:
+            hits.extend(self._reserve(hits, mates, rows, candidate_hl, scored, lead, tail))
         return hits
+
+    def _reserve(self, hits: list[Hit], mates: dict[tuple[int, int], int], rows: dict, candidate_hl: dict,
+                 scored: dict, lead: Callable[[int], list[dict]], tail: Callable[[int], list[dict]]) -> list[Hit]:
+        """The reserve hits of an answer's search: for each of the first RESERVE_HITS hits, the text chunk of
+        its page that ranked among the first RESERVE_RANK candidates and was left out because the page is a
+        hit already (Gpredict's "... satellite AO-51 is drawn in white instead of yellow. This means that
+        AO-51 is selected.", third of all candidates, under the page's first paragraph)."""
+        have = {h.chunk_id for h in hits if not h.enriched}  # (a paragraph joined to a figure comes last)
+        out: list[Hit] = []
+        for h in hits[:RESERVE_HITS]:
+            cid = mates.get((h.doc_id, h.page))
+            if cid is None or cid in have:
+                continue
+            have.add(cid)
+            hl = self._whole_sentences(rows[cid], candidate_hl[cid], lead, tail)
+            hit = self.hit(rows[cid], hl, scored[cid], {}, None, self.documents.kind(rows[cid]["doc_id"]),
+                           lead=lead(cid), tail=tail(cid))
+            hit.reserve = True
+            out.append(hit)
+        return out
 
     def _followers(self, n: int, chosen: list[int], rows: dict, highlights: dict,
                    along: list[tuple[int, int]], held: dict[int, int]) -> list[tuple[int, int]]:

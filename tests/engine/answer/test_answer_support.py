@@ -1491,6 +1491,12 @@ def test_the_sentence_that_states_what_is_asked_is_quoted(embedder, monkeypatch)
     monkeypatch.undo()
     assert extractive._states("What is the default radix of gpasm?").search("The default radix is hexadecimal.")
     assert extractive._states("What is the difference between floor and truncate?") is None
+    # Gpredict: the clause after the first asks too, and "default value" states the default
+    stated = extractive._states("How often can Gpredict check whether my TLE data is out of date, and what is the "
+                                "default?")
+    assert stated.search("Possible choices are: Daily, Weekly, Monthly, and Never. The default value is weekly.")
+    assert not stated.search("First, you can determine how often Gpredict should check the age of the TLE data.")
+    assert extractive._states("How often does it check?") is None
 
 
 def test_a_tables_best_row_is_quoted_first(embedder):

@@ -180,6 +180,21 @@ def test_a_citation_of_a_paper_is_not_cut_at_its_abbreviations():
         "Connect it to pin A.", "The next step is B.", "Done."]
 
 
+def test_a_line_that_ends_with_an_abbreviation_goes_on_on_the_next():
+    """Gpredict's "... and the corrected frequency that should be on your radio, i.e." / "SAT+Doppler-LO."
+    (lines of evidence): the answer quoted the sentence without what "i.e." announces, and "(e.g." without
+    "Yaesu FT-817)."; "etc." and a page's "p." before a capitalised word still end theirs."""
+    from mmrag_desktop.engine.sentence_split import split_sentences as split_shared
+
+    assert split_shared("the corrected frequency that should be on your radio, i.e.\nSAT+Doppler-LO.\nNote that it"
+                        " is so.", newlines=True) == [
+        "the corrected frequency that should be on your radio, i.e.\nSAT+Doppler-LO.", "Note that it is so."]
+    assert split_shared("via the CAT interface (e.g.\nYaesu FT-817).\nTX only: a transmitter.", newlines=True) == [
+        "via the CAT interface (e.g.\nYaesu FT-817).", "TX only: a transmitter."]
+    assert split_shared("GRAY == not connected, etc.\nThe next item.\nIt is a path p.\nAs shown.", newlines=True) == [
+        "GRAY == not connected, etc.", "The next item.", "It is a path p.", "As shown."]
+
+
 def test_sentence_split_moves_leading_marker_back():
     assert split_sentences("It is 5 V. [1] It has 8 pins [2].") == ["It is 5 V. [1]", "It has 8 pins [2]."]
     res = check_citations("It is 5 V. [1] It has 8 pins.", VALID)
