@@ -1,6 +1,7 @@
 """Running headers, footers and page numbers: lines in the top or bottom margin band (or a page's
 top line of words a little below it) that repeat (digits ignored) at the same height on nearby
-pages, and lone page numbers in the bands.
+pages, lone page numbers in the bands, and headers that name the current section (title-like lines
+set apart from the text, in the same place on nearby pages, whatever they say).
 
 Works on a small window of neighbouring pages, so a whole document is never held.
 """
@@ -18,7 +19,15 @@ _PAGE_NUMBER = re.compile(
     r"^(?:page\s*)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:of|/)\s*\d{1,4})?$|^[-–—]\s*\d{1,4}\s*[-–—]$", re.I
 )
 
-Signature = list[tuple[str, float]]  # (normalised text, y centre) of margin lines
+# (normalised text, y centre, left edge, set apart) of margin lines
+Signature = list[tuple[str, float, float, bool]]
+# a running header or footer that names the current section ("2.4. DRAWING A SIMPLE GRAPH", htmldoc's
+# footer "Starting xfig") changes from page to page: a margin line set apart from the page's text, title-like,
+# in the same place (height and left edge) as such a line on SLOT_PAGES neighbouring pages is one too
+SLOT_PAGES = 2
+SET_APART = 1.5  # line heights between a header (footer) and the text below (above) it
+LARGER = 1.25  # a line this much taller than the page's middle line is a title, no header
+_SENTENCE_INSIDE = re.compile(r"[a-z]{2,}[.!?]\s+[A-Z]")
 
 
 HEADER_FRACTION = 0.2  # a page's top line of words within this share of the page may be a running header
@@ -46,12 +55,45 @@ def margin_lines(lines: list[Line], height: float) -> list[Line]:
 
 
 def signature(lines: list[Line], height: float) -> Signature:
-    """The margin lines of a page as (text with digits replaced by '#', y centre)."""
-    return [(_DIGITS.sub("#", ln.text.lower()).strip(), _centre(ln)) for ln in margin_lines(lines, height)]
+    """The margin lines of a page as (text with digits replaced by '#', y centre, left edge, set apart:
+    _set_apart and _title_like)."""
+    return [(_DIGITS.sub("#", ln.text.lower()).strip(), _centre(ln), ln.bbox[0],
+             _title_like(ln.text) and _set_apart(ln, lines, height)) for ln in margin_lines(lines, height)]
+
+
+def _title_like(text: str) -> bool:
+    """True for a line that could be a section's title: it opens with a capital or a number and holds no
+    sentence end and ends with no punctuation (not a page's last line of prose: "... and tag the arrow
+    number 3,", "This command sets the label for the y axis. Please see set xlabel (p. 215).")."""
+    text = text.strip()
+    return bool(text) and (text[0].isupper() or text[0].isdigit()) and text[-1] not in ".,;:!?(" \
+        and not _SENTENCE_INSIDE.search(text)
+
+
+def _set_apart(line: Line, lines: list[Line], height: float) -> bool:
+    """True when `line` is the page's last line (first, in the top band), apart from lines beside it, at
+    least SET_APART of its heights below (above) the text, and set no larger than the page's text (a
+    title at the top of each page is no header)."""
+    c = _centre(line)
+    sizes = sorted(ln.bbox[3] - ln.bbox[1] for ln in lines)
+    if line.bbox[3] - line.bbox[1] > LARGER * sizes[len(sizes) // 2]:
+        return False
+    others = [ln for ln in lines if abs(_centre(ln) - c) > Y_TOLERANCE]
+    if c > height / 2:
+        if any(_centre(ln) > c for ln in others):
+            return False
+        gap = line.bbox[1] - max((ln.bbox[3] for ln in others), default=float("-inf"))
+    else:
+        if any(_centre(ln) < c for ln in others):
+            return False
+        gap = min((ln.bbox[1] for ln in others), default=float("inf")) - line.bbox[3]
+    return gap >= SET_APART * (line.bbox[3] - line.bbox[1])
 
 
 def furniture_ids(lines: list[Line], height: float, neighbours: list[Signature]) -> set[int]:
-    """ids of the lines to drop: margin lines repeated on a neighbouring page, lone page numbers."""
+    """ids of the lines to drop: margin lines repeated on a neighbouring page, lone page numbers, and
+    title-like lines set apart in the place of such lines on SLOT_PAGES neighbouring pages (a header
+    naming the current section)."""
     drop: set[int] = set()
     for ln in margin_lines(lines, height):
         text = ln.text.strip()
@@ -60,8 +102,10 @@ def furniture_ids(lines: list[Line], height: float, neighbours: list[Signature])
             continue
         key = _DIGITS.sub("#", text.lower()).strip()
         yc = _centre(ln)
-        for sig in neighbours:
-            if any(t == key and abs(y - yc) <= Y_TOLERANCE for t, y in sig):
-                drop.add(id(ln))
-                break
+        if any(any(t == key and abs(y - yc) <= Y_TOLERANCE for t, y, _, _ in sig) for sig in neighbours):
+            drop.add(id(ln))
+        elif _title_like(text) and _set_apart(ln, lines, height) and sum(
+                any(apart and abs(y - yc) <= Y_TOLERANCE and abs(x - ln.bbox[0]) <= Y_TOLERANCE for _, y, x, apart in sig)
+                for sig in neighbours) >= SLOT_PAGES:
+            drop.add(id(ln))
     return drop

@@ -104,6 +104,45 @@ def test_a_running_header_below_the_margin_band_is_dropped(tmp_path):
     assert "Chapter 16" in " ".join(texts[4])
 
 
+def test_a_running_header_that_names_the_current_section_is_dropped(tmp_path):
+    """ngspice's, SDCC's and GLE's headers name the section the page is in ("2.2. DOT COMMANDS", "1.3.
+    DOCUMENTATION") and xfig's footers its heading ("Starting xfig"): a different text on every page, so no
+    page repeats it, and chunks read "1.1. SIMULATION ALGORITHMS" inside their sentences. A title-like line
+    set apart from the text, in the place of such lines on two neighbouring pages, is one too; a page's last
+    line of prose in that place stays, as does a section's title where no page has a header."""
+    import pymupdf
+
+    WORDS = ["first", "second", "third", "fourth", "fifth"]  # (a line repeated at the top would be a header)
+    sections = ["1.1. SIMULATION ALGORITHMS", "1.2. SUPPORTED ANALYSES", "1.3. ANALYSIS AT DIFFERENT TEMPERATURES",
+                "1.4. CONVERGENCE", "1.5. NOISE ANALYSIS"]
+    doc = pymupdf.open()
+    for n, header in enumerate(sections):
+        page = doc.new_page(width=612, height=792)
+        page.insert_text((72, 30), header, fontsize=9, fontname="helv")
+        for i in range(40):
+            page.insert_text((72, 70 + 16 * i), f"Line {i} of the {WORDS[n]} body text about the simulator.",
+                             fontsize=10, fontname="helv")
+        last = "and the stepsize is halved, and the analysis is tried again." if n == 4 else sections[n].title()
+        page.insert_text((72, 760), last, fontsize=10, fontname="helv")
+    doc.save(tmp_path / "sections.pdf")
+    texts = [[ln.text for b in p.blocks for ln in b.lines] for p in parse(tmp_path / "sections.pdf")]
+    assert not any(h in t for page in texts for t in page for h in sections), texts[0][:3]
+    assert all(any(t.startswith(f"Line 0 of the {WORDS[n]}") for t in page) for n, page in enumerate(texts))
+    # the bottom line: a section's title in the same place on the pages around is a footer; prose stays
+    assert "and the stepsize is halved, and the analysis is tried again." in texts[4]
+    assert not any(sections[n].title() in texts[n] for n in range(4))
+
+    doc = pymupdf.open()  # no headers: each page opens with its section's title, set apart, in one place
+    for n, title in enumerate(sections[:3]):
+        page = doc.new_page(width=612, height=792)
+        page.insert_text((72, 40), title.title(), fontsize=14, fontname="hebo")
+        for i in range(40):
+            page.insert_text((72, 100 + 16 * i), f"Line {i} of the {WORDS[n]} section.", fontsize=10, fontname="helv")
+    doc.save(tmp_path / "titles.pdf")
+    texts = [[ln.text for b in p.blocks for ln in b.lines] for p in parse(tmp_path / "titles.pdf")]
+    assert [page[0] for page in texts] == [t.title() for t in sections[:3]]
+
+
 def test_footnote_is_taken_out_of_the_text_flow(tmp_path):
     note = "A negative resistor can cause convergence problems."
     sample = make_page_break_pdf(tmp_path / "f.pdf", footnote=note)
