@@ -234,11 +234,18 @@ def _spellings(word: str) -> list[str]:
     return out
 
 
+# "Can Gpredict decode ...?", "Does the board support ...?": what the manual's subject is asked to do (not
+# "Can I ...", "Is there ...")
+_CAN_IT = re.compile(r"^\s*(?:can|could|does|do|will|would)\s+(?:the\s+|a\s+|an\s+)?(?!(?:i|you|we|it|they|one|"
+                     r"this|that|there|these|those|he|she|my|our|your)\b)[\w.+-]+\s+(?:(?:also|still|really|actually|"
+                     r"ever)\s+)?([a-z]+)\b", re.I)
+
+
 def decisive_unknown(question: str, unknown: Sequence[str]) -> list[str]:
     """The `unknown` words (unknown_words) that make a question not covered whatever the score: one
     written as a name ("the HackRF Pro": letters only, a capital, not the question's first word) or a
     word of what it asks for ("What is the operating temperature range of HackRF One?" of a library
-    that never says "temperature"; capitalised words joined by hyphens, "a Drucker-Prager or
+    that never says "temperature"; "Can Gpredict decode the telemetry ...?" of one that never says "decode"; capitalised words joined by hyphens, "a Drucker-Prager or
     Mohr-Coulomb strength model", _names_joined; "How do I calibrate my monitor ...?" of one that never says
     "monitor"). Codes ("DB-25", "Mini-DIN": a figure question may name a drawing's
     connector by a name its labels do not give) and general words the manuals happen not to use
@@ -248,6 +255,8 @@ def decisive_unknown(question: str, unknown: Sequence[str]) -> list[str]:
     from ..search.query import asked_phrase, howto_object
 
     asked = set(" ".join(filter(None, (asked_phrase(question), howto_object(question)))).lower().split())
+    if m := _CAN_IT.match(question):  # "Can Gpredict decode the telemetry ...?" asks whether it decodes
+        asked.add(m.group(1).lower())
     written = {t.lower(): t for i, t in enumerate(_TERM.findall(question)) if i > 0}
     return [w for w in unknown
             if w in asked or (written.get(w, "").isalpha() and not written[w].islower()) or _names_joined(written.get(w, ""))]
