@@ -96,7 +96,7 @@ _UNMAPPED = re.compile(r"(?<!\u2190)\ufffd")
 # A figure chunk's parts ("Figure 2: ... Labels: ... Section: ... Referenced as: ...") are separate.
 _FIGURE_PART = re.compile(r"\s(?=(?:Labels|Section|Referenced as):\s)")
 _VALUE_Q = re.compile(
-    r"\b(?:how (?:much|many|long|large|big|small|fast|high|low|often|wide)|what (?:value|size|range|number)|"
+    r"\b(?:how (?:much|many|long|large|big|small|fast|high|low|often|wide)|what (?:[\w-]+ )?(?:value|size|range|number)|"
     r"smallest|largest|lowest|highest|fastest|slowest|"
     r"default|maximum|minimum|max|min|limit|tolerance|voltage|current|frequency|rate|size|width|length|"
     r"timeout|resolution|precision|accuracy|range|threshold|capacity|speed|delay|count)\b", re.I)
@@ -196,6 +196,9 @@ _HOW_IT_IS_DONE = re.compile(r"(?:to (?:do|achieve|accomplish) (?:so|this|that)|
 # a question about what something means, and a sentence that says what the one before it means
 _ASKS_MEANING = re.compile(r"\b(?:mean|means|meaning|indicates?|signif(?:y|ies)|stands? for)\b", re.I)
 _SAYS_MEANING = re.compile(r"(?:this|that|it) (?:means|indicates|signifies|tells you)\b", re.I)
+# a question what a thing is, and a sentence that says more of what the one before it is
+_WHAT_IS_A = re.compile(r"\s*what(?: exactly)? (?:is|are) (?:an? |the )?[\"'\u201c]?([a-z][\w-]+)\b", re.I)
+_SAYS_MORE = re.compile(r"(?:it|they) (?:is|are|has|have|consists|contains|holds)\b", re.I)
 LEAD_IN_PENALTY = 0.2
 OPPOSITE_PENALTY = 0.1  # as search's highlight (search/highlight.py ANTONYM_PENALTY)
 # a manual's copyright or licence notice ("PARI/GP is Copyright (c) 2000-2022 The PARI Group PARI/GP is free
@@ -696,6 +699,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     by_id = {b.id: b for b in blocks}
     howto_bonus = HOWTO_BONUS if _HOWTO_Q.search(question) else 0.0
     asks_meaning = bool(_ASKS_MEANING.search(question))
+    defined = m.group(1) if (m := _WHAT_IS_A.match(question)) else ""
     stated = _states(question)
     phrases = _question_phrases(question)
     rows_of = {b.id for b in blocks if b.hit.kind == "table"}
@@ -746,10 +750,13 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score += value_bonus / 2
             paired = True
         if (not paired and c.following
-                and (_HOW_IT_IS_DONE.match(c.following) or (asks_meaning and _SAYS_MEANING.match(c.following)))
+                and (_HOW_IT_IS_DONE.match(c.following) or (asks_meaning and _SAYS_MEANING.match(c.following))
+                     or (defined and _SAYS_MORE.match(c.following) and re.search(rf"\b{re.escape(defined)}", c.text, re.I)))
                 and len(c.text.split()) + len(c.following.split()) <= PAIR_WORDS):
             # (and for "what does that mean?", "... is drawn in white instead of yellow." + "This means that
-            # AO-51 is selected.": the meaning is in the sentence after)
+            # AO-51 is selected.": the meaning is in the sentence after; for "What exactly is a module?", "A
+            # module in Gpredict is the same as a document ..." + "It is an object, which has a certain number of
+            # satellites and a ground station associated to it.")
             # (whatever number the sentence carries: "(2.19) The problem is caused by ...")
             # "... you can still get an idea of what the structure is ..." + "To do so, you must set the
             # EXTRACT_ALL tag in the configuration file to YES.": the way is in the sentence after

@@ -465,6 +465,36 @@ def test_a_superlative_asks_for_a_value_and_pairs_the_setting_with_its_default(e
     bl = pack_evidence([hit(1, opts)], 1000)
     best = rank_candidates("what is the smallest conductance the simulator allows and how to change it", bl, embedder)[0]
     assert best.text.endswith("The default value is 1.0e-12.") and best.text.startswith("GMIN=x")
+    # Gpredict: "What Cycle value is recommended ...?" asks a value too, and the sentence after the one that
+    # names the parameter gives it
+    assert _asked_kind("What Cycle value is recommended for the rotator controller?") == "value"
+    cycle = ("The code that communicates with hamlib runs in its own thread and is activated periodically. The Cycle "
+             "parameter defines the delay between two such cycles. A value between 2-5 seconds should be adequate "
+             "for most uses.")
+    best = rank_candidates("What Cycle value is recommended for the rotator controller?",
+                           pack_evidence([hit(1, cycle)], 1000), embedder)[0]
+    assert best.text.endswith("A value between 2-5 seconds should be adequate for most uses."), best.text
+
+
+def test_what_a_thing_is_is_quoted_with_the_sentence_that_says_more_of_it(embedder):
+    """Gpredict: "What exactly is a "module" in Gpredict, what does it tie together?" quoted "A module in
+    Gpredict is the same as a document in a word processor application." without the sentence after it,
+    "It is an object, which has a certain number of satellites and a ground station associated to it.";
+    and "... is drawn in white instead of yellow." goes with "This means that AO-51 is selected." for a
+    question about what that means. Not for other questions."""
+    text = ("The key idea in Gpredict is the concept of modules. A module in Gpredict is the same as a document in a "
+            "word processor application. It is an object, which has a certain number of satellites and a ground "
+            "station associated to it. Modules are stored in files.")
+    bl = pack_evidence([hit(1, text)], 1000)
+    more = "It is an object, which has a certain number of satellites and a ground station associated to it."
+    defined = [c.text for c in rank_candidates('What exactly is a "module" in Gpredict?', bl, embedder)]
+    assert any(t.startswith("A module in Gpredict is the same") and t.endswith(more) for t in defined), defined
+    other = [c.text for c in rank_candidates("How many modules can Gpredict open?", bl, embedder)]
+    assert not any(t.endswith(more) and t != more for t in other), other
+    white = pack_evidence([hit(1, "As you can see on figure 4.2, satellite AO-51 is drawn in white instead of yellow. "
+                                  "This means that AO-51 is selected. You can select a satellite by clicking on it.")], 1000)
+    meant = rank_candidates("One satellite is drawn in white, what does that mean?", white, embedder)[0]
+    assert meant.text.endswith("This means that AO-51 is selected."), meant.text
 
 
 def test_a_chunk_that_starts_mid_sentence_is_quoted_as_a_continuation(embedder):
