@@ -26,6 +26,7 @@ from .pdf_figures import (
     merge_close,
     pad_with_labels,
     raster_regions,
+    repeated_images,
     render_crop,
     vector_regions,
 )
@@ -107,6 +108,7 @@ class PdfDocument:
         }
         self._toc = toc_by_page(toc, heights)
         self._stats = self._font_stats()
+        self._repeated = repeated_images(doc)
         # Counters for diagnostics and benchmarks (filled while pages() runs).
         self.stats: dict[str, int] = {
             "toc_entries": sum(len(v) for v in self._toc.values()),
@@ -293,7 +295,7 @@ class PdfDocument:
         width, height = float(page.rect.width), float(page.rect.height)
         raster: list[BBox] = []
         if has_images:
-            for b in raster_regions(page, width, height):
+            for b in raster_regions(page, width, height, self._repeated):
                 area = (b[2] - b[0]) * (b[3] - b[1])
                 if area > 0.8 * width * height and char_count(lines_inside(b, lines)) > 200:
                     continue  # a page background behind the text, not a figure

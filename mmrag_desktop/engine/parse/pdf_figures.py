@@ -4,12 +4,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from ..elements import BBox, Line, box_inside
 from .pdf_blocks import caption_kind
 
 MIN_FIGURE_SIDE = 40.0  # pt: smaller images are icons, bullets, rules
+REPEATED_PAGES = 4  # an image drawn on this many pages is a logo or a decoration, no figure
 MERGE_GAP = 12.0  # pt: (a)/(b) sub-figures this close form one figure
 MAX_TEXT_RATIO = 0.22  # word area / box area above this = table grid or framed text
 LABEL_PAD = 14.0  # pt: axis labels and titles sit this close to the drawing
@@ -18,10 +20,28 @@ CROP_DPI = 110
 CROP_MAX_SIDE = 1000
 
 
-def raster_regions(page: Any, width: float, height: float) -> list[BBox]:
-    """Boxes of the page's raster images, clipped to the page, icons dropped, neighbours merged."""
+def repeated_images(doc: Any) -> set[int]:
+    """The images (xrefs) drawn on REPEATED_PAGES pages or more: a logo on each chapter's first page (the
+    xfig manual's "Xfig User Manual Version 3.2.8b" 26 times, each a figure chunk that searches for "xfig"
+    and "version" found), a page decoration. A page that cannot be read counts no image (pages() reports it)."""
+    pages: dict[int, int] = {}
+    for page in doc:
+        try:
+            drawn = {info["xref"] for info in page.get_image_info(xrefs=True)}
+        except Exception:  # noqa: BLE001 - a damaged page is reported when it is read
+            continue
+        for xref in drawn - {0}:
+            pages[xref] = pages.get(xref, 0) + 1
+    return {xref for xref, n in pages.items() if n >= REPEATED_PAGES}
+
+
+def raster_regions(page: Any, width: float, height: float, skip: Collection[int] = ()) -> list[BBox]:
+    """Boxes of the page's raster images, clipped to the page, icons and the images in `skip`
+    (repeated_images) dropped, neighbours merged."""
     boxes: list[BBox] = []
     for info in page.get_image_info(xrefs=True):
+        if info.get("xref") in skip:
+            continue
         b = _clip(tuple(float(v) for v in info["bbox"]), width, height)  # type: ignore[arg-type]
         if b is None:
             continue

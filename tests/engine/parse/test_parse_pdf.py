@@ -323,6 +323,41 @@ def test_raster_figure_with_caption_ignores_icons(tmp_path):
     assert [c.text for c in caps] == [sample.info["caption"]] and caps[0].caption_of == figs[0]
 
 
+def test_an_image_drawn_on_many_pages_is_no_figure(tmp_path):
+    """The xfig manual (htmldoc) draws its logo, "Xfig User Manual Version 3.2.8b", on each chapter's first
+    page: 26 figure chunks, and "... does xfig keep a backup of the old version?" found one third. An image
+    drawn on REPEATED_PAGES pages is a decoration; one drawn on fewer stays a figure."""
+    from io import BytesIO
+
+    import pymupdf
+    from PIL import Image
+
+    from mmrag_desktop.engine.parse.pdf_figures import REPEATED_PAGES
+
+    def png(colour):
+        buf = BytesIO()
+        Image.new("RGB", (240, 120), colour).save(buf, format="PNG")
+        return buf.getvalue()
+
+    doc = pymupdf.open()
+    logo = diagram = None
+    for n in range(REPEATED_PAGES + 1):
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((72, 80), f"Chapter {n + 1} of the manual, its first paragraph.", fontsize=11)
+        rect = pymupdf.Rect(72, 100, 312, 220)
+        logo = page.insert_image(rect, stream=png("red")) if logo is None else page.insert_image(rect, xref=logo)
+        if n == 1:  # a diagram drawn twice (here and on the last page) is still a figure
+            diagram = page.insert_image(pymupdf.Rect(72, 300, 312, 420), stream=png("blue"))
+        if n == REPEATED_PAGES:
+            page.insert_image(pymupdf.Rect(72, 300, 312, 420), xref=diagram)
+    doc.save(tmp_path / "logo.pdf")
+    pages = parse(tmp_path / "logo.pdf")
+    figures = [[b.figure.bbox for b in p.blocks if b.kind == "figure"] for p in pages]
+    assert not any(near(f, (72, 100, 312, 220), 2.0) for page in figures for f in page), figures
+    assert [len(f) for f in figures] == [0, 1, 0, 0, 1]
+    assert all(near(page[0], (72, 300, 312, 420), 2.0) for page in (figures[1], figures[4]))
+
+
 def test_caption_without_region_is_unlinked(tmp_path):
     import pymupdf
 
