@@ -26,8 +26,8 @@ from .pdf_figures import (
     merge_close,
     pad_with_labels,
     raster_regions,
-    repeated_images,
     render_crop,
+    repeated_images,
     vector_regions,
 )
 from .pdf_footnotes import footnote_lines, mark_set_apart
