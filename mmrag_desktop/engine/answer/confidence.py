@@ -60,11 +60,13 @@ _GENERAL_WORDS = frozenset(
 
 
 def stem(word: str) -> str:
-    """A crude suffix stripper: enough to match "plots"/"plotting"/"plotted"/"plot" and
-    "voltage"/"voltages"."""
+    """A crude suffix stripper: enough to match "plots"/"plotting"/"plotted"/"plot",
+    "voltage"/"voltages" and "rectangular"/"rectangle"."""
     w = word.lower().strip(".-")
     if len(w) <= 3 or not w.isalpha():
         return w
+    if w.endswith(("angular", "ircular")):  # a shape's adjective is its noun: "rectangular" / "rectangle"
+        return w[:-4] + "l"
     if w.endswith("ies") and len(w) > 4:
         w = w[:-3] + "y"
     elif w.endswith("s") and not w.endswith("ss"):

@@ -388,8 +388,8 @@ def _extractive(answer: Answer, question: str, hits, embedder, settings: Setting
                 lines_of=None, base: int = 0, runner=None, cancel: CancelToken | None = None,
                 reserve: Sequence = ()) -> Iterator[AnswerEvent]:
     """The cited sentences; with `runner`, the answer model picks the one that answers among the
-    best (answer/pick.py) and it is quoted with them. A `reserve` hit (another passage of a first hit's
-    page) joins the evidence when one of its sentences ranks first."""
+    best (answer/pick.py) and it is quoted with them. A `reserve` hit's sentence (another passage of a
+    first hit's page, _from_reserve) is quoted after the first one when it ranks first."""
     answer.mode = "extractive"
     count = getattr(embedder, "count_tokens", None) if embedder is not None else None
     x = settings.extra

@@ -88,6 +88,10 @@ def test_insufficient_reply_detection():
 def test_content_terms_drop_stopwords_and_stem():
     assert content_terms("What supply voltages does the programmer need?") == ["supply", "voltag", "programmer"]
     assert [stem(w) for w in ("plots", "plotting", "plotted", "plot")] == ["plot"] * 4
+    # a shape's adjective matches its noun (xfig: "How do I grab just a rectangular area of my screen ...?" and
+    # "3. click mouse button 2 on one corner of a rectangle ..."); "particular" is no "particle"
+    assert stem("rectangular") == stem("rectangles") and stem("circular") == stem("circle")
+    assert stem("triangular") == stem("triangle") and stem("particular") != stem("particle")
 
 
 def test_confidence_separates_answerable_from_unanswerable(embedder):
