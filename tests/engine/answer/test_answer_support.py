@@ -476,6 +476,25 @@ def test_a_superlative_asks_for_a_value_and_pairs_the_setting_with_its_default(e
     assert best.text.endswith("A value between 2-5 seconds should be adequate for most uses."), best.text
 
 
+def test_a_sentence_that_ends_with_the_code_it_announces_is_no_lead_in(embedder):
+    """Gpredict: "... the only way to specify the user name and password is to include them into the URLs:" /
+    "protocol://user:password@example.com/path/" is one sentence for the splitter (the URL goes on in lower
+    case) and ended with no full stop, so it lost LEAD_IN_PENALTY as a fragment and was never quoted for "how
+    do I give a username and password to Gpredict?"."""
+    from mmrag_desktop.engine.answer import extractive
+
+    text = ("There is one potentially dangerous shortcoming in the current implementation of TLE updates, namely "
+            "authentication. If the remote server requires authentication, the only way to specify the user name "
+            "and password is to include them into the URLs:\nprotocol://user:password@example.com/path/\nBe warned "
+            "that the URL string will be stored as clear text in the configuration file.")
+    question = "Our TLE server needs a username and password, how do I give those to Gpredict?"
+    ranked = rank_candidates(question, pack_evidence([hit(1, text)], 1000), embedder)
+    url = next(c for c in ranked if "protocol://user:password" in c.text)
+    assert url is ranked[0], [c.text for c in ranked]
+    assert extractive._SHOWS_CODE.search("Set it with: --prefix=/usr") and not extractive._SHOWS_CODE.search(
+        "Every TAP requires at least the following configparams:")
+
+
 def test_what_a_thing_is_is_quoted_with_the_sentence_that_says_more_of_it(embedder):
     """Gpredict: "What exactly is a "module" in Gpredict, what does it tie together?" quoted "A module in
     Gpredict is the same as a document in a word processor application." without the sentence after it,
