@@ -211,7 +211,7 @@ class PdfDocument:
         pno = ext.index + 1
         width, height = float(page.rect.width), float(page.rect.height)
         rotation = int(page.rotation)
-        drop = furniture_ids(ext.lines, height, neighbours) | listing_numbers(ext.lines)
+        drop = furniture_ids(ext.lines, height, neighbours, ext.sig) | listing_numbers(ext.lines)
         lines = [ln for ln in ext.lines if id(ln) not in drop]
         has_images = bool(page.get_images(full=True))
 

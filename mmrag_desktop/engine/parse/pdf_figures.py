@@ -25,10 +25,10 @@ def repeated_images(doc: Any) -> set[int]:
     xfig manual's "Xfig User Manual Version 3.2.8b" 26 times, each a figure chunk that searches for "xfig"
     and "version" found), a page decoration. A page that cannot be read counts no image (pages() reports it)."""
     pages: dict[int, int] = {}
-    for page in doc:
+    for i in range(doc.page_count):
         try:
-            drawn = {info["xref"] for info in page.get_image_info(xrefs=True)}
-        except Exception:  # noqa: BLE001 - a damaged page is reported when it is read
+            drawn = {info["xref"] for info in doc[i].get_image_info(xrefs=True)}
+        except Exception:  # noqa: BLE001 - a damaged page (loading it too) is reported when it is read
             continue
         for xref in drawn - {0}:
             pages[xref] = pages.get(xref, 0) + 1

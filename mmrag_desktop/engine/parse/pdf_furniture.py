@@ -56,9 +56,14 @@ def margin_lines(lines: list[Line], height: float) -> list[Line]:
 
 def signature(lines: list[Line], height: float) -> Signature:
     """The margin lines of a page as (text with digits replaced by '#', y centre, left edge, set apart:
-    _set_apart and _title_like)."""
+    _set_apart and _title_like), in margin_lines' order."""
+    margins = margin_lines(lines, height)
+    if not margins:
+        return []
+    heights = sorted(ln.bbox[3] - ln.bbox[1] for ln in lines)
+    middle = heights[len(heights) // 2]
     return [(_DIGITS.sub("#", ln.text.lower()).strip(), _centre(ln), ln.bbox[0],
-             _title_like(ln.text) and _set_apart(ln, lines, height)) for ln in margin_lines(lines, height)]
+             _title_like(ln.text) and _set_apart(ln, lines, height, middle)) for ln in margins]
 
 
 def _title_like(text: str) -> bool:
@@ -70,13 +75,12 @@ def _title_like(text: str) -> bool:
         and not _SENTENCE_INSIDE.search(text)
 
 
-def _set_apart(line: Line, lines: list[Line], height: float) -> bool:
+def _set_apart(line: Line, lines: list[Line], height: float, middle: float) -> bool:
     """True when `line` is the page's last line (first, in the top band), apart from lines beside it, at
-    least SET_APART of its heights below (above) the text, and set no larger than the page's text (a
-    title at the top of each page is no header)."""
+    least SET_APART of its heights below (above) the text, and set no larger than the page's text
+    (`middle`, the page's middle line height: a title at the top of each page is no header)."""
     c = _centre(line)
-    sizes = sorted(ln.bbox[3] - ln.bbox[1] for ln in lines)
-    if line.bbox[3] - line.bbox[1] > LARGER * sizes[len(sizes) // 2]:
+    if line.bbox[3] - line.bbox[1] > LARGER * middle:
         return False
     others = [ln for ln in lines if abs(_centre(ln) - c) > Y_TOLERANCE]
     if c > height / 2:
@@ -90,22 +94,17 @@ def _set_apart(line: Line, lines: list[Line], height: float) -> bool:
     return gap >= SET_APART * (line.bbox[3] - line.bbox[1])
 
 
-def furniture_ids(lines: list[Line], height: float, neighbours: list[Signature]) -> set[int]:
+def furniture_ids(lines: list[Line], height: float, neighbours: list[Signature], own: Signature) -> set[int]:
     """ids of the lines to drop: margin lines repeated on a neighbouring page, lone page numbers, and
     title-like lines set apart in the place of such lines on SLOT_PAGES neighbouring pages (a header
-    naming the current section)."""
+    naming the current section). `own` is the page's signature (of these `lines`)."""
     drop: set[int] = set()
-    for ln in margin_lines(lines, height):
-        text = ln.text.strip()
-        if _PAGE_NUMBER.match(text):
+    for ln, (key, yc, x0, apart) in zip(margin_lines(lines, height), own, strict=True):
+        if _PAGE_NUMBER.match(ln.text.strip()):
             drop.add(id(ln))
-            continue
-        key = _DIGITS.sub("#", text.lower()).strip()
-        yc = _centre(ln)
-        if any(any(t == key and abs(y - yc) <= Y_TOLERANCE for t, y, _, _ in sig) for sig in neighbours):
+        elif any(any(t == key and abs(y - yc) <= Y_TOLERANCE for t, y, _, _ in sig) for sig in neighbours):
             drop.add(id(ln))
-        elif _title_like(text) and _set_apart(ln, lines, height) and sum(
-                any(apart and abs(y - yc) <= Y_TOLERANCE and abs(x - ln.bbox[0]) <= Y_TOLERANCE for _, y, x, apart in sig)
-                for sig in neighbours) >= SLOT_PAGES:
+        elif apart and sum(any(their_apart and abs(y - yc) <= Y_TOLERANCE and abs(x - x0) <= Y_TOLERANCE
+                               for _, y, x, their_apart in sig) for sig in neighbours) >= SLOT_PAGES:
             drop.add(id(ln))
     return drop
