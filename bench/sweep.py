@@ -4,7 +4,8 @@
     .venv/bin/python bench/sweep.py --set "search.searcher.NAV_PENALTY=0.5;0.6" --sets dev
 
 Each ``--set MODULE.NAME=V1[;V2...]`` (JSON values) (module under mmrag_desktop.engine) is tried value by value;
-each value is scored on each set (R@1, R@5, MRR@10, box@5 over answerable questions, bench/metrics.py).
+each value is scored on each set (R@1, R@5, MRR@10, box@5 and the mean IoU of gold-page boxes over answerable questions,
+bench/metrics.py).
 Libraries are opened read-only as they are (build them first: eval_search.py, bench_answer.py, or
 ``mmrag --library DIR add``). Sets and their libraries:
 
@@ -76,8 +77,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"skip {name}: {qfile} or {folders[name]} missing", file=sys.stderr)
                 continue
             libs[name] = Library.open(folders[name], access="read")
-        print("| setting | set | n | R@1 | R@5 | MRR@10 | box@5 |")
-        print("|---|---|---|---|---|---|---|")
+        print("| setting | set | n | R@1 | R@5 | MRR@10 | box@5 | IoU |")
+        print("|---|---|---|---|---|---|---|---|")
         for combo in grid:
             for mod, attr, value in combo:
                 setattr(mod, attr, value)
@@ -86,9 +87,9 @@ def main(argv: list[str] | None = None) -> int:
                 qs = [json.loads(x) for x in (BENCH / SETS[name][0]).read_text().splitlines() if x.strip()]
                 agg = run_set(lib, qs)["overall"]
                 results.append({"setting": label, "set": name, **{k: agg.get(k) for k in
-                                                                  ("n", "R@1", "R@5", "MRR@10", "box@5")}})
+                                                                  ("n", "R@1", "R@5", "MRR@10", "box@5", "IoU")}})
                 print(f"| {label} | {name} | {agg['n']} | {agg['R@1']:.3f} | {agg['R@5']:.3f} | "
-                      f"{agg['MRR@10']:.3f} | {agg['box@5']:.3f} |", flush=True)
+                      f"{agg['MRR@10']:.3f} | {agg['box@5']:.3f} | {agg['IoU']:.3f} |", flush=True)
     finally:
         for lib in libs.values():
             lib.close()

@@ -38,6 +38,9 @@ SHORT_PENALTY = 0.03
 # start this far right of the text's left edge (highlights; Searcher._sentence_end)
 DISPLAY_LINES = 2
 DISPLAY_INDENT = 15.0  # points
+# a box whose first line ends a sentence shows that sentence from its start when it began at most this many
+# lines above (_sentence_on_first_line)
+TAIL_LINES = 2
 PROSE_WORD = re.compile(r"\b[A-Za-z][a-z]+\b")
 _LOWER_WORD = re.compile(r"[a-z]+\s")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -140,6 +143,7 @@ def choose_highlight(
     want = {best, _next_segment(scores, best)} if kind == "text" and best >= 0 else {best}
     if kind == "text" and best >= 0:
         want |= set(range(_sentence_start(boxed, best), best))
+        want |= _sentence_on_first_line(boxed, want)
     chosen = [ln for ln in boxed if want & set(ln.get("s") or [])] if best >= 0 else []
     return lines_highlight(chosen or boxed, best, best_score)
 
@@ -177,6 +181,26 @@ def _sentence_start(lines: list[dict], segment: int) -> int:
                 and len(PROSE_WORD.findall(before["t"])) >= 3):
             return max(before["s"])
     return segment
+
+
+def _sentence_on_first_line(lines: list[dict], want: set[int]) -> set[int]:
+    """The earlier segment that the first line of `want`'s lines ends (a sentence begun at most
+    TAIL_LINES lines above), or nothing: a box never opens with a sentence's last words. ngspice's
+    "or current ramp). Then ON or OFF determine the initial state of the switch." showed the tail of
+    the sentence that says when ON or OFF are required."""
+    first = min(want)
+    i = next((i for i, ln in enumerate(lines) if first in (ln.get("s") or [])), None)
+    if i is None:
+        return set()
+    earlier = [s for s in lines[i].get("s") or [] if s < first]
+    if not earlier:
+        return set()
+    tail = min(earlier)
+    begun = [j for j in range(i) if tail in (lines[j].get("s") or [])]
+    pages = {ln["p"] for ln in lines if want & set(ln.get("s") or [])} | {lines[j]["p"] for j in begun}
+    if not begun or i - begun[0] > TAIL_LINES or len(pages) > 1:
+        return set()  # begun long before, or the box across a page break (its page would change)
+    return set(range(tail, first))
 
 
 def _next_segment(scores: np.ndarray, best: int) -> int:

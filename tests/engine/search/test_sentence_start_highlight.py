@@ -339,3 +339,64 @@ def test_a_sentence_goes_on_after_lines_set_apart_only_from_prose():
     assert _sentence_start([r[0], {**r[1], "b": [72, 300, 504, 311]}, r[2]], 2) == 2  # not set apart
     listing = [line("coarse:", 0, left=103), line("synth -run coarse", 1, left=122), line("map_ram: memory_libmap", 2, left=103)]
     assert _sentence_start(listing, 2) == 2
+
+
+def test_a_box_never_opens_with_the_last_words_of_a_sentence(library, tmp_path):
+    """ngspice's switch: "The instance parameters ON or OFF are required, when the controlling voltage
+    starts inside" / "... hysteresis loop ... or current ramp). Then ON or OFF determine the initial state
+    of the switch.": the best sentence begins mid-line, and the box opened with "or current ramp)." (the
+    tail of the sentence that says when they are required; held-out h02's box missed it). The sentence
+    ending on the box's first line is shown whole when it began at most TAIL_LINES lines above."""
+    import pymupdf
+
+    prose = FILLER[:3]
+    begun = "The instance parameters ON or OFF are required when the controlling voltage of the relay starts"
+    ends = "inside its hysteresis loop. Then ON or OFF determine the initial state of the relay contact."
+    after = FILLER[3:5]
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    y = {}
+    for i, text in enumerate([*prose, begun, ends, *after]):
+        y[text] = 90 + 16 * i
+        page.insert_text((72, y[text]), text, fontsize=10)
+    doc.save(tmp_path / "relay.pdf")
+    doc.close()
+    assert [e.stage for e in library.add([tmp_path / "relay.pdf"]) if e.stage in ("done", "failed")] == ["done"]
+    lines = json.loads(library.conn.execute("SELECT lines FROM chunks").fetchone()[0])
+    seg = {ln["t"]: ln["s"] for ln in lines}
+    assert len(seg[ends]) == 2 and seg[begun] == seg[ends][:1]  # the case: the line ends one sentence, opens the next
+
+    hit = library.search("what determines the initial state of the relay contact", k=1)[0]
+    assert hit.bbox[1] <= y[begun], (hit.bbox, y)  # the whole sentence whose end opens the box
+    assert hit.bbox[1] > y[prose[-1]]  # not the sentence before it
+
+
+def test_which_sentence_a_box_shows_whole():
+    """At most TAIL_LINES lines above, on the box's own page; a box whose first line opens with its own
+    sentence takes nothing above it."""
+    import numpy as np
+
+    from mmrag_desktop.engine.search.highlight import TAIL_LINES, choose_highlight
+
+    def line(text, segments, top, page=7):
+        return {"t": text, "p": page, "b": [72, top, 520, top + 10], "s": list(segments)}
+
+    def box(lines, best):
+        vecs = np.zeros((max(s for ln in lines for s in ln["s"]) + 1, 2), dtype=np.float32)
+        vecs[:, 1] = 0.1
+        vecs[best] = [1.0, 0.0]
+        return choose_highlight("text", lines, None, vecs, np.array([1.0, 0.0], dtype=np.float32), [], 7).bbox
+
+    two = [line("A sentence before it ends here.", [0], 100), line("The parameters are required when the", [1], 112),
+           line("voltage starts inside the loop. Then they set the state.", [1, 2], 124),
+           line("The next sentence follows here.", [3], 136)]
+    assert box(two, 2)[1] == 112  # from "The parameters ..."
+    own = [line("A sentence before it ends here.", [0], 100), line("Then they set the state of the switch.", [1], 112)]
+    assert box(own, 1)[1] == 112  # the box opens with its own sentence
+    long = [line("A sentence before it ends here.", [0], 100)] + [
+        line(f"a long sentence, line {i},", [1], 112 + 12 * i) for i in range(TAIL_LINES + 1)] + [
+        line("the end of it. Then they set the state.", [1, 2], 112 + 12 * (TAIL_LINES + 1))]
+    assert box(long, 2)[1] == 112 + 12 * (TAIL_LINES + 1)  # begun too far above: the box stays
+    turned = [line("The parameters are required when the", [1], 780, page=6),
+              line("voltage starts inside the loop. Then they set the state.", [1, 2], 90)]
+    assert box(turned, 2)[1] == 90  # begun on the page before: the box stays on its page
