@@ -216,8 +216,19 @@ def unknown_words(question: str, term_df: Callable[[list[str]], dict[str, int]])
     from ..search.query import part_spellings
 
     variants = {w: _spellings(w) + part_spellings(w) for w in words}
-    df = term_df(list(dict.fromkeys(v for vs in variants.values() for v in vs)))
-    return [w for w in words if not any(df.get(v, 0) for v in variants[w])]
+    parts = {w: _dotted_parts(w) for w in words}
+    df = term_df(list(dict.fromkeys([*(v for vs in variants.values() for v in vs), *(p for ps in parts.values() for p in ps)])))
+    return [w for w in words if not any(df.get(v, 0) for v in variants[w])
+            and not (parts[w] and all(df.get(p, 0) for p in parts[w]))]
+
+
+def _dotted_parts(word: str) -> list[str]:
+    """The parts of a dotted name a manual writes apart ("x.status": the suffix ".status" of a variable the
+    question calls x; "stopwatch.rollover"), one-letter placeholders left out; [] for other words."""
+    pieces = word.split(".")
+    if len(pieces) < 2 or not all(pieces):
+        return []
+    return [p for p in pieces if len(p) > 1]
 
 
 # British and American spellings ("licence" / "license", "colour" / "color", "centre" / "center",
@@ -315,10 +326,12 @@ def _named_as_the_tools_do(name: str, text: str) -> bool:
 def _named_by_parts(name: str, text: str) -> bool:
     """True when the dotted `name` ("stopwatch.rollover") is named in `text` (lower case) by its parts:
     the attribute with its dot and the object it belongs to ("The .rollover attribute is the number of
-    cycles at which the stopwatch timer rolls over.", gpsim's manual)."""
+    cycles at which the stopwatch timer rolls over.", gpsim's manual); a one-letter owner is a placeholder
+    ("What does a status of 3 mean for x.status?" of GNU MathProg's ".status" suffix)."""
     owner, _, attr = name.rpartition(".")
     owner = owner.rsplit(".", 1)[-1]
     if not owner or not attr:
         return False
+    # a one-letter owner is the question's placeholder ("x.status" for a variable's .status suffix)
     return (re.search(r"(?<![\w])\." + re.escape(attr) + r"(?![\w])", text) is not None
-            and re.search(r"(?<![\w.])" + re.escape(owner) + r"(?![\w])", text) is not None)
+            and (len(owner) == 1 or re.search(r"(?<![\w.])" + re.escape(owner) + r"(?![\w])", text) is not None))

@@ -337,6 +337,27 @@ def test_a_dotted_name_is_named_by_its_attribute_and_its_owner():
     assert absent_names(question, no_dot) == ["stopwatch.rollover"]
 
 
+def test_a_dotted_name_with_a_one_letter_owner_is_named_by_its_attribute():
+    """GNU MathProg's suffixes: "What does a status value of 3 mean for x.status on a MathProg variable, and
+    can I use x.val before the solve statement?" was answered "not covered": the manual writes ".status" and
+    ".val" of variables it names otherwise, and the library never holds "x.status" (x is the asker's name)."""
+    from mmrag_desktop.engine.answer.confidence import absent_names, unknown_words
+
+    page = [hit(1, "Suffix .status: status in the solution: 3 — non-basic on upper bound. Note that suffixes "
+                   ".status, .val, and .dual can be used only below the solve statement.")]
+    question = "What does a status value of 3 mean for x.status, and can I use x.val before the solve statement?"
+    assert absent_names(question, page) == []
+    assert absent_names("What does x.lb hold?", page) == ["x.lb"]  # a suffix the page does not name
+    library_words = {"status": 46, "val": 56, "value": 80, "mean": 9, "before": 12, "hold": 3, "supported": 5, "solve": 30, "statement": 70, "lb": 0}
+
+    def term_df(words):
+        return {w: library_words.get(w, 0) for w in words}
+
+    assert unknown_words(question, term_df) == []
+    assert unknown_words("What does x.lb hold?", term_df) == ["x.lb"]
+    assert unknown_words("Is numpy.status supported?", term_df) == ["numpy.status"]  # an owner never named
+
+
 def test_a_model_number_no_hit_gives_is_not_covered():
     """"What is the maximum spindle speed of the Tormach 1100?" was answered with LinuxCNC's "now supports
     up to 8 spindles" (its sample configurations list "tormach"; no page gives a Tormach 1100)."""
