@@ -201,6 +201,9 @@ _WHAT_IS_A = re.compile(r"\s*what(?: exactly)? (?:is|are) (?:an? |the )?[\"'\u20
 _SAYS_MORE = re.compile(r"(?:it|they) (?:is|are|has|have|consists|contains|holds)\b", re.I)
 LEAD_IN_PENALTY = 0.2
 _SHOWS_CODE = re.compile(r":\s+\S*(?:://|[/=@_])\S*$")  # a sentence that ends with the code it announces
+# an item of a list that names a thing and says what it is, its ";" the list's ("GLP_NU — non-basic variable on
+# its upper bound;", GLPK's status codes): a whole answer, no lead-in
+_LIST_ITEM = re.compile(r"^\S+(?: \S+)?\s+[—–-]\s+\w.*;$")
 OPPOSITE_PENALTY = 0.1  # as search's highlight (search/highlight.py ANTONYM_PENALTY)
 # a manual's copyright or licence notice ("PARI/GP is Copyright (c) 2000-2022 The PARI Group PARI/GP is free
 # software; you can redistribute it ...") repeats the product's name and answers no question but its own
@@ -762,7 +765,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             # "... you can still get an idea of what the structure is ..." + "To do so, you must set the
             # EXTRACT_ALL tag in the configuration file to YES.": the way is in the sentence after
             c.text, c.following = f"{c.text} {c.following}", ""
-        if (c.text.rstrip()[-1:] not in ".!?)" and not c.introduces
+        if (c.text.rstrip()[-1:] not in ".!?)" and not c.introduces and not _LIST_ITEM.match(c.text)
                 and (c.block_id in rows_of or not _SHOWS_CODE.search(c.text))):
             # a lead-in to a list or a fragment, not an answer (not one that shows what it announces: "...
             # include them into the URLs: protocol://user:password@example.com/path/")

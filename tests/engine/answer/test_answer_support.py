@@ -495,6 +495,26 @@ def test_a_sentence_that_ends_with_the_code_it_announces_is_no_lead_in(embedder)
         "Every TAP requires at least the following configparams:")
 
 
+def test_an_item_of_a_list_of_names_and_meanings_is_no_lead_in(embedder):
+    """GLPK's glp_get_col_stat: the statuses are listed one a line, each closed by ";" ("GLP_NU — non-basic
+    variable on its upper bound;"); the items lost LEAD_IN_PENALTY as fragments, and "Which status code means
+    the variable is non-basic at its upper bound?" quoted "GLP_NS — non-basic fixed variable." (the last item,
+    closed by a full stop) instead."""
+    from mmrag_desktop.engine.answer import extractive
+
+    text = ("Returns\nThe routine glp_get_col_stat returns current status assigned to the structural variable "
+            "associated with j-th column as follows:\nGLP_BS — basic variable;\nGLP_NL — non-basic variable on its "
+            "lower bound;\nGLP_NU — non-basic variable on its upper bound;\nGLP_NF — non-basic free (unbounded) "
+            "variable;\nGLP_NS — non-basic fixed variable.")
+    question = "After solving, which status code means a column's variable is non-basic at its upper bound?"
+    chosen = select_sentences(question, pack_evidence([hit(1, text)], 1000), embedder)
+    assert any(c.text == "GLP_NU — non-basic variable on its upper bound;" for c in chosen), [c.text for c in chosen]
+    assert extractive._LIST_ITEM.match("-k — indices out of range;")
+    for fragment in ("int glp_check_dup(int m, int n, int ne);", "The routine returns one of the following;",
+                     "GLP_NS — non-basic fixed variable."):
+        assert not extractive._LIST_ITEM.match(fragment)
+
+
 def test_what_a_thing_is_is_quoted_with_the_sentence_that_says_more_of_it(embedder):
     """Gpredict: "What exactly is a "module" in Gpredict, what does it tie together?" quoted "A module in
     Gpredict is the same as a document in a word processor application." without the sentence after it,
