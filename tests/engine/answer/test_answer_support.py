@@ -502,10 +502,11 @@ def test_an_item_of_a_list_of_names_and_meanings_is_no_lead_in(embedder):
     closed by a full stop) instead."""
     from mmrag_desktop.engine.answer import extractive
 
-    text = ("Returns\nThe routine glp_get_col_stat returns current status assigned to the structural variable "
-            "associated with j-th column as follows:\nGLP_BS — basic variable;\nGLP_NL — non-basic variable on its "
-            "lower bound;\nGLP_NU — non-basic variable on its upper bound;\nGLP_NF — non-basic free (unbounded) "
-            "variable;\nGLP_NS — non-basic fixed variable.")
+    statuses = ["BS — basic variable;", "NL — non-basic variable on its lower bound;",
+                "NU — non-basic variable on its upper bound;", "NF — non-basic free (unbounded) variable;",
+                "NS — non-basic fixed variable."]
+    text = "\n".join(["Returns", "The routine glp_get_col_stat returns current status assigned to the structural "
+                      "variable associated with j-th column as follows:", *(f"GLP_{s}" for s in statuses)])
     question = "After solving, which status code means a column's variable is non-basic at its upper bound?"
     chosen = select_sentences(question, pack_evidence([hit(1, text)], 1000), embedder)
     assert any(c.text == "GLP_NU — non-basic variable on its upper bound;" for c in chosen), [c.text for c in chosen]

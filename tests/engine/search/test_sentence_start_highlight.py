@@ -291,31 +291,33 @@ def test_a_sentence_goes_on_after_a_formula_or_a_line_of_code_set_apart():
     assert goes_on_after(many, 0) is None  # more lines set apart than a formula takes
 
 
+def _one_page(library, path, placed, fontsize=11) -> list[dict]:
+    """Add a one-page PDF of `placed` lines (x, y, text, font) to `library`; the stored lines of its one chunk."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    for x, y, text, font in placed:
+        page.insert_text((x, y), text, fontsize=fontsize, fontname=font)
+    doc.save(path)
+    doc.close()
+    assert [e.stage for e in library.add([path]) if e.stage in ("done", "failed")] == ["done"]
+    return json.loads(library.conn.execute("SELECT lines FROM chunks").fetchone()[0])
+
+
 def test_a_highlight_on_the_piece_after_a_line_of_code_shows_the_sentence_from_its_start(library, tmp_path):
     """R's "Full post-installation testing is possible only if the test files have been installed with" /
     "make install-tests" (a line of code set apart) / "which populates a tests directory in the installation.":
     three segments, and the highlight showed the last piece alone (held-out h17's box missed the answer)."""
-    import pymupdf
-
     prose = FILLER[:3]
     start = "Full testing of the installed controller is possible only if the test files were installed with"
     goes_on = "which populates a tests directory in the installation folder of the controller."
     after = ["If this has been done, two testing routes are available to the operator of the plant.",
              "The first runs every check of the regression suite, the second only the quick ones."]
-    doc = pymupdf.open()
-    page = doc.new_page(width=595, height=842)
-    y = {}
-    for i, text in enumerate([*prose, start]):
-        y[text] = 90 + 16 * i
-        page.insert_text((72, y[text]), text, fontsize=11)
-    page.insert_text((100, y[start] + 18), "make install-tests", fontsize=11, fontname="cour")
-    for i, text in enumerate([goes_on, *after]):
-        y[text] = y[start] + 36 + 16 * i
-        page.insert_text((72, y[text]), text, fontsize=11)
-    doc.save(tmp_path / "controller.pdf")
-    doc.close()
-    assert [e.stage for e in library.add([tmp_path / "controller.pdf"]) if e.stage in ("done", "failed")] == ["done"]
-    lines = json.loads(library.conn.execute("SELECT lines FROM chunks").fetchone()[0])
+    y = {text: 90 + 16 * i for i, text in enumerate([*prose, start])}
+    y.update({text: y[start] + 36 + 16 * i for i, text in enumerate([goes_on, *after])})
+    lines = _one_page(library, tmp_path / "controller.pdf", [(72, y[t], t, "helv") for t in y]
+                      + [(100, y[start] + 18, "make install-tests", "cour")])
     seg = {ln["t"]: ln["s"] for ln in lines}
     assert len({*seg[start], *seg["make install-tests"], *seg[goes_on]}) == 3  # the case: three segments
 
@@ -347,22 +349,12 @@ def test_a_box_never_opens_with_the_last_words_of_a_sentence(library, tmp_path):
     of the switch.": the best sentence begins mid-line, and the box opened with "or current ramp)." (the
     tail of the sentence that says when they are required; held-out h02's box missed it). The sentence
     ending on the box's first line is shown whole when it began at most TAIL_LINES lines above."""
-    import pymupdf
-
     prose = FILLER[:3]
     begun = "The instance parameters ON or OFF are required when the controlling voltage of the relay starts"
     ends = "inside its hysteresis loop. Then ON or OFF determine the initial state of the relay contact."
     after = FILLER[3:5]
-    doc = pymupdf.open()
-    page = doc.new_page(width=595, height=842)
-    y = {}
-    for i, text in enumerate([*prose, begun, ends, *after]):
-        y[text] = 90 + 16 * i
-        page.insert_text((72, y[text]), text, fontsize=10)
-    doc.save(tmp_path / "relay.pdf")
-    doc.close()
-    assert [e.stage for e in library.add([tmp_path / "relay.pdf"]) if e.stage in ("done", "failed")] == ["done"]
-    lines = json.loads(library.conn.execute("SELECT lines FROM chunks").fetchone()[0])
+    y = {text: 90 + 16 * i for i, text in enumerate([*prose, begun, ends, *after])}
+    lines = _one_page(library, tmp_path / "relay.pdf", [(72, y[t], t, "helv") for t in y], fontsize=10)
     seg = {ln["t"]: ln["s"] for ln in lines}
     assert len(seg[ends]) == 2 and seg[begun] == seg[ends][:1]  # the case: the line ends one sentence, opens the next
 
