@@ -169,7 +169,7 @@ def _sentence_start(lines: list[dict], segment: int) -> int:
     lower-case word after lines set apart (a line of code, a formula) continues the prose line before them
     when that line ends no sentence (R's "... only if the test files have been installed with" / "make
     install-tests" / "which populates a tests directory ..."; the highlight showed the last piece alone)."""
-    i = next((i for i, ln in enumerate(lines) if segment in (ln.get("s") or [])), None)
+    i = _first_line(lines, segment)
     if not i or min(lines[i]["s"]) != segment or not _LOWER_WORD.match(lines[i]["t"]):
         return segment  # the first line, a segment that begins mid-line, or no word ("map_ram:")
     for shown in range(1, DISPLAY_LINES + 1):
@@ -189,18 +189,22 @@ def _sentence_on_first_line(lines: list[dict], want: set[int]) -> set[int]:
     "or current ramp). Then ON or OFF determine the initial state of the switch." showed the tail of
     the sentence that says when ON or OFF are required."""
     first = min(want)
-    i = next((i for i, ln in enumerate(lines) if first in (ln.get("s") or [])), None)
-    if i is None:
-        return set()
-    earlier = [s for s in lines[i].get("s") or [] if s < first]
+    i = _first_line(lines, first)
+    earlier = [s for s in lines[i].get("s") or [] if s < first] if i is not None else []
     if not earlier:
         return set()
     tail = min(earlier)
-    begun = [j for j in range(i) if tail in (lines[j].get("s") or [])]
-    pages = {ln["p"] for ln in lines if want & set(ln.get("s") or [])} | {lines[j]["p"] for j in begun}
-    if not begun or i - begun[0] > TAIL_LINES or len(pages) > 1:
-        return set()  # begun long before, or the box across a page break (its page would change)
+    start = _first_line(lines, tail)  # at or above line i, which ends the sentence
+    pages = {ln["p"] for ln in lines if want & set(ln.get("s") or [])} | {
+        ln["p"] for ln in lines[start:i] if tail in (ln.get("s") or [])}
+    if start == i or i - start > TAIL_LINES or len(pages) > 1:
+        return set()  # begun on that line, long before, or the box across a page break (its page would change)
     return set(range(tail, first))
+
+
+def _first_line(lines: list[dict], segment: int) -> int | None:
+    """The index of the first of `lines` that holds `segment`, None when none does."""
+    return next((i for i, ln in enumerate(lines) if segment in (ln.get("s") or [])), None)
 
 
 def _next_segment(scores: np.ndarray, best: int) -> int:
