@@ -38,6 +38,7 @@ from .pdf_lines import (
     char_count,
     dict_with_underscores,
     exponent_marks,
+    has_tex_codes,
     join_underscored,
     lines_from_dict,
     listing_numbers,
@@ -45,6 +46,7 @@ from .pdf_lines import (
     merge_row,
     textpage_flags,
     underscore_rules,
+    words_from_raw,
 )
 from .pdf_tables import (
     TableMode,
@@ -74,10 +76,13 @@ class _Extracted:
     exponents: list[tuple[BBox, str]]
     drawings: list[dict[str, Any]]
     underscores: list[BBox]  # the short rules among `drawings` (underscore_rules)
+    tex_codes: bool = False  # the page's text holds a TeX font's codes (has_tex_codes)
 
     def words(self) -> list[tuple]:
-        """The page's word list, exponents marked ("10^6"), words an underscore rule joins joined."""
-        return join_underscored(mark_exponents(self.textpage.extractWORDS(), self.exponents), self.underscores)
+        """The page's word list, exponents marked ("10^6"), words an underscore rule joins joined;
+        from the characters where a TeX font's codes would split MuPDF's words (words_from_raw)."""
+        words = words_from_raw(self.textpage.extractRAWDICT()) if self.tex_codes else self.textpage.extractWORDS()
+        return join_underscored(mark_exponents(words, self.exponents), self.underscores)
 
 
 class PdfDocument:
@@ -204,7 +209,7 @@ class PdfDocument:
         page_dict = dict_with_underscores(tp.extractRAWDICT(), rules) if rules else tp.extractDICT()
         lines = lines_from_dict(page_dict, index + 1)
         return _Extracted(index, page, tp, lines, signature(lines, page.rect.height), exponent_marks(page_dict),
-                          drawings, rules)
+                          drawings, rules, has_tex_codes(page_dict))
 
     def _finish(self, ext: _Extracted, neighbours: list[Signature]) -> PageContent:
         page = ext.page

@@ -25,6 +25,34 @@ LIGATURES = {
     "\u00ad": "",  # soft hyphen: invisible, breaks search
 }
 _LIGATURE_TABLE = str.maketrans(LIGATURES)
+# A TeX font without a ToUnicode map (dvips' Type 3 bitmap fonts, glyphs named "a28") leaves MuPDF the
+# font's own codes, which are control characters. In T1 ("Cork", the EC fonts) the f-ligatures are
+# 0x1B-0x1F and the dashes and quotes 0x10-0x17: Grace's user's guide reads "\x1cle" for "file" and
+# "con\x1cguration", ngspice's manual "\x15enable-osdi" and "curplottitle=\x11a new plot\x11".
+TEX_T1_CODES = {
+    "\x10": "\u201c",
+    "\x11": "\u201d",
+    "\x12": "\u201e",
+    "\x13": "\u00ab",
+    "\x14": "\u00bb",
+    "\x15": "\u2013",
+    "\x16": "\u2014",
+    "\x17": "",  # the compound-word mark: no glyph (">\x17>" is ">>")
+    "\x18": "",  # the second zero of a per-thousand sign
+    "\x19": "i",  # dotless i and j, under an accent
+    "\x1a": "j",
+    "\x1b": "ff",
+    "\x1c": "fi",
+    "\x1d": "fl",
+    "\x1e": "ffi",
+    "\x1f": "ffl",
+}
+_TEX_T1_TABLE = str.maketrans(TEX_T1_CODES)
+# OT1 (the CM fonts) puts the f-ligatures at 0x0B-0x0F; read only next to a letter, since 0x0B and 0x0C
+# are also whitespace
+_TEX_OT1_LIGATURE = re.compile(r"(?<=[A-Za-z])[\x0b-\x0f]|[\x0b-\x0f](?=[A-Za-z])")
+_OT1_LIGATURES = {"\x0b": "ff", "\x0c": "fi", "\x0d": "fl", "\x0e": "ffi", "\x0f": "ffl"}
+_TEX_CODE = re.compile(r"[\x0b-\x1f]")
 _MONO_FONT = re.compile(
     r"mono|nimbusmon|courier|consol|cmtt|sfmt|typewriter|menlo|inconsolata|lucidaconsole|\btt", re.I
 )
@@ -41,9 +69,44 @@ _TYPESET_HYPHEN = re.compile("\u2212(?=[A-Za-z\u2212])")
 
 
 def normalize_text(text: str) -> str:
-    """Expand ligatures, drop soft hyphens and read a minus sign before a letter as a hyphen;
+    """Expand ligatures (also those a TeX font without a ToUnicode map leaves as control characters,
+    with its dashes and quotes), drop soft hyphens and read a minus sign before a letter as a hyphen;
     returns the cleaned string."""
+    if _TEX_CODE.search(text):
+        text = _TEX_OT1_LIGATURE.sub(lambda m: _OT1_LIGATURES[m.group()], text).translate(_TEX_T1_TABLE)
     return _TYPESET_HYPHEN.sub("-", text.translate(_LIGATURE_TABLE))
+
+
+def has_tex_codes(page_dict: dict[str, Any]) -> bool:
+    """True when a span of the page holds a control character a TeX font without a ToUnicode map
+    left (see TEX_T1_CODES): MuPDF's word list splits words there and loses the letters."""
+    return any(_TEX_CODE.search(s.get("text") or "".join(c["c"] for c in s.get("chars", ())))
+               for block in page_dict.get("blocks", ()) if block.get("type", 0) == 0
+               for line in block.get("lines", ()) for s in line.get("spans", ()))
+
+
+def words_from_raw(raw: dict[str, Any]) -> list[tuple]:
+    """PyMuPDF word tuples (x0, y0, x1, y1, text, block, line, word) built from a "rawdict"'s
+    characters, split at spaces only, each word's text through `normalize_text` ("de\x1cne" is one
+    word, "define", where MuPDF's own word list reads "de" and "ne")."""
+    out: list[tuple] = []
+    for b_no, block in enumerate(raw.get("blocks", ())):
+        if block.get("type", 0) != 0:
+            continue
+        for l_no, line in enumerate(block.get("lines", ())):
+            w_no = 0
+            chars: list[dict[str, Any]] = []
+            for c in [c for s in line.get("spans", ()) for c in s.get("chars", ())] + [{"c": " "}]:
+                if c["c"] not in " \t\n\r\u00a0":
+                    chars.append(c)
+                    continue
+                text = normalize_text("".join(ch["c"] for ch in chars))
+                if text:
+                    x0, y0, x1, y1 = union_bbox([ch["bbox"] for ch in chars])
+                    out.append((x0, y0, x1, y1, text, b_no, l_no, w_no))
+                    w_no += 1
+                chars = []
+    return out
 
 
 def textpage_flags() -> int:

@@ -1024,3 +1024,60 @@ def test_a_row_whose_cells_wrap_prose_line_beside_line_stays_one_row(tmp_path):
     for table in tables:
         texts = [[c.text for c in row] for row in table.rows()]
         assert ["measured at the connector", "board through the barrel jack"] not in texts, texts
+
+
+def _type3_page(path, pieces: list[tuple[float, float, bytes]], rules: bytes = b"") -> None:
+    """One page with `pieces` (x, baseline, codes) set in a Type 3 font whose glyphs are named "a28"
+    and so on, with no ToUnicode map, as dvips writes TeX's bitmap fonts: MuPDF reads each code as
+    the character of that number. `rules` is drawing operators put before the text."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    codes = sorted({c for _, _, text in pieces for c in text})
+    procs = {}
+    for c in codes:
+        procs[c] = doc.get_new_xref()
+        doc.update_object(procs[c], "<<>>")
+        doc.update_stream(procs[c], b"500 0 0 0 400 600 d1 0 0 400 600 re f")
+    font = doc.get_new_xref()
+    doc.update_object(font, (
+        "<< /Type /Font /Subtype /Type3 /FontMatrix [0.001 0 0 0.001 0 0] /FontBBox [0 0 500 600]"
+        f" /FirstChar {codes[0]} /LastChar {codes[-1]}"
+        " /Widths [" + " ".join("500" if c in procs else "0" for c in range(codes[0], codes[-1] + 1)) + "]"
+        " /Encoding << /Type /Encoding /Differences [" + " ".join(f"{c} /a{c}" for c in codes) + "] >>"
+        " /CharProcs << " + " ".join(f"/a{c} {x} 0 R" for c, x in procs.items()) + " >> >>"))
+    page_xref = page.xref
+    doc.xref_set_key(page_xref, "Resources", f"<< /Font << /F1 {font} 0 R >> >>")
+    content = doc.get_new_xref()
+    doc.update_object(content, "<<>>")
+    doc.update_stream(content, rules + b"".join(
+        f"BT /F1 10 Tf {x} {y} Td <{text.hex()}> Tj ET ".encode() for x, y, text in pieces))
+    doc.xref_set_key(page_xref, "Contents", f"{content} 0 R")
+    doc.save(path)
+
+
+def test_tex_font_codes_without_a_unicode_map_are_read(tmp_path):
+    """Grace's user's guide is set in dvips' Type 3 fonts (T1 encoding, no ToUnicode map): MuPDF read
+    "\\x1cle" for "file", "con\\x1cguration", "di\\x1berent", and ngspice's manual "\\x15enable-osdi" and
+    "\\x11a new plot\\x11": no search for "file" or "configuration" found those pages. The f-ligatures,
+    dashes and quotes of T1 are read; OT1's ligatures (0x0B-0x0F) only next to a letter."""
+    _type3_page(tmp_path / "t1.pdf", [(72, 700, b"Save the \x1cle; the con\x1cguration di\x1bers; run with \x15help "
+                                              b"\x10quoted\x11 o\x0ece >\x17> out")])
+    (pc,) = parse(tmp_path / "t1.pdf")
+    text = " ".join(b.text for b in pc.blocks)
+    assert "Save the file; the configuration differs; run with \u2013help \u201cquoted\u201d office >> out" in text
+
+
+def test_tex_font_codes_are_read_in_table_cells(tmp_path):
+    """A table's cells are read from MuPDF's word list, which splits a word at a TeX font's code and
+    loses it: Grace's Table 24 read "de ne new vector variable" for "define new vector variable"."""
+    grid = b"0.5 w " + b"".join(f"72 {y} m 400 {y} l S ".encode() for y in (720, 700, 680, 660))
+    grid += b"".join(f"{x} 660 m {x} 720 l S ".encode() for x in (72, 180, 400))
+    _type3_page(tmp_path / "t.pdf", [(76, 706, b"Statement"), (184, 706, b"Description"),
+                                     (76, 686, b"DEFINE var"), (184, 686, b"de\x1cne new scalar variable"),
+                                     (76, 666, b"SET \x1dag"), (184, 666, b"set the o\x1bset \x1cle")], grid)
+    (pc,) = parse(tmp_path / "t.pdf")
+    (table,) = [b.table for b in pc.blocks if b.kind == "table"]
+    texts = {c.text for c in table.cells}
+    assert {"define new scalar variable", "SET flag", "set the offset file"} <= texts
