@@ -52,10 +52,13 @@ _TERM = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+#-]*")
 # a phrasal verb's particle or a general verb or adverb ("how can I get it back?", "sit right up
 # against it", "spaced apart", "is gone"): never what a question is about, so a library that never uses
 # one is no sign that the question is not covered (siunitx's and bodeplot's manuals, 123 pages, use
-# none of "back", "gone", "against", "apart": two answerable questions were answered "not covered")
+# none of "back", "gone", "against", "apart": two answerable questions were answered "not covered"), nor
+# a question's frame ("What happens when I double-click on a curve ...?": Grace's user's guide never
+# writes "happens"; "Is it possible to ...?")
 _GENERAL_WORDS = frozenset(
     """back again apart away together against along around across ahead behind instead anymore already
-    ever yet still gone come comes came went goes going gotten put keep keeps kept even""".split()
+    ever yet still gone come comes came went goes going gotten put keep keeps kept even
+    happen happens happened happening possible possibly""".split()
 )
 
 

@@ -433,6 +433,8 @@ def test_a_particle_or_general_verb_the_library_never_uses_is_no_unknown_word():
     assert unknown_words("The old s unit column type is gone in siunitx v3; how can I get it back?", term_df) == []
     assert unknown_words("How do I make note markers sit right up against a number instead of being spaced "
                          "apart?", term_df) == ["sit"]
+    # nor a question's frame: Grace's user's guide never writes "happens"
+    assert unknown_words("What happens to the old unit column, and is it possible to get it back?", term_df) == []
     # a word of what is asked stays unknown: "grafana" and "dashboard" of a library that never uses them
     assert unknown_words("How do I get the readings back into a grafana dashboard?", term_df) == ["readings", "grafana",
                                                                                                    "dashboard"]
