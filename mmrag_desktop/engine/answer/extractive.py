@@ -243,6 +243,9 @@ _PHRASE_WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*")
 ROW_KEY_BONUS = 0.2
 _KEY_NAMES = re.compile(r",\s+|\s+/\s+|\s+or\s+")  # the names a first cell lists ("Kantronics KPC3, Kantronics KAM Plus")
 KEY_NAME_WORDS = 4  # a name of a few words ("Kantronics KAM Plus"); longer cells are descriptions
+# a command in capitals before its arguments ("PAGE RESIZE xdim, ydim", "RESTRICT (set, restriction)"):
+# the question names the row when it writes the command
+_COMMAND_NAME = re.compile(r"([A-Z][A-Z0-9_]+(?: [A-Z][A-Z0-9_]+)*)(?=\s*\(|\s+[a-z\"<\[])")
 # a sibling row that brings this many of the question's words no sentence chosen has answers another part of it
 ASKED_ROW_TERMS = 2
 # and so does a one-letter name the question gives: a capital alone before a word ("the G parameter"), not
@@ -291,6 +294,7 @@ class Candidate:
     states: bool = False  # says what the question asks about is ("The default radix is hexadecimal.")
     listed: bool = False  # quoted with its term line: an entry of a definition list ("--pin-color <string> ...")
     under: str = ""  # the option or setting whose entry the sentence is part of ("DOT_CLEANUP If the ..." on)
+    named: bool = False  # a table row the question names (`_row_names_asked`)
 
 
 def _header_cells(cells: Sequence[str]) -> bool:
@@ -777,6 +781,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score += PHRASE_BONUS
         if c.block_id in rows_of and _row_names_asked(c.text, asked_words, question):
             c.score += ROW_KEY_BONUS
+            c.named = True
         if stated is not None and stated.search(c.text):
             c.score += STATES_BONUS
             c.states = True
@@ -829,7 +834,8 @@ def _names_asked(key: str, asked_words: set[str], question: str) -> bool:
         if (1 < len(name.split()) <= KEY_NAME_WORDS and any(ch.isdigit() or ch.isupper() for ch in name)
                 and re.search(rf"(?<![\w+-]){re.escape(name)}(?![\w+-])", question)):
             return True
-    return False
+    command = _COMMAND_NAME.match(key)
+    return bool(command and re.search(rf"(?<![\w+-]){re.escape(command.group(1))}(?![\w+-])", question))
 
 
 def _off_the_entry(cands: list[Candidate], options: list[str]) -> list[Candidate]:
@@ -1099,7 +1105,7 @@ def _choose(ranked: Sequence[Candidate], max_sentences: int, max_words: int,
             siblings = bool(_row_keys(c.text)) and not any(_inside(c, o) or near_duplicate(c.text, o.text, columns=False)
                                                            for o in dups)
             said = {t for o in chosen for t in content_terms(o.text)}
-            if not (siblings and len((asked & set(content_terms(c.text))) - said) >= ASKED_ROW_TERMS):
+            if not (siblings and (c.named or len((asked & set(content_terms(c.text))) - said) >= ASKED_ROW_TERMS)):
                 continue
         held = next((o for o in chosen if _inside(o, c)), None)
         if held is not None:

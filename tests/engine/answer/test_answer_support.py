@@ -2069,6 +2069,29 @@ def test_a_row_that_answers_another_part_of_the_question_is_no_duplicate(embedde
     assert [t for t in one if t.startswith("Character:")] == ["Character: G | Description: Glitch (zero width)"], one
 
 
+def test_the_rows_of_the_commands_a_question_names_are_quoted(embedder):
+    """Grace's Table 22: "What is the difference between the PAGE SIZE and PAGE RESIZE commands, and what
+    units do they take?" quoted the PAGE SIZE row alone: a first cell "PAGE RESIZE xdim, ydim" (a command in
+    capitals before its arguments) was not named by the question, and the row was a sibling of the one
+    chosen. Both rows are named now, and a named row is no duplicate of its sibling."""
+    rows = [("PAGE SIZE xdim, ydim", "set page dimensions (in pp) of all devices"),
+            ("PAGE RESIZE xdim, ydim", "same as above plus rescale the current plot accordingly"),
+            ('DEVICE "devname" PAGE SIZE xdim, ydim', "set page dimensions (in pp) of device devname"),
+            ('DEVICE "devname" DPI dpi', "set device's dpi (dots per pixel)"),
+            ('HARDCOPY DEVICE "devname"', "set device devname as current hardcopy device")]
+    table = pack_evidence([manual_hit("grace-UsersGuide.pdf", 42, 10, "6.4 Device parameters",
+                                      "Table 22: Device parameters\nCommand | Description\n" + "\n".join(
+                                          f"Command: {c} | Description: {d}" for c, d in rows), kind="table")], 1000)
+    texts = [c.text for c in select_sentences("What is the difference between the PAGE SIZE and PAGE RESIZE "
+                                              "commands, and what units do they take?", table, embedder,
+                                              max_sentences=4)]
+    assert texts[:2] == [f"Command: {c} | Description: {d}" for c, d in rows[:2]], texts
+    # a command in capitals the question does not write names no row ("DEVICE" of "DEVICE "devname" ...")
+    one = [c.text for c in select_sentences("Which command sets the page size of every device?", table, embedder,
+                                            max_sentences=4)]
+    assert len([t for t in one if t.startswith("Command:")]) == 1, one
+
+
 def test_a_comment_box_of_a_source_file_is_no_sentence_to_quote():
     """The Smooth Mach Dynamics guide's title page prints a source file's header; "* *** Smooth Mach
     Dynamics *** * * This file is part of the USER-SMD package for LAMMPS." was the first sentence of
