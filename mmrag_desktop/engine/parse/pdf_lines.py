@@ -24,7 +24,17 @@ LIGATURES = {
     "\ufb06": "st",
     "\u00ad": "",  # soft hyphen: invisible, breaks search
 }
-_LIGATURE_TABLE = str.maketrans(LIGATURES)
+# The Symbol font's pieces of tall brackets, braces and bars (Adobe's private-use code points U+F8E5-U+F8FE:
+# "bracelefttp", "braceex", ...) are drawing, not text: bytefield's word-group braces read "a misaligned
+# 64-bit value \uf8f4 \uf8f4 \uf8f4 ... were taken". Its sans and serif (R), (C) and TM signs are text.
+SYMBOL_PIECES = {
+    **{chr(c): "" for c in range(0xF8E5, 0xF8FF)},
+    "\uf8e8": "\u00ae", "\uf8e9": "\u00a9", "\uf8ea": "\u2122",
+    "\uf6d9": "\u00ae", "\uf6da": "\u00a9", "\uf6db": "\u2122",
+}
+_LIGATURE_TABLE = str.maketrans({**LIGATURES, **SYMBOL_PIECES})
+_SYMBOL_PIECE = re.compile("[\uf8e5-\uf8fe]")
+_SPACES = re.compile(r"[ \t]{2,}")  # where pieces stood between words
 # A TeX font without a ToUnicode map (dvips' Type 3 bitmap fonts, glyphs named "a28") leaves MuPDF the
 # font's own codes, which are control characters. In T1 ("Cork", the EC fonts) the f-ligatures are
 # 0x1B-0x1F and the dashes and quotes 0x10-0x17: Grace's user's guide reads "\x1cle" for "file" and
@@ -70,10 +80,12 @@ _TYPESET_HYPHEN = re.compile("\u2212(?=[A-Za-z\u2212])")
 
 def normalize_text(text: str) -> str:
     """Expand ligatures (also those a TeX font without a ToUnicode map leaves as control characters,
-    with its dashes and quotes), drop soft hyphens and read a minus sign before a letter as a hyphen;
-    returns the cleaned string."""
+    with its dashes and quotes), drop soft hyphens and the Symbol font's bracket pieces, and read a minus
+    sign before a letter as a hyphen; returns the cleaned string."""
     if _TEX_CODE.search(text):
         text = _TEX_OT1_LIGATURE.sub(lambda m: _OT1_LIGATURES[m.group()], text).translate(_TEX_T1_TABLE)
+    if _SYMBOL_PIECE.search(text):
+        text = _SPACES.sub(" ", text.translate(_LIGATURE_TABLE))
     return _TYPESET_HYPHEN.sub("-", text.translate(_LIGATURE_TABLE))
 
 

@@ -11,6 +11,7 @@ so the ~0.3 s per page is paid only where the document itself says there is a ta
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, Literal
 
 from ..elements import BBox, Line, Table, TableCell
@@ -265,6 +266,11 @@ def _build_table(t: Any, words: list[tuple], lines: list[Line], page_no: int,
     if realigned is not None:
         (boxes, texts), mended = realigned, True
         n_rows = max(ri for ri, _, _ in boxes) + 1
+    wrapped = _wrapped_rows(boxes, texts, n_rows, n_cols, header_rows, rules or [])
+    if wrapped is not None:
+        (boxes, texts), mended = wrapped, True
+        n_rows = max(ri for ri, _, _ in boxes) + 1
+        n_cols = max(ci for _, ci, _ in boxes) + 1
     if mended:
         cells = _cells(boxes, texts)
     bbox: BBox = tuple(float(v) for v in t.bbox)  # type: ignore[assignment]
@@ -311,12 +317,7 @@ def _rows_by_their_keys(boxes: list[tuple[int, int, BBox]], texts: list[list[tup
         grid[(ri, ci)] = (list(b), list(ws))
     if n_cols < 2 or len(grid) != n_rows * n_cols or n_rows - header_rows < 2:
         return None
-    x0, x1 = min(b[0] for b, _ in grid.values()), max(b[2] for b, _ in grid.values())
-
-    def ruled(y: float) -> bool:
-        return any(abs(ry - y) <= RULE_SNAP and min(rx1, x1) - max(rx0, x0) > 0.5 * (x1 - x0)
-                   for rx0, rx1, ry in rules)
-
+    ruled = _ruled_across(grid, rules)
     body = range(header_rows, n_rows)
     right = {c: max((w[2] for r in body for w in grid[(r, c)][1]), default=0.0) for c in range(n_cols)}
     rows = [[grid[(r, c)] for c in range(n_cols)] for r in range(n_rows)]
@@ -355,6 +356,99 @@ def _rows_by_their_keys(boxes: list[tuple[int, int, BBox]], texts: list[list[tup
     new_boxes = [(r, c, tuple(cell[0])) for r, row in enumerate(out_rows) for c, cell in enumerate(row)]
     new_texts = [cell[1] for row in out_rows for cell in row]
     return new_boxes, new_texts  # type: ignore[return-value]
+
+
+def _ruled_across(grid: dict[tuple[int, int], tuple[list[float], list[tuple]]], rules: list[tuple[float, float, float]]
+                  ) -> Callable[[float], bool]:
+    """A test of whether a horizontal rule of `rules` crosses most of the table's width at a height."""
+    x0, x1 = min(b[0] for b, _ in grid.values()), max(b[2] for b, _ in grid.values())
+
+    def ruled(y: float) -> bool:
+        return any(abs(ry - y) <= RULE_SNAP and min(rx1, x1) - max(rx0, x0) > 0.5 * (x1 - x0)
+                   for rx0, rx1, ry in rules)
+
+    return ruled
+
+
+_BROKEN_WORD = re.compile(r"[A-Za-z]{2}-$")  # "re-" of "re-" / "striction" in a narrow column
+
+
+def _open_bracket(text: str) -> bool:
+    return sum(map(text.count, "([{")) > sum(map(text.count, ")]}"))
+
+
+def _wrapped_rows(boxes: list[tuple[int, int, BBox]], texts: list[list[tuple]], n_rows: int, n_cols: int,
+                  header_rows: int, rules: list[tuple[float, float, float]],
+                  ) -> tuple[list[tuple[int, int, BBox]], list[list[tuple]]] | None:
+    """Rows of a table without rules between them where the layout model read each line of cells of
+    several lines as a row of its own (Grace's Table 21, LaTeX paragraph columns between a header rule and
+    a closing rule: "RUNAVG (set, | running average of set using" and "npoints) | npoints number of
+    points"; "RESTRICT (set, | filter set according to logical re-", "restriction) | striction. The original
+    set will be" and " | overwritten"). A row goes on into the next while its first cell leaves a bracket
+    open or one of its cells ends with a word broken at a hyphen; once a table has such rows, a row whose
+    first cell is empty or opens with a bracket ("INTERPOLATE" / "(set, mesh, method,") goes on the row
+    above too. None when no row is joined (every ruled grid, and every table without such a row)."""
+    if n_cols < 2 or n_rows - header_rows < 2:
+        return None
+    rows: list[dict[int, tuple[list[float], list[tuple]]]] = [{} for _ in range(n_rows)]
+    for (ri, ci, b), ws in zip(boxes, texts, strict=True):
+        rows[ri][ci] = (list(b), list(ws))
+    ruled = _ruled_across({(r, c): cell for r, row in enumerate(rows) for c, cell in row.items()}, rules)
+
+    def text(cell: tuple[list[float], list[tuple]] | None) -> str:
+        return _cell_text(sorted(cell[1], key=lambda w: (w[5], w[6], w[7]))) if cell else ""
+
+    out_rows = rows[:header_rows + 1]
+    wrapped = False
+    for line_above, row in zip(rows[header_rows:], rows[header_rows + 1:], strict=False):
+        above = out_rows[-1]
+        key = text(row.get(0))
+        goes_on = (_open_bracket(text(above.get(0)))
+                   or any(_BROKEN_WORD.search(text(cell)) for cell in line_above.values())
+                   or (wrapped and key[:1] in ("", "(")))
+        top = min((cell[0][1] for cell in row.values()), default=0.0)
+        if not goes_on or not row or ruled(top):
+            out_rows.append(row)
+            continue
+        wrapped = True
+        bottom = max(cell[0][3] for cell in row.values())
+        for c, (b, ws) in row.items():
+            if c in above:
+                above[c][1].extend(ws)
+            else:
+                above[c] = (list(b), list(ws))
+        for c in above:
+            above[c][0][3] = max(above[c][0][3], bottom)
+    if not wrapped:
+        return None
+    out_rows = _columns_under_names(out_rows, header_rows, n_cols)
+    new_boxes = [(r, c, tuple(row[c][0])) for r, row in enumerate(out_rows) for c in sorted(row)]
+    new_texts = [row[c][1] for row in out_rows for c in sorted(row)]
+    return new_boxes, new_texts  # type: ignore[return-value]
+
+
+def _columns_under_names(rows: list[dict[int, tuple[list[float], list[tuple]]]], header_rows: int, n_cols: int
+                         ) -> list[dict[int, tuple[list[float], list[tuple]]]]:
+    """`rows` with each column that has no name in the header rows joined to the named column on its left:
+    the layout model splits a narrow column of justified text at its wide gaps (Grace's "Example" column
+    came out as three, "RUNMED | (S0," over " 100)"). Unchanged without header rows."""
+    named = [c for c in range(n_cols) if c == 0 or any(rows[r].get(c) and rows[r][c][1] for r in range(header_rows))]
+    if not header_rows or len(named) == n_cols:
+        return rows
+    owner = {c: max(n for n in named if n <= c) for c in range(n_cols)}
+    out = []
+    for row in rows:
+        joined: dict[int, tuple[list[float], list[tuple]]] = {}
+        for c in sorted(row):
+            b, ws = row[c]
+            n = named.index(owner[c])
+            if n in joined:
+                jb, jws = joined[n]
+                joined[n] = ([min(jb[0], b[0]), min(jb[1], b[1]), max(jb[2], b[2]), max(jb[3], b[3])], jws + ws)
+            else:
+                joined[n] = (list(b), list(ws))
+        out.append(joined)
+    return out
 
 
 def _lines_of(words: list[tuple]) -> list[list[tuple]]:

@@ -995,7 +995,8 @@ def _booktabs_table(path, header, rows, xs, *, leading: float = 10.5) -> None:
         for x, text in zip(xs, row, strict=True):
             page.insert_text((x, 130 + leading * i), text, fontsize=10)
     page.draw_line((150, 124 + leading * len(rows)), (470, 124 + leading * len(rows)), width=0.8)
-    page.insert_text((72, 200), "Numeric constants consist of digits followed by the radix specifier.", fontsize=10)
+    page.insert_text((72, max(200, 144 + leading * len(rows))),
+                     "Numeric constants consist of digits followed by the radix specifier.", fontsize=10)
     doc.save(path)
     doc.close()
 
@@ -1013,6 +1014,53 @@ def test_rows_set_line_by_line_without_rules_are_rows(tmp_path):
     assert tops == sorted(tops) and len(set(tops)) == len(rows)
 
 
+def test_the_lines_of_cells_of_several_lines_are_one_row(tmp_path):
+    """Grace's Table 21 (a rule under the header and one at the end, none between rows) came out as a row per
+    line: "RESTRICT (set, | filter set according to logical re- | RESTRICT (S0," then "restriction) |
+    striction. The original set will be | S0.X < 0)" and " | overwritten |": "How do I filter set S0 so that
+    only the points with negative X remain?" quoted pieces of rows. A row goes on while its first cell leaves a
+    bracket open or a cell ends with a broken word, then while the first cell is empty."""
+    lines = [("RUNAVG (set,", "running average of set using", "RUNAVG (S0, 100)"),
+             ("npoints)", "npoints number of points", ""),
+             ("RESTRICT (set,", "filter set according to logical re-", "RESTRICT (S0,"),
+             ("restriction)", "striction. The original set will be", "S0.X < 0)"),
+             ("", "overwritten", ""),
+             ("INTEGRATE (set)", "cumulative integral of set", "INTEGRATE (S0)")]
+    _booktabs_table(tmp_path / "g.pdf", ("Statement", "Description", "Example"), lines, (155, 245, 400), leading=13.6)
+    (page,) = parse(tmp_path / "g.pdf")
+    (table,) = [b.table for b in page.blocks if b.kind == "table"]
+    assert [[c.text for c in row] for row in table.rows()][1:] == [
+        ["RUNAVG (set, npoints)", "running average of set using npoints number of points", "RUNAVG (S0, 100)"],
+        ["RESTRICT (set, restriction)", "filter set according to logical restriction. The original set will be "
+         "overwritten", "RESTRICT (S0, S0.X < 0)"],
+        ["INTEGRATE (set)", "cumulative integral of set", "INTEGRATE (S0)"]]
+
+
+def test_a_column_without_a_name_joins_the_named_one_on_its_left():
+    """Grace's Table 21: the layout model split the narrow "Example" column of justified text at its wide
+    gaps, "RUNMED" | "" | "(S0," over "100)" | "" | "": once its rows are joined, a column without a name in
+    the header goes with the named column on its left ("RUNMED (S0, 100)"). Words as PyMuPDF gives them:
+    (x0, y0, x1, y1, text, block, line, n)."""
+    from mmrag_desktop.engine.parse.pdf_tables import _cells, _wrapped_rows
+
+    def word(x, y, text, block, n):
+        return (x, y, x + 6.0 * len(text), y + 10.0, text, block, 0, n)
+
+    xs = (100.0, 200.0, 300.0, 360.0, 420.0)  # Statement | Description | Example | (none) | (none)
+    boxes = [(r, c, (xs[c], 80.0 + 14 * r, xs[c + 1], 94.0 + 14 * r)) for r in range(3) for c in range(4)]
+    texts = [[word(100, 82, "Statement", 0, 0)], [word(200, 82, "Description", 0, 1)], [word(300, 82, "Example", 0, 2)], [],
+             [word(100, 96, "RUNMED", 1, 0), word(140, 96, "(set,", 1, 1)], [word(200, 96, "running", 1, 2)],
+             [word(300, 96, "RUNMED", 1, 3)], [word(360, 96, "(S0,", 1, 4)],
+             [word(100, 110, "npoints)", 2, 0)], [word(200, 110, "median", 2, 1)], [word(300, 110, "100)", 2, 2)], []]
+    joined = _wrapped_rows(boxes, texts, 3, 4, 1, [])
+    assert joined is not None
+    rows: dict[int, list[str]] = {}
+    for c in _cells(*joined):
+        rows.setdefault(c.row, []).append(c.text)
+    assert rows == {0: ["Statement", "Description", "Example"], 1: ["RUNMED (set, npoints)", "running median",
+                                                                   "RUNMED (S0, 100)"]}
+
+
 def test_a_row_whose_cells_wrap_prose_line_beside_line_stays_one_row(tmp_path):
     """Two cells whose text wraps onto the same number of lines are one row: the second lines go on in
     lower case after full lines of prose."""
@@ -1026,15 +1074,18 @@ def test_a_row_whose_cells_wrap_prose_line_beside_line_stays_one_row(tmp_path):
         assert ["measured at the connector", "board through the barrel jack"] not in texts, texts
 
 
-def _type3_page(path, pieces: list[tuple[float, float, bytes]], rules: bytes = b"") -> None:
+def _type3_page(path, pieces: list[tuple[float, float, bytes]], rules: bytes = b"",
+                glyphs: dict[int, str] | None = None) -> None:
     """One page with `pieces` (x, baseline, codes) set in a Type 3 font whose glyphs are named "a28"
     and so on, with no ToUnicode map, as dvips writes TeX's bitmap fonts: MuPDF reads each code as
-    the character of that number. `rules` is drawing operators put before the text."""
+    the character of that number. `rules` is drawing operators put before the text; `glyphs` names
+    some codes' glyphs otherwise (MuPDF reads a known name as its character)."""
     import pymupdf
 
     doc = pymupdf.open()
     page = doc.new_page()
     codes = sorted({c for _, _, text in pieces for c in text})
+    name = {c: (glyphs or {}).get(c, f"a{c}") for c in codes}
     procs = {}
     for c in codes:
         procs[c] = doc.get_new_xref()
@@ -1045,8 +1096,8 @@ def _type3_page(path, pieces: list[tuple[float, float, bytes]], rules: bytes = b
         "<< /Type /Font /Subtype /Type3 /FontMatrix [0.001 0 0 0.001 0 0] /FontBBox [0 0 500 600]"
         f" /FirstChar {codes[0]} /LastChar {codes[-1]}"
         " /Widths [" + " ".join("500" if c in procs else "0" for c in range(codes[0], codes[-1] + 1)) + "]"
-        " /Encoding << /Type /Encoding /Differences [" + " ".join(f"{c} /a{c}" for c in codes) + "] >>"
-        " /CharProcs << " + " ".join(f"/a{c} {x} 0 R" for c, x in procs.items()) + " >> >>"))
+        " /Encoding << /Type /Encoding /Differences [" + " ".join(f"{c} /{name[c]}" for c in codes) + "] >>"
+        " /CharProcs << " + " ".join(f"/{name[c]} {x} 0 R" for c, x in procs.items()) + " >> >>"))
     page_xref = page.xref
     doc.xref_set_key(page_xref, "Resources", f"<< /Font << /F1 {font} 0 R >> >>")
     content = doc.get_new_xref()
@@ -1067,6 +1118,16 @@ def test_tex_font_codes_without_a_unicode_map_are_read(tmp_path):
     (pc,) = parse(tmp_path / "t1.pdf")
     text = " ".join(b.text for b in pc.blocks)
     assert "Save the file; the configuration differs; run with \u2013help \u201cquoted\u201d office >> out" in text
+
+
+def test_the_pieces_of_a_tall_brace_are_no_text(tmp_path):
+    """bytefield's word-group braces are drawn with the Symbol font's pieces, which MuPDF reads as Adobe's
+    private-use characters: "a misaligned 64-bit value \uf8f4 \uf8f4 \uf8f4 ... were taken". The pieces are
+    dropped; the Symbol font's registered sign is kept as one."""
+    _type3_page(tmp_path / "b.pdf", [(72, 700, b"a misaligned 64-bit value \xf0 \xf1 \xf1 \xf2 were taken\xf3")],
+                glyphs={0xF0: "bracelefttp", 0xF1: "braceex", 0xF2: "braceleftmid", 0xF3: "registersans"})
+    (pc,) = parse(tmp_path / "b.pdf")
+    assert "a misaligned 64-bit value were taken\u00ae" in " ".join(b.text for b in pc.blocks)
 
 
 def test_tex_font_codes_are_read_in_table_cells(tmp_path):
