@@ -29,6 +29,9 @@ from pathlib import Path
 import numpy as np
 
 FORMAT = 2
+# the search's breadth (hnswlib's ef) for k results: max(EF_MIN, k * EF_PER_RESULT)
+EF_MIN = 200
+EF_PER_RESULT = 2
 
 
 def _fsync_file(path: Path) -> None:
@@ -331,7 +334,7 @@ class VectorIndex:
             k = min(k, len(self._live) if filter_ids is None else len(filter_ids & self._live))
             if k <= 0:
                 return []
-            self._index.set_ef(max(64, k * 2))
+            self._index.set_ef(max(EF_MIN, k * EF_PER_RESULT))
             flt = (lambda label: label in filter_ids) if filter_ids is not None else None
             try:
                 labels, dists = self._index.knn_query(np.asarray(vector, dtype=np.float32).reshape(1, -1), k=k,
