@@ -84,9 +84,11 @@ def normalize_text(text: str) -> str:
     sign before a letter as a hyphen; returns the cleaned string."""
     if _TEX_CODE.search(text):
         text = _TEX_OT1_LIGATURE.sub(lambda m: _OT1_LIGATURES[m.group()], text).translate(_TEX_T1_TABLE)
-    if _SYMBOL_PIECE.search(text):
-        text = _SPACES.sub(" ", text.translate(_LIGATURE_TABLE))
-    return _TYPESET_HYPHEN.sub("-", text.translate(_LIGATURE_TABLE))
+    pieces = _SYMBOL_PIECE.search(text)
+    text = text.translate(_LIGATURE_TABLE)
+    if pieces:
+        text = _SPACES.sub(" ", text)
+    return _TYPESET_HYPHEN.sub("-", text)
 
 
 def has_tex_codes(page_dict: dict[str, Any]) -> bool:
