@@ -832,10 +832,15 @@ def _names_asked(key: str, asked_words: set[str], question: str) -> bool:
     for name in _KEY_NAMES.split(key):
         name = name.strip()
         if (1 < len(name.split()) <= KEY_NAME_WORDS and any(ch.isdigit() or ch.isupper() for ch in name)
-                and re.search(rf"(?<![\w+-]){re.escape(name)}(?![\w+-])", question)):
+                and _written(name, question)):
             return True
     command = _COMMAND_NAME.match(key)
-    return bool(command and re.search(rf"(?<![\w+-]){re.escape(command.group(1))}(?![\w+-])", question))
+    return bool(command and _written(command.group(1), question))
+
+
+def _written(name: str, question: str) -> bool:
+    """True when `question` writes `name` as it is, with the same ends (not "Kantronics KPC3" in "KPC3+")."""
+    return re.search(rf"(?<![\w+-]){re.escape(name)}(?![\w+-])", question) is not None
 
 
 def _off_the_entry(cands: list[Candidate], options: list[str]) -> list[Candidate]:

@@ -280,9 +280,13 @@ def _build_table(t: Any, words: list[tuple], lines: list[Line], page_no: int,
 def _cells(boxes: list[tuple[int, int, BBox]], texts: list[list[tuple]]) -> list[TableCell]:
     cells: list[TableCell] = []
     for (ri, ci, b), ws in zip(boxes, texts, strict=True):
-        ws = sorted(ws, key=lambda w: (w[5], w[6], w[7]))
-        cells.append(TableCell(row=ri, col=ci, text=normalize_text(_cell_text(ws)).strip(), bbox=b))
+        cells.append(TableCell(row=ri, col=ci, text=normalize_text(_cell_text(_reading_order(ws))).strip(), bbox=b))
     return cells
+
+
+def _reading_order(words: list[tuple]) -> list[tuple]:
+    """A cell's words in PyMuPDF's reading order (block, line, word)."""
+    return sorted(words, key=lambda w: (w[5], w[6], w[7]))
 
 
 def _horizontal_rules(drawings: list[dict[str, Any]]) -> list[tuple[float, float, float]]:
@@ -396,7 +400,7 @@ def _wrapped_rows(boxes: list[tuple[int, int, BBox]], texts: list[list[tuple]], 
     ruled = _ruled_across({(r, c): cell for r, row in enumerate(rows) for c, cell in row.items()}, rules)
 
     def text(cell: tuple[list[float], list[tuple]] | None) -> str:
-        return _cell_text(sorted(cell[1], key=lambda w: (w[5], w[6], w[7]))) if cell else ""
+        return _cell_text(_reading_order(cell[1])) if cell else ""
 
     out_rows = rows[:header_rows + 1]
     wrapped = False

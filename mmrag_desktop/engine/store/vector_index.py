@@ -34,6 +34,11 @@ EF_MIN = 200
 EF_PER_RESULT = 2
 
 
+def search_breadth(k: int) -> int:
+    """hnswlib's ef (pgvector's hnsw.ef_search) for a query of `k` results."""
+    return max(EF_MIN, k * EF_PER_RESULT)
+
+
 def _fsync_file(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -334,7 +339,7 @@ class VectorIndex:
             k = min(k, len(self._live) if filter_ids is None else len(filter_ids & self._live))
             if k <= 0:
                 return []
-            self._index.set_ef(max(EF_MIN, k * EF_PER_RESULT))
+            self._index.set_ef(search_breadth(k))
             flt = (lambda label: label in filter_ids) if filter_ids is not None else None
             try:
                 labels, dists = self._index.knn_query(np.asarray(vector, dtype=np.float32).reshape(1, -1), k=k,

@@ -11,7 +11,7 @@ import hashlib
 
 import numpy as np
 
-from ..vector_index import EF_MIN, EF_PER_RESULT
+from ..vector_index import search_breadth
 from ..vectors import Vectors
 from .db import PgDatabase
 
@@ -102,7 +102,7 @@ class PgVectorIndex:
                     f"SELECT chunk_id, 1 - (vec::{cast} <=> ?::{cast}) AS sim FROM c ORDER BY sim DESC, chunk_id "
                     "LIMIT ?", (sorted(filter_ids), vec, k))
             else:
-                self.db.one("SELECT set_config('hnsw.ef_search', ?, false)", (str(max(EF_MIN, k * EF_PER_RESULT)),))
+                self.db.one("SELECT set_config('hnsw.ef_search', ?, false)", (str(search_breadth(k)),))
                 rows = self.db.all(
                     f"SELECT chunk_id, 1 - (vec::{cast} <=> ?::{cast}) FROM vectors WHERE {self._where()} "
                     f"ORDER BY vec::{cast} <=> ?::{cast} LIMIT ?", (vec, vec, k))
