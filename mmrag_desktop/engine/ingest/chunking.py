@@ -21,6 +21,10 @@ CAPTION_RE = re.compile(r"^\s*(fig(?:ure)?\.?|table|tab\.)\s*([0-9]+(?:[.\-\u201
 REFERENCE_RE = re.compile(r"\b(fig(?:ure)?s?\.?|tables?|tab\.)\s+([0-9]+(?:[.\-\u2013][0-9]+)*)", re.I)
 # a table-of-contents or index line: dot leaders then a page number, or a term followed by page lists
 _NAV_LINE = re.compile(r"(?:(?:\.\s?){4,}|\s{3,}|\u2026)\s*[0-9ivxlc]+\s*$|,\s*\d+(?:\s*,\s*\d+)+\s*$", re.I)
+# a chunk's overlap with the next opens with a whole declaration: at most this many lines back to its name,
+# whose arguments' bracket stays open to the end of its line
+STATEMENT_LINES = 6
+_OPENS_ARGUMENTS = re.compile(r"[A-Za-z_]\w*\([^()]*$")
 
 
 def group_key_for(label: str, number: str) -> str:
@@ -220,14 +224,14 @@ class Chunker:
             self._ready.append(_text_chunk(lines, self._cur_section, self._block_starts))
             self._note_chunks(notes, self._cur_section)
         if keep_overlap and self.overlap > 0:
-            tail: list[tuple[Line, int]] = []
+            k = len(self._cur)
             t = 0
-            for ln, n in reversed(self._cur):
-                if t + n > self.overlap:
-                    break
-                tail.insert(0, (ln, n))
-                t += n
-            self._cur, self._cur_tokens = tail, t
+            while k > 0 and t + self._cur[k - 1][1] <= self.overlap:
+                k -= 1
+                t += self._cur[k][1]
+            k = _statement_start(self._cur, k)
+            self._cur = self._cur[k:]
+            self._cur_tokens = sum(n for _, n in self._cur)
         else:
             self._cur, self._cur_tokens = [], 0
             self._block_starts.clear()
@@ -401,6 +405,25 @@ def _assemble(parts: list[tuple[str, list[ChunkLine], bool]]) -> tuple[str, list
         if is_segment:
             segments.append((a, b))
     return text, lines, segments or [(0, len(text))]
+
+
+def _statement_start(lines: list[tuple[Line, int]], k: int) -> int:
+    """Where a chunk's overlap with the next starts: at `k`, or earlier when the line at `k` closes a
+    round bracket opened at most STATEMENT_LINES lines above (a declaration's arguments over lines: the
+    next chunk opens with "int gsicc_init_device_profile_struct(gx_device * dev, char *profile_name,",
+    not with "gsicc_profile_types_t profile_type);" above the description of the function it names)."""
+    if not 0 < k < len(lines):
+        return k
+    text = lines[k][0].text
+    need = text.count(")") - text.count("(")
+    j = k
+    while need > 0 and j > 0 and k - j < STATEMENT_LINES:
+        j -= 1
+        text = lines[j][0].text
+        need -= text.count("(") - text.count(")")
+    # a name's arguments, not a remark in brackets that prose goes on with ("... are used (they have
+    # their special meanings then and act as string" / "delimiters).")
+    return j if need <= 0 and _OPENS_ARGUMENTS.search(lines[j][0].text) else k
 
 
 MAX_LINE_CHARS = 1000  # a chunk stores the lines it touches: a 1 MB "line" would be stored by each of them

@@ -27,8 +27,10 @@ from ..elements import Line
 # a line ending in a word's head and its hyphen (not an option "--", not a dash standing alone)
 _HEAD = re.compile(r"(?:^|(?<=[\s(\"'\u2018\u201c/]))([A-Za-z]*[a-z])-$")
 # the tail of the word and the punctuation that closes it ("at-" / "tribute. Output is ..." moves
-# "tribute." up: left behind, ". Output is ..." opens the next line and the full stop ends no sentence)
-_TAIL = re.compile(r"^([a-z]+)(?:[.,;:!?)\]}'\"\u2019\u201d]+(?=\s|$))?")
+# "tribute." up: left behind, ". Output is ..." opens the next line and the full stop ends no sentence);
+# the tail of a name with underscores goes up whole ("gs-" / "icc_init_device_profile_struct, which":
+# "gsicc_init_device_profile_struct", not "gsicc" and a line opening with "_init_device_profile_struct")
+_TAIL = re.compile(r"^([a-z]+(?:_[A-Za-z0-9]+)*)(?:[.,;:!?)\]}'\"\u2019\u201d]+(?=\s|$))?")
 _WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 SUFFIXES = frozenset(
     "s es ed ing ings ly er ers est ion ions tion tions sion sions ation ations ment ments ness able ible ity "

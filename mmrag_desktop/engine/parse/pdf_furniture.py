@@ -107,4 +107,11 @@ def furniture_ids(lines: list[Line], height: float, neighbours: list[Signature],
         elif apart and sum(any(their_apart and abs(y - yc) <= Y_TOLERANCE and abs(x - x0) <= Y_TOLERANCE
                                for _, y, x, their_apart in sig) for sig in neighbours) >= SLOT_PAGES:
             drop.add(id(ln))
+    # the page number beside a running header dropped here, on its row below the margin band (Ghostscript's
+    # color notes: "Artifex Software Inc. www.artifex.com" and "25" at 12% of the page; the number was
+    # indexed and quoted, "34 void gscms_get_name2device_link(...)")
+    for ln in lines:
+        if id(ln) not in drop and _PAGE_NUMBER.match(ln.text.strip()) and ln.bbox[3] <= height * HEADER_FRACTION:
+            if any(id(o) in drop and abs(_centre(o) - _centre(ln)) <= Y_TOLERANCE for o in lines):
+                drop.add(id(ln))
     return drop

@@ -24,6 +24,21 @@ FULL_LINE = 0.8  # a line at least this share of its column's width fills it
 FULL_LINES_MAX = 0.5
 _INDEX_ENTRY = re.compile(r",\s*[0-9ivxlc]+(?:\s*[-\u2013]\s*[0-9ivxlc]+)?\s*$")
 INDEX_ENTRIES_MAX = 0.2
+# a row's cells stand on one line: a line and its partner across the gutter share their tops, bottoms
+# or middles (within ROW_OFFSET pt) for ROW_ALIGNED of the lines. Of the tables without rules in the bench
+# and asked manuals all but two have all their lines so (GLPK's sensitivity report 85%); the columns of
+# the PARI/GP reference card, each set on its own, 25-76%
+ROW_OFFSET = 1.0
+ROW_ALIGNED = 0.8
+# a heading of a table's sections ("Input/Output", "Metacommands & Defaults", "PORT_TABLE:"): a few
+# words, a capital first, no sentence end, at the rows' left edge (within EDGE pt) or left of it; or a
+# numbered heading there
+_HEADING = re.compile(r"^[A-Z][^.!?;]{0,60}$")
+EDGE = 2.0
+_NUMBERED_HEADING = re.compile(r"^\d+(?:\.\d+)*\.?\s+[A-Z]")  # "2.2.1 Unibus and Qbus DMA Devices"
+# a cell's wrapped line: below a row's line (or another wrapped line) at its left edge, less than
+# WRAP_GAP of its own height apart (GNU MathProg's built-in functions: "atan(y, x)" beside three lines)
+WRAP_GAP = 0.5
 
 
 def reading_segments(boxes: list[BBox], texts: list[str] | None = None) -> list[list[int]]:
@@ -99,7 +114,7 @@ def _find_gutter(idx: list[int], boxes: list[BBox], texts: list[str] | None = No
             width = end - start
             if width >= MIN_GUTTER:
                 c = min(cov[start:end])
-                cand = (width - 4.0 * c, x0 + (start + end) / 2, c)
+                cand = (width - 4.0 * c, x0 + _emptiest(cov, start, end, c), c)
                 if best is None or cand[0] > best[0]:
                     best = cand
             start = None
@@ -120,28 +135,87 @@ def _find_gutter(idx: list[int], boxes: list[BBox], texts: list[str] | None = No
     overlap = min(ly1, ry1) - max(ly0, ry0)
     if overlap < 0.3 * min(ly1 - ly0, ry1 - ry0):
         return None
-    if _table_rows(left, right, boxes, texts):
+    if _table_rows(left, right, boxes, texts, [i for i in idx if boxes[i][0] < g < boxes[i][2]]):
         return None
     return g
 
 
-def _table_rows(left: list[int], right: list[int], boxes: list[BBox], texts: list[str] | None) -> bool:
+def _emptiest(cov: list[int], start: int, end: int, c: int) -> float:
+    """The middle of the widest stretch of `cov[start:end]` that `c` lines (its fewest) cross: where a
+    gutter of a run that holds more than one stands. A run of few lines can span a whole column of
+    a reference card, whose descriptions stand apart from their commands (the PARI/GP card: the
+    run from the first column's end to the third's start, with the second column's descriptions
+    and commands inside it; its middle fell between those and cut every column into bands)."""
+    best, best_w, s = (start + end) / 2, -1, None
+    for x in range(start, end + 1):
+        if x < end and cov[x] == c:
+            if s is None:
+                s = x
+        elif s is not None:
+            if x - s > best_w:
+                best, best_w = (s + x) / 2, x - s
+            s = None
+    return best
+
+
+def _table_rows(left: list[int], right: list[int], boxes: list[BBox], texts: list[str] | None,
+                across: list[int] = ()) -> bool:
     """True when the two sides of a gutter are columns of a table without rules, not of text:
-    nearly every line has a partner on its row across the gutter (ROW_PARTNERS), few lines fill
-    their side (FULL_LINES_MAX), and the lines are no index entries ("Loop reversing, 33, 110")."""
+    nearly every line has a partner on its row across the gutter (ROW_PARTNERS), or over it
+    (`across`, the lines that cross the gutter: a cell too long for its column, "x\\/y, x\\y, x%y,
+    divrem(x, y)" beside "Euclidean quotient, remainder"); the lines above the first row, a heading
+    of the table's sections at the rows' left edge and a cell's wrapped lines are none of its rows
+    (each alone on its row). A line and the nearest of its partners stand on one line (ROW_ALIGNED:
+    the columns of a reference card, each set on its own, drift by up to half a line as their
+    headings come). Few lines fill their side
+    (FULL_LINES_MAX), and the lines are no index entries ("Loop reversing, 33, 110")."""
+    offsets: list[tuple[float, float, float]] = []  # a line and its partner: their tops, bottoms, middles
     for side, other in ((left, right), (right, left)):
-        partnered = sum(1 for i in side if any(same_row(boxes[i], boxes[j]) for j in other))
-        if partnered < ROW_PARTNERS * len(side):
+        partners_of = {i: [j for j in (*other, *across) if same_row(boxes[i], boxes[j])] for i in side}
+        edge = min((boxes[i][0] for i in side if partners_of[i]), default=0.0)  # the rows' left edge
+        lines = others = 0  # lines with a partner; a title, headings and a cell's wrapped lines
+        above: tuple[BBox, bool] | None = None  # the line above and whether it was a row's or a cell's
+        for i in sorted(side, key=lambda i: boxes[i][1]):
+            partners = partners_of[i]
+            box = boxes[i]
+            if partners:
+                lines += 1
+                # the row's next cell: the partner nearest across the gutter
+                j = min(partners, key=lambda j: boxes[j][0] - box[2] if side is left else box[0] - boxes[j][2])
+                offsets.append((box[1] - boxes[j][1], box[3] - boxes[j][3], _middle(box) - _middle(boxes[j])))
+                above = (box, True)
+                continue
+            # the lines above the first row (the title of a section: "12.2.2" / "Summer" above ngspice's
+            # "NAME_TABLE:" and its rows) and a cell's wrapped line are no rows
+            wrapped = lines == 0 or (above is not None and above[1] and abs(box[0] - above[0][0]) <= EDGE
+                                     and box[1] - above[0][3] <= WRAP_GAP * (box[3] - box[1]))
+            heading = (texts is not None and i < len(texts) and box[0] - edge <= EDGE
+                       and bool(_HEADING.match(texts[i]) or _NUMBERED_HEADING.match(texts[i])))
+            # and a paragraph's last line below a line that crosses the gutter ("... peripherals with only
+            # 18b addressing capability" / "memory.", simh's manual above its device table)
+            heading = heading or any(0 <= box[1] - boxes[j][3] <= WRAP_GAP * (box[3] - box[1])
+                                     and abs(box[0] - boxes[j][0]) <= EDGE for j in across)
+            others += wrapped or heading
+            above = (box, lines > 0 and wrapped)
+        if lines < ROW_PARTNERS * (len(side) - others):
             return False
         x0, x1 = min(boxes[i][0] for i in side), max(boxes[i][2] for i in side)
         full = sum(1 for i in side if boxes[i][2] - boxes[i][0] >= FULL_LINE * (x1 - x0))
         if full > FULL_LINES_MAX * len(side):
             return False
+    # a row's cells share their tops, their bottoms or their middles (a cell with a subscript or a
+    # tall sign is a line higher or deeper than its neighbours)
+    if not offsets or sum(1 for o in offsets if min(map(abs, o)) <= ROW_OFFSET) < ROW_ALIGNED * len(offsets):
+        return False
     if texts is not None:
         lines = [texts[i] for i in left + right if i < len(texts)]
         if sum(1 for t in lines if _INDEX_ENTRY.search(t)) > INDEX_ENTRIES_MAX * len(lines):
             return False
     return True
+
+
+def _middle(box: BBox) -> float:
+    return (box[1] + box[3]) / 2
 
 
 def _rows_top_down(idx: list[int], boxes: list[BBox]) -> list[int]:

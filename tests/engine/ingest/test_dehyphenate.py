@@ -40,6 +40,19 @@ def test_the_punctuation_that_closes_the_word_moves_up_with_its_tail():
     assert joined(v, "a file named calcu-", "lated.c here") == ["a file named calculated", ".c here"]  # no closing mark
 
 
+def test_a_name_with_underscores_broken_by_typesetting_moves_up_whole():
+    """Ghostscript's color management notes: "This is used by gs-" / "icc_init_device_profile_struct,
+    which will specify the default profile ..." moved only "icc" up: the chunk read "gsicc" and a line
+    opening with "_init_device_profile_struct", and a question naming the function found no sentence
+    that did (ngspice's "con-" / "sole_debug", Octave's "ma-" / "trix_type" and Yosys's "trans-" /
+    "late_on" were broken the same way)."""
+    v = Vocabulary()
+    assert joined(v, "This is used by gs-", "icc_init_device_profile_struct, which will specify") == [
+        "This is used by gsicc_init_device_profile_struct,", "which will specify"]
+    assert joined(v, "the option con-", "sole_debug.") == ["the option console_debug."]
+    assert joined(v, "the attribute trans-", "late_on is set") == ["the attribute translate_on", "is set"]
+
+
 def test_the_document_and_the_dictionary_decide_where_a_hyphen_belongs():
     v = Vocabulary({"network", "mounted", "default", "post", "processing"})
     v.add(["The byte-compiled files are kept.", "Benchmarks follow."])

@@ -53,6 +53,30 @@ def test_headings_levels_and_running_furniture(tmp_path, outline):
         assert [b.kind for b in page.blocks] == ["heading", "text", "heading", "text", "heading", "text"]
 
 
+def test_a_page_number_beside_a_running_header_below_the_margin_goes_with_it(tmp_path):
+    """Ghostscript's color notes set "Artifex Software Inc. www.artifex.com" and the page number on one row
+    at 12% of the page, below the margin band: the header was dropped as a repeated line, but its number
+    stayed, was indexed and quoted ("34 void gscms_get_name2device_link(...)"). A page number on the row
+    of a header dropped goes with it; a number in the text stays."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    for n in range(1, 6):
+        page = doc.new_page(width=612, height=792)
+        page.insert_text((72, 100), "Artifex Software Inc. www.artifex.com", fontsize=10)
+        page.insert_text((528, 100), str(n + 20), fontsize=10)
+        for i in range(12):
+            page.insert_text((72, 140 + 14 * i), f"Body line {i} of page {n} says what the profile manager does.", fontsize=10)
+        page.insert_text((72, 330), "42", fontsize=10)  # a number standing in the text, not a page number
+    path = tmp_path / "header.pdf"
+    doc.save(str(path))
+    doc.close()
+    for page in parse(path):
+        lines = [ln.text for b in page.blocks for ln in b.lines]
+        assert not any("Artifex" in t for t in lines) and str(page.page + 20) not in lines, lines[:3]
+        assert "42" in lines and lines[0].startswith("Body line 0"), lines[:3]
+
+
 def test_two_columns_read_left_then_right(tmp_path):
     sample = make_two_column_pdf(tmp_path / "c.pdf")
     (page,) = parse(sample.path)
@@ -775,6 +799,103 @@ def test_columns_of_a_table_without_rules_are_read_row_by_row(tmp_path):
     lines = [ln.text for b in page.blocks for ln in b.lines]
     for key, value in PARTS:
         assert f"{key} {value}" in lines, lines[:8]
+
+
+CARD = [  # three columns of a reference card: (heading, [(description, command), ...]) each
+    [("Help", [("describe function", "?function"), ("extended description of a keyword", "??keyword"),
+               ("list of relevant help topics for a pattern", "???pattern")]),
+     ("Input/Output", [("previous result, the result before", "%, %`"), ("n-th result since startup", "%n"),
+                       ("separate multiple statements on line", ";"), ("one-line comment, rest of line ignored", "\\\\")]),
+     ("Metacommands & Defaults", [("set default d to val", "default(d, val)"), ("toggle timer on/off", "#"),
+                                  ("print defaults", "\\d"), ("set n significant digits / bits", "\\p n, \\pb n"),
+                                  ("read file into GP", "\\r filename")])],
+    [("Operators", [("basic operations", "+, -, *, /, ^"), ("Euclidean quotient, remainder", "x\\/y, x\\y, x%y, divrem(x, y)"),
+                    ("shift x left or right n bits", "shift(x, n)"), ("maximum of x and y", "max(x, y)")]),
+     ("Select Components", [("n-th component of x", "component(x, n)"), ("row m or column n of matrix x", "x[m,], x[, n]"),
+                            ("numerator/denominator of x", "numerator(x), denominator(x)")]),
+     ("Random Numbers", [("random integer/prime in [0, N[", "random(N)"), ("get/set random seed", "getrand, setrand(s)"),
+                         ("random prime", "randomprime(N)")])],
+    [("Character strings", [("convert to TeX representation", "strtex(x)"), ("split string / join strings", "strsplit, strjoin"),
+                            ("string from bytes / from format+args", "strchr, strprintf")]),
+     ("Conjugates and Lifts", [("conjugate of a number x", "conj(x)"), ("norm of x, product with conjugate", "norm(x)"),
+                               ("lift of x from Mods and p-adics", "lift, centerlift(x)"), ("recursive lift", "liftall")]),
+     ("Lists, Sets & Maps", [("intersection of sets x and y", "setintersect(x, y)"), ("union of sets x and y", "setunion(x, y)"),
+                             ("create empty list: L = List()", "List()"), ("append x to list L", "listput(L, x, {i})")])],
+]
+
+
+def test_a_reference_cards_columns_are_read_one_after_the_other_each_row_whole(tmp_path):
+    """The PARI/GP reference card: landscape pages of three columns, each a list of a description and
+    its command on one line under headings (a long command starts left of its column's commands). The
+    columns' rows stand on lines of their own (each column's headings shift them), but nearly every line
+    had a partner across a gutter: the page was read as one table without rules, rows across the
+    columns ("[a, b;c, d] convert to TeX representation strtex(x)"), and where a column's descriptions and
+    commands were taken for two text columns every description came before every command. Questions
+    about the card found no line that held both. Each column is read after the one on its left, a
+    description with its command."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=842, height=595)
+    for k, column in enumerate(CARD):
+        x, y = 18 + 277 * k, 40 + 3.2 * k  # the columns' rows stand a third of a line apart
+        for heading, rows in column:
+            page.insert_text((x, y), heading, fontsize=9, fontname="hebo")
+            y += 12.5 + 1.1 * k
+            for desc, cmd in rows:
+                page.insert_text((x, y), desc, fontsize=7)
+                width = pymupdf.get_text_length(cmd, fontname="cour", fontsize=7)
+                page.insert_text((min(x + 167, x + 245 - width), y), cmd, fontsize=7, fontname="cour")
+                y += 9.5
+            y += 3
+    path = tmp_path / "card.pdf"
+    doc.save(str(path))
+    doc.close()
+    (parsed,) = parse(path)
+    lines = [ln.text for b in parsed.blocks for ln in b.lines]
+    for column in CARD:
+        for _, rows in column:
+            for desc, cmd in rows:
+                assert f"{desc} {cmd}" in lines, lines[:12]
+    last_of = [lines.index(" ".join(col[-1][1][-1])) for col in CARD]
+    first_of = [lines.index(" ".join(col[0][1][0])) for col in CARD]
+    assert last_of[0] < first_of[1] and last_of[1] < first_of[2], lines
+
+
+def test_a_table_without_rules_under_a_title_with_headings_and_wrapped_cells_is_read_row_by_row(tmp_path):
+    """ngspice's XSPICE model tables (and GNU MathProg's built-in functions): a key and its value on one
+    line, under a section title and headings ("NAME_TABLE:", "PARAMETER_TABLE:") that stand alone on
+    their line, some values wrapped over two lines. Those lines have no partner across the gutter, so
+    the columns were read one after the other ("Parameter_Name:" / "Description:" / ... then "in_offset"
+    / "input offset vector"). The title, the headings and a cell's wrapped lines are no rows: the table
+    is read row by row."""
+    import pymupdf
+
+    rows = [("NAME_TABLE:", None), ("C_Function_Name:", "cm_summer"), ("Spice_Model_Name:", "summer"),
+            ("Description:", '"A summer block"'), ("PARAMETER_TABLE:", None), ("Parameter_Name:", "in_offset"),
+            ("Description:", ['"input offset vector,', 'added to each input"']), ("Data_Type:", "real"),
+            ("Default_Value:", "0.0"), ("Vector:", "yes"), ("Vector_Bounds:", "in"),
+            ("Parameter_Name:", "in_gain"), ("Description:", ['"input gain vector,', 'one gain for each input"']),
+            ("Data_Type:", "real"), ("Default_Value:", "1.0"), ("Null_Allowed:", "yes")]
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 70), "12.2.2", fontsize=12, fontname="hebo")
+    page.insert_text((121, 70), "Summer", fontsize=12, fontname="hebo")
+    y = 100
+    for key, value in rows:
+        page.insert_text((100, y), key, fontsize=10, fontname="cour")
+        for i, part in enumerate([value] if isinstance(value, str) else value or []):
+            page.insert_text((240, y + 14 * i), part, fontsize=10)
+        y += 14 * max(1, len(value) if isinstance(value, list) else 1)
+    path = tmp_path / "model.pdf"
+    doc.save(str(path))
+    doc.close()
+    (parsed,) = parse(path)
+    lines = [ln.text for b in parsed.blocks for ln in b.lines]
+    for key, value in rows:
+        if value is not None:
+            first = value if isinstance(value, str) else value[0]
+            assert f"{key} {first}" in lines, lines
 
 
 def test_an_index_and_text_columns_stay_columns(tmp_path):

@@ -176,6 +176,36 @@ def test_chunker_splits_long_text_within_budget(chunker, embedder):
     assert chunks[1].lines[0].bbox == chunks[0].lines[-1].bbox
 
 
+def test_a_chunks_overlap_with_the_next_opens_with_a_whole_declaration(embedder):
+    """Ghostscript's color management notes list functions as a declaration over two lines and a
+    description. A chunk ended with "int gsicc_init_device_profile_struct(gx_device * dev, char
+    *profile_name," / "gsicc_profile_types_t profile_type);", the next began with the second line
+    only and went on with "This sets the device profiles. If the device does not have a defined
+    profile, then a default one is selected.": the chunk that says what the function does never
+    named it. The overlap goes back to the line that opens the bracket the overlap's first line closes."""
+    filler = ["This sets the black point compensation for a particular object type."] * 3
+    declaration = ["int gsicc_init_device_profile_struct(gx_device * dev, char *profile_name,",
+                   "gsicc_profile_types_t profile_type);"]
+    description = "This sets the device profiles. If the device does not have a defined profile, a default one is selected."
+    cost = [n + 1 for n in embedder.count_tokens_batch(filler + declaration)]
+    # the chunk closes before the description; only the declaration's last line fits the plain overlap
+    chunker = Chunker(embedder.count_tokens_batch, max_tokens=238, target_tokens=sum(cost), overlap_tokens=cost[-1])
+    texts = filler + declaration + [description]
+    page = PageContent(1, 612, 792, [Block("text", [_line(t, y=50 + 12 * i) for i, t in enumerate(texts)])])
+    first, second = chunker.add_page(page) + chunker.finish()
+    assert [ln.text for ln in first.lines][-2:] == declaration and description not in first.text
+    assert [ln.text for ln in second.lines] == [*declaration, description]
+    # a remark in brackets that prose goes on with is no declaration: the overlap stays as it was
+    remark = ["The characters ( ) , [ ] are not allowed in a node name, especially when code",
+              "models are used (they have their special meanings then and act as string", "delimiters)."]
+    cost = [n + 1 for n in embedder.count_tokens_batch(filler + remark)]
+    chunker = Chunker(embedder.count_tokens_batch, max_tokens=238, target_tokens=sum(cost), overlap_tokens=cost[-1])
+    texts = filler + remark + [description]
+    page = PageContent(1, 612, 792, [Block("text", [_line(t, y=50 + 12 * i) for i, t in enumerate(texts)])])
+    first, second = chunker.add_page(page) + chunker.finish()
+    assert [ln.text for ln in second.lines] == [remark[-1], description]
+
+
 def test_chunk_segments_do_not_split_after_abbreviations(chunker):
     """Chunk segments come from the shared splitter (sentence_split.py): "Fig. 3" and "approx. 5 V"
     stay inside their sentence; a real full stop, a ';' or ':' before a capital still cut."""
