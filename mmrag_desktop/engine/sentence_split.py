@@ -13,7 +13,8 @@ is followed by one that opens with a name in code ("timing/dslope=..."), and so 
 "$ ") is one before a name in code too ("install.packages can install ..."), and so are both ends of a
 reference entry's header line ("telnet_port [number] [Config Command]") and of a declaration's ("real[]
 cubicroots(real a, real b, real c, real d);"), and the end of a heading of
-one or two words above a line in lower case ("Description" / "fd_domain(Vars, ...) constraints ..."). With `clauses=True` a semicolon or colon followed
+one or two words above a line in lower case ("Description" / "fd_domain(Vars, ...) constraints ..."), and
+the end of a line of code that closes a comment or a brace (a C structure's members, "... /* ... */"). With `clauses=True` a semicolon or colon followed
 by white space and a capital or digit ends a piece too ("Note: The device ...", "...; Pin 2 ...":
 chunk segments, the units search highlights).
 
@@ -80,6 +81,9 @@ _CODE_OPENS = r"[ \t]*[a-z][\w.-]*[/=_(]"
 _LINE_END_VALUE = re.compile(_VALUE_END + r"(?=\n" + _CODE_OPENS + ")", re.M)
 _ENDS_WITH_VALUE = re.compile(_VALUE_END)
 _OPENS_WITH_CODE = re.compile(_CODE_OPENS)
+# a line of code that closes a comment or a brace ("cmm_profile_t *graytok_profile; /* A specialized profile
+# for mapping gray to K */", a member of a C structure): it ends there, whatever the next line opens with
+CODE_LINE_END = re.compile(r"(?:\*/|[{}])[ \t]*$", re.M)
 # a prompt's line before a line that opens with a name in code ("install.packages can ..."): prose
 # in lower case after it continues the sentence ("> ev <- eigen(Sm)" + "will assign this list to ev.")
 _PROMPT_LINE = re.compile(_PROMPT_MARK + r"[ \t]+\S.*$(?=\n[a-z]\w*[._(])", re.M)
@@ -159,6 +163,7 @@ def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) 
             cuts.extend((m.start(), m.end()))
         for m in DECLARATION_LINE.finditer(text):
             cuts.extend((m.start(), m.end()))
+        cuts.extend(m.end() for m in CODE_LINE_END.finditer(text))
     spans: list[tuple[int, int]] = []
     start = 0
     for cut in sorted(set(cuts)) + [len(text)]:

@@ -49,16 +49,25 @@ STOPWORDS = frozenset(
     please know one ones thing things something anything within without between per via""".split()
 )
 _TERM = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+#-]*")
+_NAME_WORD = re.compile(r"[A-Za-z0-9]+")
+# a Greek letter the question spells out ("a Dirichlet character chi") is known to a library that
+# writes the letter ("induce χ ∈ Ĝ to Z/NZ", the PARI/GP card); micro's sign is a mu too
+GREEK = {name: letters for name, letters in zip(
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon "
+    "phi chi psi omega".split(),
+    ["αΑ", "βΒ", "γΓ", "δΔ", "εϵΕ", "ζΖ", "ηΗ", "θϑΘ", "ιΙ", "κΚ", "λΛ", "μµΜ", "νΝ", "ξΞ", "οΟ", "πΠ", "ρΡ",
+     "σςΣ", "τΤ", "υΥ", "φϕΦ", "χΧ", "ψΨ", "ωΩ"], strict=True)}
 # a phrasal verb's particle or a general verb or adverb ("how can I get it back?", "sit right up
 # against it", "spaced apart", "is gone"): never what a question is about, so a library that never uses
 # one is no sign that the question is not covered (siunitx's and bodeplot's manuals, 123 pages, use
 # none of "back", "gone", "against", "apart": two answerable questions were answered "not covered"), nor
 # a question's frame ("What happens when I double-click on a curve ...?": Grace's user's guide never
-# writes "happens"; "Is it possible to ...?")
+# writes "happens"; "Is it possible to ...?"; "What is the rectwindow counterpart of plothraw?": the
+# PARI/GP card never says "counterpart")
 _GENERAL_WORDS = frozenset(
     """back again apart away together against along around across ahead behind instead anymore already
     ever yet still gone come comes came went goes going gotten put keep keeps kept even
-    happen happens happened happening possible possibly""".split()
+    happen happens happened happening possible possibly counterpart counterparts""".split()
 )
 
 
@@ -169,6 +178,7 @@ def assess(
     *,
     term_df: Callable[[list[str]], dict[str, int]] | None = None,
     unknown_margin: float | None = None,
+    titles: dict[str, str] | None = None,
 ) -> ConfidenceReport:
     """Score the evidence for `question`; `insufficient` when below the threshold, when no hits,
     when a name of the question is in no hit (`absent_names`; a family named in a hit's model number
@@ -178,13 +188,16 @@ def assess(
 
     `embedder` is the library's text embedder (anything with `encode(list[str])` returning
     L2-normalised rows); without it similarity falls back to term coverage. `term_df` is the
-    library's `term_df`. Never raises for empty hits (returns score 0, insufficient).
+    library's `term_df`. `titles` ({file name: title}) are the documents'; a name that a hit's
+    document is called by is no absent name (`names_a_document`). Never raises for empty hits
+    (returns score 0, insufficient).
     """
     thr = DEFAULT_THRESHOLD if threshold is None else float(threshold)
     f = features(question, hits, embedder)
     score = score_features(f) if hits else 0.0
     text = "\n".join(f"{h.section}\n{h.text}" for h in hits).lower()
-    absent = [n for n in absent_names(question, hits) if not in_model_number(n, text)]
+    absent = [n for n in absent_names(question, hits) if not in_model_number(n, text)
+              and not names_a_document(n, hits, titles or {})]
     f["absent_names"] = float(len(absent))
     unknown = [w for w in (unknown_words(question, term_df) if term_df is not None else [])
                if not in_model_number(w, text)]
@@ -197,6 +210,14 @@ def assess(
     return ConfidenceReport(score=score, insufficient=(not hits) or score < thr or bool(absent) or bool(decisive)
                             or (bool(unknown) and score < u_thr and not stated), threshold=thr,
                             features=f, absent=absent, unknown=unknown)
+
+
+def names_a_document(name: str, hits: Sequence[Hit], titles: dict[str, str]) -> bool:
+    """True when `name` is a word of the file name or the title of a hit's document: the question names
+    the manual or its product, which its pages need not repeat ("How do I induce a Dirichlet character
+    ... in PARI/GP?" of refcard.pdf, "Pari-GP reference card", whose table rows never say "PARI")."""
+    words = {w.lower() for h in hits for w in _NAME_WORD.findall(f"{h.doc.rsplit('.', 1)[0]} {titles.get(h.doc, '')}")}
+    return name.lower() in words
 
 
 def states_the_numbers(question: str, hits: Sequence[Hit]) -> bool:
@@ -218,7 +239,7 @@ def unknown_words(question: str, term_df: Callable[[list[str]], dict[str, int]])
         return []
     from ..search.query import part_spellings
 
-    variants = {w: _spellings(w) + part_spellings(w) for w in words}
+    variants = {w: _spellings(w) + part_spellings(w) + list(GREEK.get(w, "")) for w in words}
     parts = {w: _dotted_parts(w) for w in words}
     df = term_df(list(dict.fromkeys([*(v for vs in variants.values() for v in vs), *(p for ps in parts.values() for p in ps)])))
     return [w for w in words if not any(df.get(v, 0) for v in variants[w])

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ..elements import BBox
 from ..hits import Hit
 from ..search.query import OPTION
-from ..sentence_split import DEFINITION_LINE, PROMPT, ends_a_row, ends_sentence
+from ..sentence_split import CODE_LINE_END, DEFINITION_LINE, PROMPT, ends_a_row, ends_sentence
 from .events import Citation
 
 TokenCounter = Callable[[str], int]
@@ -120,6 +120,23 @@ def _short_ocr(text: str) -> str:
     return FIGURE_OCR.sub(cut, text)
 
 
+# a reference card's lines: a description in words, then the command it describes ("current error data
+# dbg_err()", "quit GP \\q", "toggle timer on/off #", "lift of x from Mods and p-adics lift, centerlift(x)")
+_CARD_LINE = re.compile(r"^[A-Za-z]+\s+[A-Za-z]+\s.*?(?:[A-Za-z_][\w.]*\([^()]*\)(?:,\s*[A-Za-z_][\w.]*(?:\([^()]*\))?)*"
+                        r"|\\\w+(?: \w+)?|[#%?]+\w*|\{[^{}]*\}|[A-Za-z]\w*_\w+)$")
+CARD_LINES = 0.6  # of a chunk's lines (four or more), for it to be read line by line
+CARD_MIN_LINES = 4
+
+
+def card_lines(lines: Sequence[str]) -> bool:
+    """True when most of `lines` (CARD_LINES) are a reference card's: each a description and its
+    command, a unit of its own (the PARI/GP card's "set break point breakpoint()" / "examine object o
+    dbg_x(o)" / "current error data dbg_err()"): no wrapped line of the one above, no sentence
+    running on into the next."""
+    lines = [line.strip() for line in lines if line.strip()]
+    return len(lines) >= CARD_MIN_LINES and sum(1 for line in lines if _CARD_LINE.match(line)) >= CARD_LINES * len(lines)
+
+
 def unwrap_lines(text: str) -> str:
     """Text with PDF line wraps joined: a long line not ending a sentence continues on the
     next; short lines without final punctuation (headings, list labels) stay on their own, and so
@@ -133,11 +150,15 @@ def unwrap_lines(text: str) -> str:
     in a capital one of a list item whose last word can end it, nor a setting's row one of the row
     above it that ends with its default ("... Default: 0.1" / "timing/dslope=..."), nor a numbered
     heading ("9.1.4 *EOS_TAIT") one of the line above it or the line below it one of the heading, nor a
-    figure's OCR text ("Text in figure: ...") one of its "Section: ..." line. A web address broken after "://" is joined without a space, and so is one broken at
+    figure's OCR text ("Text in figure: ...") one of its "Section: ..." line, nor a line of code after
+    one that closes a comment or a brace (a C structure's members), nor any line of a reference card
+    (`card_lines`). A web address broken after "://" is joined without a space, and so is one broken at
     a dot or a slash ("https://tiswww.case." / "edu/php/...") and a line that is a single punctuation
     mark ("programmer" / ".")."""
     lines = [" ".join(line.split()) for line in text.splitlines()]
     lines = [line for line in lines if line]
+    if card_lines(lines):
+        return "\n".join(lines)
     out: list[str] = []
     for i, line in enumerate(lines):
         if out and _PUNCTUATION_LINE.match(line):
@@ -157,6 +178,7 @@ def unwrap_lines(text: str) -> str:
         if out:
             prev = out[-1]
             wrapped = (len(prev.split()) >= 6 and not ends_sentence(prev, line) and not PROMPT.match(lines[i - 1])
+                       and not CODE_LINE_END.search(lines[i - 1])
                        and not DEFINITION_LINE.match(line) and not DEFINITION_LINE.match(lines[i - 1])
                        and not _FIELD_LINE.match(line) and not FIGURE_OCR.match(line) and not _FOOTNOTE_LINE.match(line)
                        and not _OPTION_LINE.match(line) and not _OPTION_ENTRY_LINE.match(line)

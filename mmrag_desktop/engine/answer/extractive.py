@@ -67,7 +67,7 @@ from ..sentence_split import (
 )
 from ..sentence_split import PROMPT as _PROMPT
 from .confidence import STOPWORDS, content_terms
-from .evidence import FIELD_NAME, FIGURE_OCR, EvidenceBlock
+from .evidence import FIELD_NAME, FIGURE_OCR, EvidenceBlock, card_lines
 from .key_terms import terms
 from .quote_boxes import row_cells
 
@@ -133,6 +133,7 @@ _PROSE_WORD = re.compile(r"(?<![\w.@#(\[])[a-z]{3,}(?![\w(\[])")
 # a question that describes a figure ("schematic where a source feeds clamping diodes ...", "what does a
 # typical mesh look like") rather than asking something about a plot ("which direction is up for the
 # camera of a 3-D plot"): the figure's caption answers it
+_WH_CLAUSE = re.compile(r"[;:.?]\s*(?:which|what|how|why|when|where|who|does|do|is|are|can)\b|,\s*how\s+(?:do|can|could|should|would|to)\b", re.I)
 _WH_QUESTION = re.compile(r"^\s*(?:which|what|how|why|when|where|who|does|do|is|are|can)\b", re.I)
 _LOOKS_LIKE = re.compile(r"\blooks? like\b|\bshow me\b", re.I)
 _CAPTION = re.compile(r"^(?:\.\.\.\s*)?fig(?:ure)?\.?\s*\d", re.I)
@@ -399,7 +400,9 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
         if b.hit.navigation:  # a contents or index chunk ("20 Enclosure Options 65 21 HackRF One's Buttons 67")
             continue
         text = b.text[:-4] if b.truncated and b.text.endswith(" ...") else b.text
-        if b.hit.kind == "table":  # a row is one unit: "Description: Always defined. SDCC major ..." is not split
+        if b.hit.kind == "table" or card_lines(text.split("\n")):
+            # a row is one unit: "Description: Always defined. SDCC major ..." is not split (and a reference
+            # card's line: "current error data dbg_err()", not the card's column run on as one sentence)
             sentences = [line.strip() for line in text.split("\n") if line.strip()]
         else:
             sentences = [p for s in split_sentences(text, newlines=True) for p in _FIGURE_PART.split(s)]
@@ -963,7 +966,9 @@ def asks_for_figure(question: str) -> bool:
     direction is up for the camera of a 3-D plot")."""
     if plan_query(question).intent != "visual":
         return False
-    return bool(_LOOKS_LIKE.search(question)) or not _WH_QUESTION.match(question)
+    # (a question after what the user is doing asks as much: "I'm in gp's break loop after an error; how do
+    # I look at the data of the current error?" wants a command, not the library's one figure)
+    return bool(_LOOKS_LIKE.search(question)) or not (_WH_QUESTION.match(question) or _WH_CLAUSE.search(question))
 
 
 def _is_command_line(s: str) -> bool:

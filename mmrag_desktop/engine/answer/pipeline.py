@@ -210,7 +210,8 @@ def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: 
             embedder = None
         threshold = settings.extra.get("answer_confidence_threshold")
         report = assess(search_q, hits, embedder, threshold, term_df=getattr(library, "term_df", None),
-                        unknown_margin=settings.extra.get("answer_unknown_margin"))
+                        unknown_margin=settings.extra.get("answer_unknown_margin"),
+                        titles={d.name: d.title for d in library.documents()})
         answer.confidence = report.score
         stats["confidence_features"] = {k_: round(v, 4) for k_, v in report.features.items()}
         stats["confidence_threshold"] = report.threshold

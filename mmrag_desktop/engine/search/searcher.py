@@ -75,6 +75,7 @@ TINY_WORDS = 6
 # important that ...", "prefix= option) to rename each yyFlexLexer ..."); what it continues must read as
 # prose (three words at least: not "csvread (filename)" above "x = csvread (...)", _sentence_start)
 _CONTINUES = re.compile(r"[a-z]")
+
 # a term line: an option, an ALL-CAPS code, a snake_case name, a name with <placeholders> or [arguments]
 TERM_LEAD_WORDS = 4
 _TERM_LEAD = re.compile(r"^\s*(?:[-+]{1,2}\w|[A-Z][A-Z0-9_]{2,}\b|\w+_\w|\S*[<\[])")
@@ -94,6 +95,12 @@ TAIL_LINES = 4
 # devices." / "Therefore, ... you have to provide -F to override this check.", AVRDUDE's manual)
 _CONCLUSION = re.compile(r"(?:therefore|thus|hence|consequently|as a result|for this reason|this means|"
                          r"that is why|in that case|otherwise|so)\b(?!-)", re.I)  # not "So-called ..."
+# and a chunk that ends with a command-line option brings the chunk that goes on to say what it does
+# ("... through the command line option" / "-sBlendColorProfile = my_blend_profile.icc" / "When this
+# option is used, ... the blending result should not depend upon the output device color model.")
+_OPTION_LINE = re.compile(r"^\s*-{1,2}[A-Za-z]")
+_EXPLAINS = re.compile(r"(?:(?:when|if|with|once|by using|using) )?(?:this|that|the above|such an?) "
+                       r"(?:option|switch|flag|setting|parameter)\b", re.I)
 ENTRY_GAP = 0.5  # lines of one paragraph (an entry) are at most this share of a line's height apart
 # a section that is a contents page or a back-of-book index ("Contents", "Appendix D Function and
 # variable index", "OpenOCD Concept Index"; not "Array index")
@@ -591,10 +598,12 @@ class Searcher:
         chunk on the same page, fetched into `rows`; for a hit whose closing lead-in was not
         continued (`held`, _continue_lead_ins), the chunk that continues it; for any of the `n` hits
         whose matched sentence ends its chunk, the next chunk when it goes on with a conclusion
-        (_concluded)."""
+        (_concluded); for any that ends with a command-line option, the next chunk when it says what
+        the option does (_explained)."""
         out: list[tuple[int, int]] = []
         for i, c in enumerate(chosen[:n]):
-            concluding = self._concluded(rows[c], highlights[c])  # with or without another companion
+            # with or without another companion
+            concluding = self._concluded(rows[c], highlights[c]) or self._explained(rows[c])
             if concluding is None and any(j == i for j, _ in along):
                 continue
             nxt = concluding["id"] if concluding is not None else held.get(c)
@@ -619,13 +628,28 @@ class Searcher:
         lines = _boxed_lines(row)
         if not lines or (lines[-1].get("s") or [None])[-1] != hl.segment:
             return None
+        return self._next_opening(row, lines, _CONCLUSION)
+
+    def _explained(self, row: dict) -> dict | None:
+        """The text chunk (row) after `row` when `row` ends with a command-line option and the next
+        chunk, past the line the two share, opens by saying what it does (_EXPLAINS); None otherwise."""
+        if row["kind"] != "text":
+            return None
+        lines = _boxed_lines(row)
+        if not lines or not _OPTION_LINE.match(lines[-1]["t"]):
+            return None
+        return self._next_opening(row, lines, _EXPLAINS)
+
+    def _next_opening(self, row: dict, lines: list[dict], opening: re.Pattern) -> dict | None:
+        """The text chunk (row) after `row` (whose boxed lines are `lines`) when, past the line the two
+        share, it opens with `opening`; None otherwise."""
         found = self._next_text(row)
         if found is None:
             return None
         new, new_lines = found
         j = _shared_line(new_lines, lines[-1])
         text = " ".join(ln["t"] for ln in new_lines[(-1 if j is None else j) + 1:]).lstrip()
-        return new if _CONCLUSION.match(text) else None
+        return new if opening.match(text) else None
 
     def _next_text(self, row: dict) -> tuple[dict, list[dict]] | None:
         """The document's next text chunk after `row` (its row) and its boxed lines, None at the end."""

@@ -751,6 +751,10 @@ def test_a_figure_asked_for_is_answered_by_its_caption_first(embedder):
     assert quote_text(chosen[0].text, 2) == "Figure 12.4: Example circuit with a limiter [2]"
     assert not asks_for_figure("which direction is up for the camera of a 3-D plot")
     assert asks_for_figure("what does a typical mesh for a 2D device look like")
+    # a question after what the user is doing asks as much ("look at" is no figure asked for: the
+    # PARI/GP card's answer opened with another manual's only figure caption)
+    assert not asks_for_figure("I'm in gp's break loop after an error; how do I look at the data of the current error?")
+    assert asks_for_figure("sketch of doping profile shapes, which shows the peak concentration")
 
 
 def test_an_option_asked_for_is_answered_by_the_best_entry_of_the_option_list(embedder):
@@ -1174,6 +1178,53 @@ def test_a_setting_s_name_or_a_credit_s_end_alone_on_its_line():
         "\u2022 Support timing controls (delays, event controls in any location, wait statements) and forks."]
     # a wrapped sentence's last word is no setting's name
     assert unwrap_lines("The mesh size is given by the option called\nMesh.MeshSizeMax.").count("\n") == 0
+
+
+def test_the_members_of_a_structure_are_quoted_one_by_one(embedder):
+    """Ghostscript's color notes list gsicc_manager_t's members, a line each with its comment. The
+    unwrapping joined them into one run-on line, quoted cut at the word budget before the member asked
+    for ("Which field holds the special profile used to map gray to K?": "graytok_profile")."""
+    from mmrag_desktop.engine.answer.evidence import unwrap_lines
+
+    members = ["cmm_profile_t *default_gray; /* Default gray profile for device gray */",
+               "cmm_profile_t *default_rgb; /* Default RGB profile for device RGB */",
+               "cmm_profile_t *default_cmyk; /* Default CMYK profile for device CMKY */",
+               "cmm_profile_t *lab_profile; /* Colorspace type ICC profile from LAB to LAB */",
+               "cmm_profile_t *xyz_profile; /* RGB profile that hands back CIEXYZ values */",
+               "cmm_profile_t *graytok_profile; /* A specialized profile for mapping gray to K */",
+               "gsicc_devicen_t *device_n; /* A linked list of profiles for DeviceN support */"]
+    text = "\n".join(members) + "\n} gsicc_manager_t;"  # the chunk opens inside the listing, as there
+    assert unwrap_lines(text).split("\n") == [*members, "} gsicc_manager_t;"]
+    block = one_block(text, "5 Details of objects and methods > 5.1 ICC Manager", "GS9_Color_Management.pdf", 23)
+    best = rank_candidates("Which field of the gsicc_manager_t structure holds the special profile used to map gray to K?",
+                           block, embedder)[0]
+    assert best.text == members[5], best.text
+    # a wrapped line of prose is still joined
+    assert unwrap_lines("The profile for the gray to K mapping is kept in the manager\nfor every device.").count("\n") == 0
+
+
+def test_a_reference_cards_lines_are_quoted_one_by_one(embedder):
+    """The PARI/GP card's rows, a description and its command each, have no sentence ends: the unwrapping
+    joined them and the whole column was one sentence, quoted cut at the word budget ("... get out of
+    break loop break or <C-D> go up/down n frames dbg_up({n}), dbg_down set break point ..."). A chunk
+    whose lines are mostly such rows (evidence.card_lines) is read line by line; prose that names a
+    function is not."""
+    from mmrag_desktop.engine.answer.evidence import card_lines, unwrap_lines
+
+    rows = ["get out of break loop break or <C-D>", "go up/down n frames dbg_up({n}), dbg_down",
+            "set break point breakpoint()", "examine object o dbg_x(o)", "current error data dbg_err()",
+            "number of objects on heap and their size getheap()", "total size of objects on PARI stack getstack()"]
+    text = "\n".join(rows)
+    assert card_lines(rows) and unwrap_lines(text).split("\n") == rows
+    block = one_block(text, "Debugger / break loop", "refcard.pdf", 1)
+    best = rank_candidates("I'm in gp's break loop after an error; how do I look at the data of the current error?",
+                           block, embedder)[0]
+    assert best.text == "current error data dbg_err()", best.text
+    prose = ["Two statistical functions are mean(x) which calculates the sample mean, which is the",
+             "same as sum(x)/length(x), and var(x) which gives the sample variance of the values x",
+             "of a vector. If the argument to var() is an n-by-p matrix the value is a p-by-p matrix",
+             "that is the sample covariance matrix got by regarding the rows as independent vectors."]
+    assert not card_lines(prose) and unwrap_lines("\n".join(prose)).count("\n") == 0
 
 
 def test_an_option_s_default_field_is_quoted_with_its_name_and_description(embedder):

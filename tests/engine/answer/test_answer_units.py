@@ -440,6 +440,37 @@ def test_a_particle_or_general_verb_the_library_never_uses_is_no_unknown_word():
                                                                                                    "dashboard"]
 
 
+def test_a_greek_letter_spelled_out_or_the_manuals_own_name_is_known(embedder):
+    """The PARI/GP reference card: "How do I induce a Dirichlet character chi from G up to (Z/NZ)* in
+    PARI/GP?" was answered "not covered" although the first hit held "induce χ ∈ Ĝ to Z/NZ
+    zncharinduce(G, χ, N)": "chi" is a word the card never writes (it writes the letter), and "PARI" and
+    "GP" are in no hit (the card is titled "Pari-GP reference card"; its rows never repeat the name). A
+    Greek letter's name is known where the library writes the letter; a name of the question that a
+    hit's document is called by (file name or title) is no absent name. "What is the rectwindow
+    counterpart of plothraw?" was refused for "counterpart", a question's frame."""
+    from mmrag_desktop.engine.answer.confidence import names_a_document, unknown_words
+
+    library_words = {"induce": 2, "dirichlet": 1, "character": 3, "χ": 5, "rectwindow": 2, "plothraw": 1, "pari": 7,
+                     "gp": 24}
+
+    def term_df(words):
+        return {w: library_words.get(w, 0) for w in words}
+
+    assert unknown_words("How do I induce a Dirichlet character chi?", term_df) == []
+    assert unknown_words("How do I induce a Dirichlet character psi?", term_df) == ["psi"]  # no ψ in the library
+    assert unknown_words("What is the rectwindow counterpart of plothraw?", term_df) == []
+    card = [Hit(chunk_id=1, doc_id=1, doc="refcard.pdf", page=4, bbox=None, kind="text", score=0.03,
+                section="Characters", text="induce \u03c7 \u2208 \u011c to Z/NZ zncharinduce(G, \u03c7, N)")]
+    question = "How do I induce a Dirichlet character chi from G up to (Z/NZ)* in PARI/GP?"
+    assert assess(question, card, embedder).absent == ["PARI", "GP"]  # without the titles, as before
+    r = assess(question, card, embedder, term_df=term_df, titles={"refcard.pdf": "Pari-GP reference card"})
+    assert r.absent == [] and r.unknown == [], (r.absent, r.unknown)
+    assert names_a_document("GP", card, {"refcard.pdf": "Pari-GP reference card"})
+    assert not names_a_document("ESP32", card, {"refcard.pdf": "Pari-GP reference card"})
+    assert assess("How do I induce a character on the ESP32?", card, embedder,
+                  titles={"refcard.pdf": "Pari-GP reference card"}).absent == ["ESP32"]
+
+
 def test_a_name_or_an_asked_for_word_the_library_never_uses_decides_alone(embedder):
     """HackRF's manual (no set's): "What is the maximum sample rate of the HackRF Pro?" (0.79) and "What is
     the operating temperature range of HackRF One?" (0.68) scored above the unknown-word bar (0.65) and

@@ -156,6 +156,41 @@ def test_a_conclusion_opening_the_next_chunk_follows_the_sentence_it_concludes(l
     assert not any(conclusion in h.text for h in library.search(question, k=1, companions=2))
 
 
+def test_a_chunk_ending_with_an_option_brings_the_chunk_that_says_what_it_does(library, tmp_path, monkeypatch):
+    """Ghostscript's color management notes: "... For this reason, Ghostscript provides the capability
+    to specify the desired default blending color space through the command line option" /
+    "-sBlendColorProfile = my_blend_profile.icc" ended a chunk; "When this option is used, if a source
+    file has transparency blending the blending result should not depend upon the output device color
+    model." opened the next, on the same page but no hit (one hit a page). "How can I keep the blending
+    result from depending on the output device?" was answered with the problem, not the option. A hit
+    whose chunk ends with a command-line option brings the next chunk when that says what the option
+    does ("When this option is used", "This option ...": searcher._EXPLAINS)."""
+    from mmrag_desktop.engine.answer import pipeline
+    from mmrag_desktop.engine.search import searcher
+
+    sentence = ["Blending of transparent objects can depend upon the color space in which the blending",
+                "takes place. For this reason zap can set the default blending space with the option"]
+    option = "-sBlendSpace = my_blend_profile.icc"
+    explanation = "When this option is used, the blending result does not depend upon the output device."
+    lines = _page_lines(library, [*sentence, option], explanation)
+    cut = lines.index(explanation)  # on the next page: no page-mate of the hit
+    pdf = write_pdf(tmp_path / "blend.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines[:cut])],
+                                             [(72, 90 + 16 * i, t) for i, t in enumerate(lines[cut:])]])
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    stored = [json.loads(r[0]) for r in library.conn.execute("SELECT lines FROM chunks ORDER BY id")]
+    assert stored[0][-1]["t"] == option and explanation in [ln["t"] for ln in stored[1]]  # the case this is about
+
+    question = "Transparent objects blend in which color space, and how can zap make the blending result the same on every device?"
+    assert not any(explanation in h.text for h in library.search(question, k=1))  # the hit ends with the option
+    along = library.search(question, k=1, companions=2)
+    assert any(explanation in h.text for h in along), [h.text for h in along]
+    answer = pipeline.ask(library, question, mode="extractive")
+    assert explanation in answer.text and option in answer.text, answer.text
+
+    monkeypatch.setattr(searcher, "_EXPLAINS", re.compile(r"(?!)"))
+    assert not any(explanation in h.text for h in library.search(question, k=1, companions=2))
+
+
 def test_which_openings_draw_a_conclusion():
     from mmrag_desktop.engine.search.searcher import _CONCLUSION
 
@@ -163,3 +198,14 @@ def test_which_openings_draw_a_conclusion():
                                               "In that case the part is erased.", "Thus, no reset is needed."))
     assert not any(_CONCLUSION.match(t) for t in ("So-called fuses hold the clock settings.", "Sometimes it fails.",
                                                   "Thereafter the part is reset."))
+
+
+def test_which_openings_say_what_an_option_does():
+    from mmrag_desktop.engine.search.searcher import _EXPLAINS, _OPTION_LINE
+
+    assert all(_EXPLAINS.match(t) for t in ("When this option is used, the result is kept.", "This option sets the page.",
+                                            "With this switch the device is reset.", "If this flag is given, no output."))
+    assert not any(_EXPLAINS.match(t) for t in ("The options are listed below.", "This is the default.",
+                                                "When the device is reset, the options are lost."))
+    assert _OPTION_LINE.match("-sBlendColorProfile = my_blend_profile.icc") and _OPTION_LINE.match("--with-fftw3=no")
+    assert not _OPTION_LINE.match("- a bullet item") and not _OPTION_LINE.match("-1.5 V")
