@@ -11,6 +11,7 @@ beside each other are a table without rules, read row by row (`_table_rows`).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ..elements import BBox
 
@@ -25,9 +26,9 @@ FULL_LINES_MAX = 0.5
 _INDEX_ENTRY = re.compile(r",\s*[0-9ivxlc]+(?:\s*[-\u2013]\s*[0-9ivxlc]+)?\s*$")
 INDEX_ENTRIES_MAX = 0.2
 # a row's cells stand on one line: a line and its partner across the gutter share their tops, bottoms
-# or middles (within ROW_OFFSET pt) for ROW_ALIGNED of the lines. Of the tables without rules in the bench
-# and asked manuals all but two have all their lines so (GLPK's sensitivity report 85%); the columns of
-# the PARI/GP reference card, each set on its own, 25-76%
+# or middles (within ROW_OFFSET pt) for ROW_ALIGNED of the lines: 85-100% of the lines of the tables
+# without rules in the bench and asked manuals (the lowest, GLPK's sensitivity report); 25-76% of the
+# columns of the PARI/GP reference card, each set on its own
 ROW_OFFSET = 1.0
 ROW_ALIGNED = 0.8
 # a heading of a table's sections ("Input/Output", "Metacommands & Defaults", "PORT_TABLE:"): a few
@@ -159,16 +160,17 @@ def _emptiest(cov: list[int], start: int, end: int, c: int) -> float:
 
 
 def _table_rows(left: list[int], right: list[int], boxes: list[BBox], texts: list[str] | None,
-                across: list[int] = ()) -> bool:
+                across: Sequence[int] = ()) -> bool:
     """True when the two sides of a gutter are columns of a table without rules, not of text:
     nearly every line has a partner on its row across the gutter (ROW_PARTNERS), or over it
     (`across`, the lines that cross the gutter: a cell too long for its column, "x\\/y, x\\y, x%y,
     divrem(x, y)" beside "Euclidean quotient, remainder"); the lines above the first row, a heading
-    of the table's sections at the rows' left edge and a cell's wrapped lines are none of its rows
-    (each alone on its row). A line and the nearest of its partners stand on one line (ROW_ALIGNED:
-    the columns of a reference card, each set on its own, drift by up to half a line as their
-    headings come). Few lines fill their side
-    (FULL_LINES_MAX), and the lines are no index entries ("Loop reversing, 33, 110")."""
+    of the table's sections (plain or numbered) at or left of the rows' left edge, a paragraph's last
+    line below a line that crosses the gutter and a cell's wrapped lines are none of its rows (each
+    alone on its row). A line and the nearest of its partners stand on one line (ROW_ALIGNED: the
+    columns of a reference card, each set on its own, drift by up to half a line as their headings
+    come). Few lines fill their side (FULL_LINES_MAX), and the lines are no index entries ("Loop
+    reversing, 33, 110")."""
     offsets: list[tuple[float, float, float]] = []  # a line and its partner: their tops, bottoms, middles
     for side, other in ((left, right), (right, left)):
         partners_of = {i: [j for j in (*other, *across) if same_row(boxes[i], boxes[j])] for i in side}

@@ -75,7 +75,6 @@ TINY_WORDS = 6
 # important that ...", "prefix= option) to rename each yyFlexLexer ..."); what it continues must read as
 # prose (three words at least: not "csvread (filename)" above "x = csvread (...)", _sentence_start)
 _CONTINUES = re.compile(r"[a-z]")
-
 # a term line: an option, an ALL-CAPS code, a snake_case name, a name with <placeholders> or [arguments]
 TERM_LEAD_WORDS = 4
 _TERM_LEAD = re.compile(r"^\s*(?:[-+]{1,2}\w|[A-Z][A-Z0-9_]{2,}\b|\w+_\w|\S*[<\[])")
