@@ -175,7 +175,8 @@ def answer_events(
     docs = library.documents()
     if not docs:
         raise LibraryError("the library has no documents yet: add manuals first (mmrag add PATH, or drop files in the window)")
-    return _run(library, q, history, mode, cancel or CancelToken(), settings, k or DEFAULT_K)
+    return _run(library, q, history, mode, cancel or CancelToken(), settings, k or DEFAULT_K,
+                {d.name: d.title for d in docs})
 
 
 def ask(library: Any, question: str, **kwargs: Any) -> Answer:
@@ -189,7 +190,9 @@ def ask(library: Any, question: str, **kwargs: Any) -> Answer:
     raise EngineError("answering ended without an answer")
 
 
-def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: int) -> Iterator[AnswerEvent]:
+def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: int,
+         titles: dict[str, str]) -> Iterator[AnswerEvent]:
+    """The answer's events; `titles` ({file name: title}) of the library's documents."""
     t0 = time.perf_counter()
     search_q = rewrite_followup(q, history)
     answer = Answer(question=q, text="", mode=mode, search_query=search_q)
@@ -211,7 +214,7 @@ def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: 
         threshold = settings.extra.get("answer_confidence_threshold")
         report = assess(search_q, hits, embedder, threshold, term_df=getattr(library, "term_df", None),
                         unknown_margin=settings.extra.get("answer_unknown_margin"),
-                        titles={d.name: d.title for d in library.documents()})
+                        titles=titles)
         answer.confidence = report.score
         stats["confidence_features"] = {k_: round(v, 4) for k_, v in report.features.items()}
         stats["confidence_threshold"] = report.threshold

@@ -72,7 +72,7 @@ def _order(idx: list[int], boxes: list[BBox], out: list[list[int]], depth: int, 
     sections: list[tuple[list[int], list[int]]] = [([], []) for _ in range(len(spanning) + 1)]
     for side, items in ((0, left), (1, right)):
         for i in items:
-            yc = (boxes[i][1] + boxes[i][3]) / 2
+            yc = _middle(boxes[i])
             k = sum(1 for c in cuts if c < yc)
             sections[k][side].append(i)
     for k, (lft, rgt) in enumerate(sections):
@@ -217,6 +217,7 @@ def _table_rows(left: list[int], right: list[int], boxes: list[BBox], texts: lis
 
 
 def _middle(box: BBox) -> float:
+    """The vertical middle of a box."""
     return (box[1] + box[3]) / 2
 
 
@@ -227,7 +228,7 @@ def _rows_top_down(idx: list[int], boxes: list[BBox]) -> list[int]:
     row: list[int] = []
     row_y1 = -1e9
     for i in by_top:
-        yc = (boxes[i][1] + boxes[i][3]) / 2
+        yc = _middle(boxes[i])
         if row and yc <= row_y1:
             row.append(i)
             row_y1 = max(row_y1, min(boxes[i][3], yc + 1))

@@ -35,6 +35,7 @@ from .highlight import (
     segment_highlight,
 )
 from .query import (
+    OPTION,
     QueryPlan,
     entries_named,
     entry_names,
@@ -97,7 +98,7 @@ _CONCLUSION = re.compile(r"(?:therefore|thus|hence|consequently|as a result|for 
 # and a chunk that ends with a command-line option brings the chunk that goes on to say what it does
 # ("... through the command line option" / "-sBlendColorProfile = my_blend_profile.icc" / "When this
 # option is used, ... the blending result should not depend upon the output device color model.")
-_OPTION_LINE = re.compile(r"^\s*-{1,2}[A-Za-z]")
+_OPTION_LINE = re.compile(r"^\s*" + OPTION)
 _EXPLAINS = re.compile(r"(?:(?:when|if|with|once|by using|using) )?(?:this|that|the above|such an?) "
                        r"(?:option|switch|flag|setting|parameter)\b", re.I)
 ENTRY_GAP = 0.5  # lines of one paragraph (an entry) are at most this share of a line's height apart
