@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 
 from ..elements import BBox
 
@@ -40,6 +41,11 @@ _NUMBERED_HEADING = re.compile(r"^\d+(?:\.\d+)*\.?\s+[A-Z]")  # "2.2.1 Unibus an
 # a cell's wrapped line: below a row's line (or another wrapped line) at its left edge, less than
 # WRAP_GAP of its own height apart (GNU MathProg's built-in functions: "atan(y, x)" beside three lines)
 WRAP_GAP = 0.5
+# a definition list (Octave's property values: "fill" beside the paragraph that says what it does):
+# its terms are at most TERMS_SHARE of its descriptions' lines, stand apart (at most APART_SHARE of
+# them with the next term within a line's height below) and nearly all (ROW_PARTNERS) beside a line
+TERMS_SHARE = 0.5
+APART_SHARE = 0.5
 
 
 def reading_segments(boxes: list[BBox], texts: list[str] | None = None) -> list[list[int]]:
@@ -136,7 +142,8 @@ def _find_gutter(idx: list[int], boxes: list[BBox], texts: list[str] | None = No
     overlap = min(ly1, ry1) - max(ly0, ry0)
     if overlap < 0.3 * min(ly1 - ly0, ry1 - ry0):
         return None
-    if _table_rows(left, right, boxes, texts, [i for i in idx if boxes[i][0] < g < boxes[i][2]]):
+    across = [i for i in idx if boxes[i][0] < g < boxes[i][2]]
+    if _table_rows(left, right, boxes, texts, across) or _definition_list(left, right, boxes, across):
         return None
     return g
 
@@ -195,8 +202,7 @@ def _table_rows(left: list[int], right: list[int], boxes: list[BBox], texts: lis
                        and bool(_HEADING.match(texts[i]) or _NUMBERED_HEADING.match(texts[i])))
             # and a paragraph's last line below a line that crosses the gutter ("... peripherals with only
             # 18b addressing capability" / "memory.", simh's manual above its device table)
-            heading = heading or any(0 <= box[1] - boxes[j][3] <= WRAP_GAP * (box[3] - box[1])
-                                     and abs(box[0] - boxes[j][0]) <= EDGE for j in across)
+            heading = heading or _last_line(box, [boxes[j] for j in across])
             others += wrapped or heading
             above = (box, lines > 0 and wrapped)
         if lines < ROW_PARTNERS * (len(side) - others):
@@ -214,6 +220,35 @@ def _table_rows(left: list[int], right: list[int], boxes: list[BBox], texts: lis
         if sum(1 for t in lines if _INDEX_ENTRY.search(t)) > INDEX_ENTRIES_MAX * len(lines):
             return False
     return True
+
+
+def _definition_list(left: list[int], right: list[int], boxes: list[BBox], across: Sequence[int] = ()) -> bool:
+    """True when the left side holds the terms of a definition list and the right their descriptions:
+    few terms, apart from each other, each beside the first line of its description or just above it
+    (a term too wide for its place stands on a line of its own: Octave's "discard"; its description
+    may cross the gutter, `across`). A paragraph's last line below a line that crosses the gutter
+    ("are" below "... Valid properties") is no term. Such a list is read row by row, each term
+    before its description, not all terms before all descriptions."""
+    if len(left) > TERMS_SHARE * len(right):
+        return False
+    others = [boxes[j] for j in (*right, *across)]
+    terms = sorted((boxes[i] for i in left if not _last_line(boxes[i], [boxes[j] for j in across])),
+                   key=lambda b: b[1])
+    if len(terms) < MIN_COLUMN_ITEMS:
+        return False
+    near = sum(1 for a, b in pairwise(terms) if b[1] - a[3] < b[3] - b[1])
+    if near > APART_SHARE * (len(terms) - 1):
+        return False
+    described = sum(1 for t in terms
+                    if any(same_row(t, o) or (o[0] > t[0] + EDGE and 0 <= o[1] - t[3] < t[3] - t[1])
+                           for o in others))
+    return described >= ROW_PARTNERS * len(terms)
+
+
+def _last_line(box: BBox, above: Sequence[BBox]) -> bool:
+    """True when a line is a paragraph's last: just below one of the lines `above`, at its left edge."""
+    gap = WRAP_GAP * (box[3] - box[1])  # (lines set tighter than their boxes overlap)
+    return any(-gap <= box[1] - b[3] <= gap and abs(box[0] - b[0]) <= EDGE for b in above)
 
 
 def _middle(box: BBox) -> float:

@@ -1263,3 +1263,61 @@ def test_tex_font_codes_are_read_in_table_cells(tmp_path):
     (table,) = [b.table for b in pc.blocks if b.kind == "table"]
     texts = {c.text for c in table.cells}
     assert {"define new scalar variable", "SET flag", "set the offset file"} <= texts
+
+
+MOVMAX = [  # Octave's "Endpoints" values: a term, beside or above its description (ar-/ray wrapped)
+    ('"shrink" (default)', ["The window is truncated at the beginning and end of the",
+                            "array to exclude elements for which there is no source data.",
+                            "For example, with a window of length 3, y(1) = max (x(1:2))."]),
+    ('"discard"', ["Any y values that use a window extending beyond the original",
+                   "data array are deleted. For example, with a 10-element data",
+                   "vector and a window of length 3, the output will contain only",
+                   "8 elements."]),
+    ('"fill"', ["Any window elements outside the data array are replaced",
+                "by NaN. For example, with a window of length 3, y(1) =",
+                "max ([NaN, x(1:2)]), and y(end) = max ([x(end-1:end), NaN])."]),
+    ("user_value", ["Any window elements outside the data array are replaced",
+                    "by the specified value user_value which must be a numeric",
+                    "scalar. A common choice for user_value is 0."]),
+    ('"same"', ["Any window elements outside the data array are replaced by",
+                "the value of x at the boundary."]),
+    ('"periodic"', ["The window is wrapped so that any missing data elements",
+                    "are taken from the other side of the data."]),
+]
+
+
+def test_a_definition_lists_terms_are_read_each_before_its_description(tmp_path):
+    """Octave's movmax: the values of a property, a term at the left of each description, beside its
+    first line or, when wider than its place, on a line of its own above it. The terms stand apart left
+    of a gutter the descriptions never cross, so the page was read as two columns: every term
+    ("discard", "fill", user_value, "same") before every description, none beside what it names. A
+    definition list's terms are few, apart, each beside or just above its description: read row by row."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((119, 108), "The calculation can be controlled by specifying property/value pairs. Valid properties",
+                     fontsize=10)
+    page.insert_text((119, 121), "are", fontsize=10)
+    page.insert_text((119, 140), '"Endpoints"', fontsize=10, fontname="cour")
+    page.insert_text((176, 153), "This property controls how results are calculated at the boundaries", fontsize=10)
+    page.insert_text((176, 166), "(endpoints) of the window. Possible values are:", fontsize=10)
+    y = 186.0
+    for term, lines in MOVMAX:
+        page.insert_text((176, y), term, fontsize=10, fontname="cour")
+        if pymupdf.get_text_length(term, fontname="cour", fontsize=10) > 50:
+            y += 13  # too wide for its place: the description starts on the line below
+        for line in lines:
+            page.insert_text((244, y), line, fontsize=10)
+            y += 13
+        y += 7
+    path = tmp_path / "movmax.pdf"
+    doc.save(str(path))
+    doc.close()
+    (parsed,) = parse(path)
+    text = "\n".join(ln.text for b in parsed.blocks for ln in b.lines)
+    at = 0
+    for term, lines in MOVMAX:  # each term after the description above it, before its own
+        t, first = text.find(term, at), text.find(lines[0], at)
+        assert 0 <= t < first, (term, text)
+        at = text.find(lines[-1], first)
