@@ -39,7 +39,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import groupby
+from itertools import groupby, pairwise
 
 from ..search.doc_names import named_documents, without_names
 from ..search.highlight import opposes
@@ -97,7 +97,7 @@ _UNMAPPED = re.compile(r"(?<!\u2190)\ufffd")
 _FIGURE_PART = re.compile(r"\s(?=(?:Labels|Section|Referenced as):\s)")
 _VALUE_Q = re.compile(
     r"\b(?:how (?:much|many|long|large|big|small|fast|high|low|often|wide)|what (?:[\w-]+ )?(?:value|size|range|number)|"
-    r"smallest|largest|lowest|highest|fastest|slowest|"
+    r"smallest|largest|lowest|highest|fastest|slowest|numeric|"
     r"default|maximum|minimum|max|min|limit|tolerance|voltage|current|frequency|rate|size|width|length|"
     r"timeout|resolution|precision|accuracy|range|threshold|capacity|speed|delay|count)\b", re.I)
 # "which startup file", "what environment variable", "where does gnuplot write ...": a name is asked for
@@ -111,6 +111,8 @@ _FILE_Q = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:files?|director(
                      r"searche[sd]|look(?:s|ed)?|reads?|loads?|found)\b", re.I)
 # a file or directory as manuals print it: "fit.log", ".octaverc", "~/.Rprofile", "R_HOME/library"
 _FILE_TERM = re.compile(r"(?<![\w.])(?:~?[\w$.-]*/[\w$.-]+|\.[A-Za-z][\w-]+|[A-Za-z_][\w-]*\.[a-z][a-z0-9]{0,4})(?![\w(])")
+# a place inside a file is asked for, not a file: "Where in a flex input file am I not allowed to put comments?"
+_IN_A_FILE_Q = re.compile(r"^\s*where\s+(?:in|inside|within)\s+(?:(?:a|an|the|my|your)\s+)?(?:[\w.-]+\s+){0,3}?files?\b", re.I)
 _NOT_FILE = frozenset({"e.g", "i.e", "etc", "vs", "cf", "approx", "no", "fig"})
 # a question for a key to press ("What is the keyboard shortcut for Finish in DDD?", "Which key binding
 # compiles ... in emacs asy-mode?") and a key as manuals print it ("(⟨F8⟩)", "Ctrl+Q", "C-c C-c", "Shift+F5")
@@ -231,6 +233,24 @@ QUESTION_PENALTY = 0.2
 # "What is the default radix of gpasm?" is answered by the sentence that says what the default radix is
 # ("The default radix is hexadecimal."): the asked noun phrase followed by is / are / defaults to
 STATES_BONUS = 0.3
+# a question for what is not allowed ("Where ... am I not allowed to put C-style comments?") is answered
+# by the sentences that forbid ("Comments may not appear on an '%option' line ..."), which the embedder
+# reads like the ones that allow
+_ASKS_PROHIBITED = re.compile(r"\bnot\s+(?:allowed|permitted)\b|\b(?:forbidden|prohibited|disallowed)\b", re.I)
+_PROHIBITS = re.compile(r"\b(?:may|must|can|should)\s*not\b|\b(?:can't|mustn't|never|forbidden|prohibited)\b|"
+                        r"\bnot\s+(?:allowed|permitted)\b", re.I)
+PROHIBITION_BONUS = 0.2
+# a question for advice ("... what does the manual suggest?", "How can I work around ...?") is answered by the
+# sentences that give it ("So if meshing fails, try repairing the model ...", "A work-around is to split ...")
+_ASKS_ADVICE = re.compile(r"\b(?:suggest(?:s|ed)?|recommend(?:s|ed)?|advi[sc]e|work[- ]?around|what should I|"
+                          r"how (?:do|can|should) I (?:fix|avoid|solve|prevent|get around))\b", re.I)
+_ADVISES = re.compile(r"\b(?:try|should|recommend(?:s|ed)?|suggest(?:s|ed)?|work[- ]?arounds?|to fix this|instead)\b",
+                      re.I)
+ADVICE_BONUS = 0.15
+# the manual's own question (an FAQ's: "Which of these two are better: [Ff]oot or (F|f)oot ?") is answered by the
+# sentence after it ("From a performance point of view, they're equivalent ..."): that sentence scores at least
+# what the question did, less ANSWER_DROP
+ANSWER_DROP = 0.1
 # a table row with a run of the question's words in their order ("normally closed push button: ... Aliases:
 # ncpb", not "normally open push button closed: ...": the same words; CircuiTikZ's switch table)
 PHRASE_WORDS = 3
@@ -640,12 +660,15 @@ def near_duplicate(sentence: str, other: str, *, columns: bool = True) -> bool:
 def _asked_kind(question: str) -> str:
     """"key" when the question asks for a key to press (a shortcut, a key binding), "option" when it
     asks for a command-line option, flag or switch, "file" for a
-    file or directory ("where does gnuplot write the fit log"), "name" for another name, "value"
+    file or directory ("where does gnuplot write the fit log"; not a place in a file: "where in a flex
+    input file ..."), "name" for another name, "value"
     when it asks for a value, else ""."""
     if _KEY_Q.search(question):
         return "key"
     if _OPTION_Q.search(question):
         return "option"
+    if _IN_A_FILE_Q.search(question):
+        return "value" if _VALUE_Q.search(question) else ""
     if _FILE_Q.search(question):
         return "file"
     if _NAME_Q.search(question):
@@ -664,7 +687,9 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     cands = candidate_sentences(blocks)
     if not cands:
         return []
-    q_terms = set(content_terms(question))
+    q_list = content_terms(question)
+    q_terms = set(q_list)
+    q_pairs = set(pairwise(q_list))
     spelled = spelled_out(question)
     docs = {b.id: (b.hit.doc, "") for b in blocks}
     named = named_documents(question, docs)  # ids of the blocks from a manual the question names
@@ -712,6 +737,9 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     asks_meaning = bool(_ASKS_MEANING.search(question))
     defined = m.group(1) if (m := _WHAT_IS_A.match(question)) else ""
     stated = _states(question)
+    prohibited = bool(_ASKS_PROHIBITED.search(question))
+    advice = bool(_ASKS_ADVICE.search(question))
+    asked_in_manual: list[tuple[Candidate, float]] = []  # the manual's own questions and their scores
     phrases = _question_phrases(question)
     rows_of = {b.id for b in blocks if b.hit.kind == "table"}
     exact = _exact_numbers(question)
@@ -724,6 +752,9 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     for i, c in enumerate(cands):
         have = set(content_terms(c.text))
         have |= {spellings[t] for t in have if t in spellings}
+        # a name of words joined by underscores says the words of the question it joins in the question's
+        # order ("NG_STL_INPUT_ERROR = 3" for "an STL input error"; not LD_LIBRARY_PATH for "library" and "user")
+        have |= {w for t in have if "_" in t.strip("_") for w in _phrase_in_name(t, q_pairs)}
         for a in _ACRONYM.findall(c.text):  # "LSBs" says "least significant bits"
             have |= spelled.get(a.lower(), set())
         cover = len(q_terms & have) / len(q_terms) if q_terms else 0.0
@@ -785,12 +816,18 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         if c.block_id in rows_of and _row_names_asked(c.text, asked_words, question):
             c.score += ROW_KEY_BONUS
             c.named = True
+        if prohibited and _PROHIBITS.search(c.text):
+            c.score += PROHIBITION_BONUS
         if stated is not None and stated.search(c.text):
             c.score += STATES_BONUS
             c.states = True
+        if c.text.rstrip().endswith("?"):
+            asked_in_manual.append((c, c.score))
         if c.text.rstrip().endswith("?") or _quotes_a_mail(c.text):
             # a question asked in the manual (an FAQ's, a mail's), or a mail it quotes, answers nothing
             c.score -= QUESTION_PENALTY
+        if advice and _ADVISES.search(c.text):
+            c.score += ADVICE_BONUS
         if _BOILERPLATE.search(c.text) and not _ASKS_LICENCE.search(question):
             c.score -= BOILERPLATE_PENALTY
         if changelog[c.block_id] and not history:
@@ -801,10 +838,29 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             if any(prints_option(typeset, o) for o in options):
                 c.score += OPTION_BONUS
             c.text = by_id[c.block_id].named(c.text)  # its release before it
+    _answers_of_questions(cands, asked_in_manual)
     cands = _off_the_entry(cands, options)
     _twins_of_the_other_polarity(question, cands)
     _lift_what_is_asked_for(question, blocks, cands, asked, named)
     return sorted(cands, key=lambda c: -c.score)
+
+
+def _answers_of_questions(cands: list[Candidate], questions: list[tuple[Candidate, float]]) -> None:
+    """The sentence after each of the manual's own questions (`questions`: each with its score before
+    the question's penalty) scores at least that score less ANSWER_DROP: an FAQ's question that reads
+    like the user's is answered right after it."""
+    at = {(c.block_id, c.position): c for c in cands}
+    for q, score in questions:
+        nxt = at.get((q.block_id, q.position + 1))
+        if nxt is not None and not nxt.text.rstrip().endswith("?"):
+            nxt.score = max(nxt.score, score - ANSWER_DROP)
+
+
+def _phrase_in_name(name: str, pairs: set[tuple[str, str]]) -> set[str]:
+    """The words of `name` (joined by underscores) that stand next to each other in the question as
+    in the name (`pairs`, the question's consecutive content words)."""
+    parts = content_terms(name.replace("_", " "))
+    return {w for a, b in pairwise(parts) if (a, b) in pairs for w in (a, b)}
 
 
 def _row_names_asked(row: str, asked_words: set[str], question: str) -> bool:

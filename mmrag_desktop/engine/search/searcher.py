@@ -566,8 +566,37 @@ class Searcher:
                                  tail=tail(other)))
         hits.extend(self._enrich(hits, plan, hvec, idf, filters))
         if companions:
-            hits.extend(self._reserve(hits, mates, rows, candidate_hl, scored, lead, tail))
+            # (the first hit's continuation first: its passage goes on there)
+            reserve = self._continuation(hits, rows, hvec, plan, filters, idf, lead, tail)
+            going_on = {h.chunk_id for h in reserve}
+            reserve += [h for h in self._reserve(hits, mates, rows, candidate_hl, scored, lead, tail)
+                        if h.chunk_id not in going_on]
+            hits.extend(reserve)
         return hits
+
+    def _continuation(self, hits: list[Hit], rows: dict, hvec: np.ndarray, plan: QueryPlan, filters: Filters,
+                      idf, lead: Callable[[int], list[dict]], tail: Callable[[int], list[dict]]) -> list[Hit]:
+        """A reserve hit of an answer's search: the text chunk after the first hit when it goes on with the
+        same section on the same page ("The edge is a degenerated one. A work-around is to split the domain
+        ..." after NETGEN's "Degenerated edges ... A sphere on top of a cylinder my be described by: ...";
+        the answer of a flex FAQ's mail after its quoted question), its score the first hit's."""
+        if not hits or hits[0].kind != "text" or hits[0].chunk_id not in rows:
+            return []
+        first = rows[hits[0].chunk_id]
+        found = self._next_text(first)
+        if found is None:
+            return []
+        row = found[0]
+        if (row["id"] in {h.chunk_id for h in hits} or row["page"] != first["page"]
+                or row["section"] != first["section"]):
+            return []
+        rows[row["id"]] = row
+        hl = _row_highlight(row, self._match_vectors([row["id"]]).get(row["id"]), hvec, plan, filters, idf)
+        hl = self._whole_sentences(row, hl, lead, tail)
+        hit = self.hit(row, hl, hits[0].score, {}, None, self.documents.kind(row["doc_id"]),
+                       lead=lead(row["id"]), tail=tail(row["id"]))
+        hit.reserve = True
+        return [hit]
 
     def _reserve(self, hits: list[Hit], mates: dict[tuple[int, int], int], rows: dict, candidate_hl: dict,
                  scored: dict, lead: Callable[[int], list[dict]], tail: Callable[[int], list[dict]]) -> list[Hit]:

@@ -2334,3 +2334,107 @@ def test_a_row_key_capitalised_as_a_cell_begins_is_the_word_asked(embedder):
     finally:
         extractive.ROW_KEY_BONUS = bonus
     assert rank_candidates(question, blocks, embedder)[0].text == octal
+
+
+def test_a_name_joining_the_questions_words_in_their_order_carries_them(embedder):
+    """NETGEN's nglib result codes: "What numeric result codes does nglib return for an STL input error
+    and for a volume meshing failure?" is answered by "NG_VOLUME_FAILURE = 2, NG_STL_INPUT_ERROR = 3",
+    whose words are joined by underscores: none counted as a word of the question and the line ranked
+    below the library's description. A name's words that stand side by side in the question count; the
+    words of a name that the question only scatters do not (LD_LIBRARY_PATH for "library" and "user")."""
+    from mmrag_desktop.engine.answer.extractive import _phrase_in_name
+
+    text = ("The functionality of nglib is volume mesh generation by a domain given by a surface triangulation, "
+            "and surface mesh generation from a domain described by an STL file.\n"
+            "enum Ng_Result { NG_OK = 0, NG_SURFACE_INPUT_ERROR = 1, NG_VOLUME_FAILURE = 2, NG_STL_INPUT_ERROR = 3, "
+            "NG_SURFACE_FAILURE = 4 };")
+    best = rank_candidates("What numeric result codes does nglib return for an STL input error and for a volume "
+                           "meshing failure?", one_block(text, "5 Nglib", "ng4.pdf", 36), embedder)[0]
+    assert "NG_STL_INPUT_ERROR = 3" in best.text, best.text
+    from itertools import pairwise
+
+    from mmrag_desktop.engine.answer.confidence import content_terms
+
+    def pairs(question: str) -> set[tuple[str, str]]:
+        words = content_terms(question)
+        return set(pairwise(words))
+
+    assert _phrase_in_name("ld_library_path", pairs("Which library does a user set?")) == set()
+    assert _phrase_in_name("r_library_search_path", pairs("the library search path")) == set(
+        content_terms("library search path"))
+
+
+def test_a_place_in_a_file_is_no_file_asked_for():
+    """"Where in a flex input file am I not allowed to put C-style comments?" asks for a place in the
+    file: taken for a file (or a name) asked for, the sentences that carry one ("/* a comment */
+    do_my_thing( ...") were lifted over the ones that say where comments may not go."""
+    assert _asked_kind("Where in a flex input file am I not allowed to put C-style comments?") == ""
+    assert _asked_kind("Where does gnuplot write the fit log?") == "file"
+    assert _asked_kind("Where is the startup file kept?") == "file"
+
+
+FLEX_COMMENTS = [
+    "Flex supports C-style comments, that is, anything between '/*' and '*/' is considered a comment.",
+    "Whenever flex encounters a comment, it copies the entire comment verbatim to the generated source code.",
+    "Comments may appear just about anywhere, but with the following exceptions:",
+    "Comments may not appear in the Rules Section wherever flex is expecting a regular expression.",
+    "This means comments may not appear at the beginning of a line, or immediately following a list of scanner states.",
+    "Comments may not appear on an '%option' line in the Definitions Section.",
+    "If you want to follow a simple rule, then always begin a comment on a new line, with one or more whitespace "
+    "characters before the initial '/*'.",
+    "This rule will work anywhere in the input file.",
+]
+
+
+def test_a_question_for_what_is_not_allowed_is_answered_by_what_forbids(embedder):
+    """flex's comments: the embedder reads "Comments may not appear on an '%option' line" like "Flex
+    supports C-style comments": for "... am I not allowed to put C-style comments?" the sentences that
+    allow were quoted before the ones that forbid."""
+    block = one_block("\n".join(FLEX_COMMENTS), "5.4 Comments in the Input", "flex.pdf", 14)
+    q = "Where in a flex input file am I not allowed to put C-style comments?"
+    chosen = select_sentences(q, block, embedder, max_sentences=3)
+    assert sum("may not" in c.text for c in chosen) >= 2, [c.text for c in chosen]
+    allowed = select_sentences("Where in a flex input file can I put C-style comments?", block, embedder, max_sentences=3)
+    assert sum("may not" in c.text for c in allowed) < 2, [c.text for c in allowed]
+
+
+def test_advice_asked_for_is_answered_by_the_sentence_that_gives_it(embedder):
+    """NETGEN's IGES/STEP import: "... what does the manual suggest?" was answered by what IGES and STEP
+    are and how to build with OpenCascade; the advice ("So is meshing fails, try repairing the model via
+    IGES/STEP Topology Explorer/Doctor.", the manual's words) came fifth."""
+    blocks = pack_evidence([
+        manual_hit("ng4.pdf", 986, 17, "Other Geometry Formats > 3.1 Using IGES/STEP Geometries",
+                   "IGES and STEP are standard exchange formats for CAD files. Contrary to the\n"
+                   "STL format, IGES and STEP deliver an exact representation of the geometry\n"
+                   "and do not approximate it. In order to use IGES/STEP geometries you have to\n"
+                   "install NETGEN with the OpenCascade Geometry Kernel as described in 1.4.3.\n"
+                   "Most solid modellers can export IGES or STEP files. However, often these files\n"
+                   "are not as exact as a mesher needs them to be. So is meshing fails, try repairing\n"
+                   "the model via IGES/STEP Topology Explorer/Doctor."),
+        manual_hit("ng4.pdf", 947, 7, "Getting Started > 1.4 Installing NETGEN > 1.4.3 Adding IGES/STEP file support",
+                   "NETGEN is capable of importing IGES and STEP geometry files. If you want to\n"
+                   "use this functionality you have the add the OpenCascade library to your NET-\n"
+                   "GEN distribution.\n"
+                   "To compile NETGEN with OpenCascade for Windows just choose the project\n"
+                   "settings \u201cRelease (OCC)\u201d and adjust the proper search paths.", 0.02)], 1000)
+    q = "Netgen fails to mesh a STEP file exported from my CAD program; what does the manual suggest?"
+    ranked = [c.text for c in rank_candidates(q, blocks, embedder)]
+    assert any(t.startswith("So is meshing fails, try") for t in ranked[:3]), ranked
+
+
+def test_the_manuals_own_question_is_answered_by_the_sentence_after_it(embedder):
+    """flex's FAQ mails: "Which of these two are better: [Ff]oot or (F|f)oot ?" is asked in the manual
+    and answered right after it ("From a performance point of view, they're equivalent ..."), which
+    shares no word with "Is there any speed difference between writing [Ff]oot and (F|f)oot ...": the
+    answer ranked below sentences about trailing context that name the patterns."""
+    text = ("> 2. Which of these two are better: [Ff]oot or (F|f)oot ?\n"
+            "From a performance point of view, they're equivalent (modulo presumably minor effects such as "
+            "memory cache hit rates).\n"
+            "Use of the '|' operator automatically makes the pattern variable length, so in this case '[Ff]oot' is "
+            "preferred to '(F|f)oot' as trailing context.\n"
+            "There is no performance penalty for rules that can not possibly match newlines.")
+    q = "Is there any speed difference between writing [Ff]oot and (F|f)oot in a flex rule?"
+    ranked = rank_candidates(q, one_block(text, "FAQ > unnamed-faq-62", "flex.pdf", 93), embedder)
+    order = [c.text[:20] for c in ranked]
+    answer = next(i for i, c in enumerate(ranked) if c.text.startswith("From a performance"))
+    assert answer <= 1, order
