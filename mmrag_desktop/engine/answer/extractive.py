@@ -104,7 +104,8 @@ _VALUE_Q = re.compile(
 _NAME_Q = re.compile(
     r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:command|option|function|flag|setting|variable|parameter|"
     r"keyword|name|register|pin|signal|macro|argument|switch|directive|statement|package|library|"
-    r"location|program|tool|type|mode|style|format|attribute|property)s?\b|\bwhat is it called\b|^\s*where\b", re.I)
+    r"location|program|tool|type|mode|style|format|attribute|property)s?\b|\bwhat is it called\b|^\s*where\b|"
+    r"\bwhat\s+(?:do|should|must|am|can)\s+I\s+(?:[\w-]+\s+){0,2}?(?:to\s+)?call\b", re.I)
 # a file or directory is asked for: "where does gnuplot write the fit log", "which startup file ..."
 _FILE_Q = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:files?|director(?:y|ies)|folders?|paths?)\b|"
                      r"^\s*where\b.*\b(?:writes?|written|stored?|saved?|put|keep|kept|installed?|go|goes|"
@@ -121,7 +122,8 @@ _KEY_Q = re.compile(r"\b(?:(?:keyboard )?shortcuts?|key ?bindings?|keystrokes?|h
 _KEY = re.compile(r"\u27e8[^\u27e9\n]{1,20}\u27e9|\b(?:Ctrl|Control|Shift|Alt|Meta|Cmd)[+-]\w|(?<![\w-])[CM]-[a-z]\b|\bF\d{1,2}\b")
 # an option, flag or switch is asked for: "which avrdude option sets ...", "sdcc option that dumps ..."
 _OPTION_Q = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:option|flag|switch)s?\b|"
-                       r"\b(?:option|flag|switch)\s+(?:that|to|which)\b", re.I)
+                       r"\b(?:option|flag|switch)\s+(?:that|to|which)\b|"
+                       r"^\s*how\s+(?:do|can|should)\s+I\b.*\b(?:from|on|at)\s+the\s+command[- ]line\b", re.I)
 # an entry of an option list ("-D Disable auto erase ...", "--with-fftw3=no Do not check ..."), never
 # the continuation of a sentence
 _OPTION_ENTRY = re.compile(OPTION + r"(?:=\S*)?(?:\s|$)")
@@ -242,8 +244,10 @@ _PROHIBITS = re.compile(r"\b(?:may|must|can|should)\s*not\b|\b(?:can't|mustn't|n
 PROHIBITION_BONUS = 0.2
 # a question for advice ("... what does the manual suggest?", "How can I work around ...?") is answered by the
 # sentences that give it ("So if meshing fails, try repairing the model ...", "A work-around is to split ...")
-_ASKS_ADVICE = re.compile(r"\b(?:suggest(?:s|ed)?|recommend(?:s|ed)?|advi[sc]e|work[- ]?around|what should I|"
-                          r"how (?:do|can|should) I (?:fix|avoid|solve|prevent|get around))\b", re.I)
+# (not "What Cycle value is recommended ...?": a value asked for, which "should be adequate" may not give)
+_ASKS_ADVICE = re.compile(r"\bwhat\s+(?:does|do|would)\s+(?:[\w-]+\s+){0,3}?(?:suggest|recommend|advise)\b|"
+                          r"\b(?:advice|suggestions?|recommendations?|work[- ]?around)\b|\bwhat should I\b|"
+                          r"\bhow (?:do|can|should) I (?:fix|avoid|solve|prevent|get around)\b", re.I)
 _ADVISES = re.compile(r"\b(?:try|should|recommend(?:s|ed)?|suggest(?:s|ed)?|work[- ]?arounds?|to fix this|instead)\b",
                       re.I)
 ADVICE_BONUS = 0.15
@@ -251,6 +255,12 @@ ADVICE_BONUS = 0.15
 # sentence after it ("From a performance point of view, they're equivalent ..."): that sentence scores at least
 # what the question did, less ANSWER_DROP
 ANSWER_DROP = 0.1
+# a name of joined words ("NG_STL_INPUT_ERROR", "Ng_RestrictMeshSizeBox", "yy_create_buffer"; not a path's
+# part: "examples/USER/smd/rubber_strip_pull-directory" says where an example is, not what it does) and its words
+_JOINED_NAME = re.compile(r"(?<![\w/.-])(?:[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+|[A-Za-z][a-z0-9]*(?:[A-Z][a-z0-9]+){2,})"
+                          r"(?![\w/-])")
+_NAME_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+NAME_PHRASE_WORDS = 3
 # a table row with a run of the question's words in their order ("normally closed push button: ... Aliases:
 # ncpb", not "normally open push button closed: ...": the same words; CircuiTikZ's switch table)
 PHRASE_WORDS = 3
@@ -752,9 +762,10 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     for i, c in enumerate(cands):
         have = set(content_terms(c.text))
         have |= {spellings[t] for t in have if t in spellings}
-        # a name of words joined by underscores says the words of the question it joins in the question's
-        # order ("NG_STL_INPUT_ERROR = 3" for "an STL input error"; not LD_LIBRARY_PATH for "library" and "user")
-        have |= {w for t in have if "_" in t.strip("_") for w in _phrase_in_name(t, q_pairs)}
+        # a name of joined words says the words of the question it joins in the question's order
+        # ("NG_STL_INPUT_ERROR = 3" for "an STL input error", "Ng_RestrictMeshSizeBox" for "restrict the mesh
+        # size"; not LD_LIBRARY_PATH for "library" and "user")
+        have |= {w for name in _JOINED_NAME.findall(c.text) for w in _phrase_in_name(name, q_pairs)}
         for a in _ACRONYM.findall(c.text):  # "LSBs" says "least significant bits"
             have |= spelled.get(a.lower(), set())
         cover = len(q_terms & have) / len(q_terms) if q_terms else 0.0
@@ -857,10 +868,23 @@ def _answers_of_questions(cands: list[Candidate], questions: list[tuple[Candidat
 
 
 def _phrase_in_name(name: str, pairs: set[tuple[str, str]]) -> set[str]:
-    """The words of `name` (joined by underscores) that stand next to each other in the question as
-    in the name (`pairs`, the question's consecutive content words)."""
-    parts = content_terms(name.replace("_", " "))
-    return {w for a, b in pairwise(parts) if (a, b) in pairs for w in (a, b)}
+    """The words of `name` (joined by underscores or in camel case) that stand next to each other in
+    the question as in the name (`pairs`, the question's consecutive content words), NAME_PHRASE_WORDS
+    or more of them (a parameter named by two words, "contact_stiffness", is what the question names,
+    and its synopsis no better an answer than the sentence that says how large it should be)."""
+    parts = content_terms(" ".join(_NAME_PART.findall(name)))
+    out: set[str] = set()
+    run: list[str] = parts[:1]
+    for a, b in pairwise(parts):
+        if (a, b) in pairs:
+            run.append(b)
+            continue
+        if len(run) >= NAME_PHRASE_WORDS:
+            out.update(run)
+        run = [b]
+    if len(run) >= NAME_PHRASE_WORDS:
+        out.update(run)
+    return out
 
 
 def _row_names_asked(row: str, asked_words: set[str], question: str) -> bool:

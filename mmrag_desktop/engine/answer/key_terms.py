@@ -9,9 +9,10 @@ and tells whether a text contains them:
   "1e-4" = "0.0001"); a unit written right after the number must be the evidence's unit when the
   evidence gives one there ("5 V" is not backed by "5 mA", but is by a bare "5");
 - identifiers: letters mixed with digits ("ATmega328P", "OD0", "74HC595"), ALL-CAPS names of two
-  or more letters ("PORTB", "RELTOL"), snake_case, camelCase, dotted names ("only.values"),
-  command-line options ("--without-fftw", "-DFOO", "-F"), names written as calls ("eig()"), and anything
-  in backticks or quotes that is one token; compared case-insensitively as whole tokens.
+  or more letters ("PORTB", "RELTOL"), snake_case, camelCase, names opening in capitals ("CMake"),
+  dotted names ("only.values"), command-line options ("--without-fftw", "-DFOO", "-F"), names written
+  as calls ("eig()"), and anything in backticks or quotes that is one token; compared
+  case-insensitively as whole tokens.
 """
 
 from __future__ import annotations
@@ -107,7 +108,8 @@ def _is_name(tok: str) -> bool:
         return True
     if core.isupper() and letters >= 2 and core not in _PLAIN_CAPS:
         return True
-    return bool(re.search(r"[a-z][A-Z]", core))  # camelCase
+    # camelCase, and a name whose first letters are capitals ("CMake", "XFree"; not a plural acronym: "GPUs")
+    return bool(re.search(r"[a-z][A-Z]|^[A-Z]{2,}[a-z]{2,}", core))
 
 
 def terms(sentence: str) -> list[Term]:

@@ -2360,8 +2360,15 @@ def test_a_name_joining_the_questions_words_in_their_order_carries_them(embedder
         return set(pairwise(words))
 
     assert _phrase_in_name("ld_library_path", pairs("Which library does a user set?")) == set()
+    # two words are a parameter the question names, not a phrase of it (LAMMPS's "pair_coeff <i> <j>
+    # contact_stiffness" is no better an answer to "How large should the contact stiffness be?" than "A
+    # good choice for the contact stiffness is approximately one tenth to one half of ...")
+    assert _phrase_in_name("contact_stiffness", pairs("How large should the contact stiffness be?")) == set()
     assert _phrase_in_name("r_library_search_path", pairs("the library search path")) == set(
         content_terms("library search path"))
+    # and in camel case: "Ng_RestrictMeshSizeBox" for "how do I restrict the mesh size inside a box"
+    assert _phrase_in_name("Ng_RestrictMeshSizeBox", pairs("How do I restrict the mesh size inside a box?")) == set(
+        content_terms("restrict mesh size"))
 
 
 def test_a_place_in_a_file_is_no_file_asked_for():
@@ -2438,3 +2445,30 @@ def test_the_manuals_own_question_is_answered_by_the_sentence_after_it(embedder)
     order = [c.text[:20] for c in ranked]
     answer = next(i for i, c in enumerate(ranked) if c.text.startswith("From a performance"))
     assert answer <= 1, order
+
+
+def test_a_way_to_run_from_the_command_line_asks_for_an_option(embedder):
+    """NETGEN's batch mode: "How do I run netgen from the command line so that it generates the mesh, saves
+    it to a file and exits without opening the GUI?" asks for its command-line options ("-batchmode Exit
+    after mesh generation."), which ranked below what NETGEN is and its window's buttons. And "what am I
+    forgetting to call?" asks for a name (a function: yylex_destroy())."""
+    q = ("How do I run netgen from the command line so that it generates the mesh, saves it to a file and exits "
+         "without opening the GUI?")
+    assert _asked_kind(q) == "option"
+    assert _asked_kind("My flex scanner leaks 16 KB; what am I forgetting to call?") == "name"
+    assert _asked_kind("How do I quit netgen?") == ""
+    blocks = pack_evidence([
+        manual_hit("ng4.pdf", 1, 23, "5 Netgen operations > 5.1 Command line arguments",
+                   "You can use netgen in interactive mode using its menus, or, you can run netgen\n"
+                   "in batch-mode using command line arguments."),
+        manual_hit("ng4.pdf", 2, 5, "1 Getting Started > 1.1 What is NETGEN",
+                   "NETGEN is an automatic mesh generation tool for two and three dimensions.\n"
+                   "Netgen generates triangular or quadrilateral meshes in 2D, and tetrahedral meshes in 3D.", 0.025),
+        manual_hit("ng4.pdf", 3, 23, "5 Netgen operations > 5.1 Command line arguments",
+                   "Command line arguments are specified as -flag=value.\n\u2022 -help\nPrints the available command "
+                   "line arguments\n\u2022 -geofile=filename\nSpecifies geometry file.\n\u2022 -meshfile=filename\n"
+                   "Mesh file will be stored in file filename.\n\u2022 -batchmode\nExit after mesh generation. "
+                   "Otherwise, the GUI will be started", 0.02)], 1000)
+    chosen = [c.text for c in select_sentences(q, blocks, embedder, max_sentences=4)]
+    assert any("-batchmode" in t for t in chosen), chosen
+

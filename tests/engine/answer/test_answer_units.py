@@ -274,6 +274,21 @@ def test_a_question_naming_what_no_hit_mentions_is_not_covered(embedder):
     assert ok.absent == [] and not ok.insufficient  # "USB" is in the evidence
 
 
+def test_a_name_opening_in_capitals_that_no_hit_mentions_is_not_covered(embedder):
+    """flex's manual never names CMake: "How do I add a flex scanner to a CMake-based build?" was answered
+    with its make rules at 0.81. "CMake" opens in two capitals; it is a name (a plural acronym is not)."""
+    from mmrag_desktop.engine.answer.key_terms import terms
+
+    make = [Hit(chunk_id=1, doc_id=1, doc="flex.pdf", page=128, bbox=None, kind="text", score=0.03,
+                section="FAQ > How do I use flex with make?",
+                text="LEX=flex\nmyprogram: scan.o myprogram.o\nscan.o: scan.l\nFor simple cases, the above may be "
+                     "sufficient. For other cases, you may have to explicitly instruct make how to build your scanner.")]
+    r = assess("How do I add a flex scanner to a CMake-based build?", make, embedder)
+    assert r.insufficient and r.absent == ["CMake"], (r.absent, r.score)
+    assert not assess("How do I add a flex scanner to a make-based build?", make, embedder).absent
+    assert [t.text for t in terms("The GPUs and CPUs of a CMake build")] == ["CMake"]
+
+
 def test_a_family_named_in_a_model_number_of_the_evidence_is_covered(embedder):
     """OpenOCD's manual (no set's): "Where is the NVM user row of the SAMD chips located?" was answered
     "not covered": the page says "at91samd nvmuserrow ... located at 0x804000", and "SAMD" counted
