@@ -19,8 +19,8 @@ _PAGE_NUMBER = re.compile(
     r"^(?:page\s*)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:of|/)\s*\d{1,4})?$|^[-–—]\s*\d{1,4}\s*[-–—]$", re.I
 )
 
-# (normalised text, y centre, left edge, set apart) of margin lines
-Signature = list[tuple[str, float, float, bool]]
+# (normalised text, y centre, left edge, right edge, set apart) of margin lines
+Signature = list[tuple[str, float, float, float, bool]]
 # a running header or footer that names the current section ("2.4. DRAWING A SIMPLE GRAPH", htmldoc's
 # footer "Starting xfig") changes from page to page: a margin line set apart from the page's text, title-like,
 # in the same place (height and left edge) as such a line on SLOT_PAGES neighbouring pages is one too
@@ -55,14 +55,14 @@ def margin_lines(lines: list[Line], height: float) -> list[Line]:
 
 
 def signature(lines: list[Line], height: float) -> Signature:
-    """The margin lines of a page as (text with digits replaced by '#', y centre, left edge, set apart:
-    _set_apart and _title_like), in margin_lines' order."""
+    """The margin lines of a page as (text with digits replaced by '#', y centre, left edge, right edge,
+    set apart: _set_apart and _title_like), in margin_lines' order."""
     margins = margin_lines(lines, height)
     if not margins:
         return []
     heights = sorted(ln.bbox[3] - ln.bbox[1] for ln in lines)
     middle = heights[len(heights) // 2]
-    return [(_DIGITS.sub("#", ln.text.lower()).strip(), _centre(ln), ln.bbox[0],
+    return [(_DIGITS.sub("#", ln.text.lower()).strip(), _centre(ln), ln.bbox[0], ln.bbox[2],
              _title_like(ln.text) and _set_apart(ln, lines, height, middle)) for ln in margins]
 
 
@@ -94,18 +94,27 @@ def _set_apart(line: Line, lines: list[Line], height: float, middle: float) -> b
     return gap >= SET_APART * (line.bbox[3] - line.bbox[1])
 
 
+def _same_place(x0: float, x1: float, a: float, b: float) -> bool:
+    """True when two lines (left and right edges) stand in one place: flush left, flush right or centred
+    alike (LaTeX's headers: "16 CHAPTER 2. CONSTRUCTIVE SOLID GEOMETRY (CSG)" on the left of even pages,
+    "2.4. KNOWN PROBLEMS AND WORK-AROUNDS 15" flush right on odd ones; NETGEN's centred chapter titles)."""
+    return (abs(x0 - a) <= Y_TOLERANCE or abs(x1 - b) <= Y_TOLERANCE
+            or abs((x0 + x1) / 2 - (a + b) / 2) <= Y_TOLERANCE)
+
+
 def furniture_ids(lines: list[Line], height: float, neighbours: list[Signature], own: Signature) -> set[int]:
     """ids of the lines to drop: margin lines repeated on a neighbouring page, lone page numbers, and
-    title-like lines set apart in the place of such lines on SLOT_PAGES neighbouring pages (a header
-    naming the current section). `own` is the page's signature (of these `lines`)."""
+    title-like lines set apart in the place of such lines (flush left, flush right or centred alike) on
+    SLOT_PAGES neighbouring pages (a header naming the current section). `own` is the page's signature
+    (of these `lines`)."""
     drop: set[int] = set()
-    for ln, (key, yc, x0, apart) in zip(margin_lines(lines, height), own, strict=True):
+    for ln, (key, yc, x0, x1, apart) in zip(margin_lines(lines, height), own, strict=True):
         if _PAGE_NUMBER.match(ln.text.strip()):
             drop.add(id(ln))
-        elif any(any(t == key and abs(y - yc) <= Y_TOLERANCE for t, y, _, _ in sig) for sig in neighbours):
+        elif any(any(t == key and abs(y - yc) <= Y_TOLERANCE for t, y, _, _, _ in sig) for sig in neighbours):
             drop.add(id(ln))
-        elif apart and sum(any(their_apart and abs(y - yc) <= Y_TOLERANCE and abs(x - x0) <= Y_TOLERANCE
-                               for _, y, x, their_apart in sig) for sig in neighbours) >= SLOT_PAGES:
+        elif apart and sum(any(their_apart and abs(y - yc) <= Y_TOLERANCE and _same_place(x0, x1, a, b)
+                               for _, y, a, b, their_apart in sig) for sig in neighbours) >= SLOT_PAGES:
             drop.add(id(ln))
     # the page number beside a running header dropped here, on its row below the margin band (Ghostscript's
     # color notes: "Artifex Software Inc. www.artifex.com" and "25" at 12% of the page; the number was

@@ -167,6 +167,35 @@ def test_a_running_header_that_names_the_current_section_is_dropped(tmp_path):
     assert [page[0] for page in texts] == [t.title() for t in sections[:3]]
 
 
+def test_a_running_header_centred_or_flush_right_that_names_the_section_is_dropped(tmp_path):
+    """NETGEN's manual (LaTeX): even pages carry "18  CHAPTER 3. OTHER GEOMETRY FORMATS", the chapter's title
+    centred, odd ones "2.4. KNOWN PROBLEMS AND WORK-AROUNDS  15", the section's flush right: a different text
+    and so a different left edge on every page, and a chapter of two pages shows its title once. The header
+    stayed in the text ("... a spline patch by 3 d'Boor" / "18 CHAPTER 3. OTHER GEOMETRY FORMATS" / "points.")
+    and was quoted ("OTHER GEOMETRY FORMATS points."). Lines centred alike or flush right alike stand in one
+    place too."""
+    import pymupdf
+
+    headers = ["CHAPTER 2. CONSTRUCTIVE SOLID GEOMETRY (CSG)", "2.4. KNOWN PROBLEMS AND WORK-AROUNDS",
+               "CHAPTER 3. OTHER GEOMETRY FORMATS", "3.2. USING SPLINE GEOMETRIES",
+               "CHAPTER 4. MESH AND SOLUTION FORMATS", "4.5. SOLUTION FILE FORMAT",
+               "CHAPTER 5. NETGEN OPERATIONS", "5.1. COMMAND LINE ARGUMENTS"]
+    doc = pymupdf.open()
+    for n, header in enumerate(headers):
+        page = doc.new_page(width=612, height=792)
+        width = pymupdf.get_text_length(header, fontname="helv", fontsize=10)
+        # even pages: the chapter's title centred; odd ones: the section's flush right
+        page.insert_text((306 - width / 2 if n % 2 == 0 else 522 - width, 80), header, fontsize=10, fontname="helv")
+        for i in range(36):
+            page.insert_text((90, 120 + 16 * i), f"Line {i} of page {14 + n}, the mesher's text about geometries.",
+                             fontsize=10, fontname="helv")
+    doc.save(tmp_path / "netgen.pdf")
+    texts = [[ln.text for b in p.blocks for ln in b.lines] for p in parse(tmp_path / "netgen.pdf")]
+    middle = texts[2:-2]  # (a page has two neighbours either side to compare with)
+    assert not any(h in t for page in middle for t in page for h in headers), [page[:2] for page in middle]
+    assert all(page[0].startswith("Line 0 of page") for page in middle), [page[:2] for page in middle]
+
+
 def test_footnote_is_taken_out_of_the_text_flow(tmp_path):
     note = "A negative resistor can cause convergence problems."
     sample = make_page_break_pdf(tmp_path / "f.pdf", footnote=note)
