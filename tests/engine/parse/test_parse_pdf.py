@@ -24,6 +24,13 @@ def parse(path, **kw):
         return list(doc.pages())
 
 
+def _saved_and_parsed(doc, path):
+    """The pages of the PyMuPDF document `doc`, saved to `path` and closed, as the parser reads them."""
+    doc.save(str(path))
+    doc.close()
+    return parse(path)
+
+
 def near(a, b, tol):
     return all(abs(x - y) <= tol for x, y in zip(a, b, strict=True))
 
@@ -878,9 +885,7 @@ def test_a_reference_cards_columns_are_read_one_after_the_other_each_row_whole(t
                 y += 9.5
             y += 3
     path = tmp_path / "card.pdf"
-    doc.save(str(path))
-    doc.close()
-    (parsed,) = parse(path)
+    (parsed,) = _saved_and_parsed(doc, path)
     lines = [ln.text for b in parsed.blocks for ln in b.lines]
     for column in CARD:
         for _, rows in column:
@@ -917,9 +922,7 @@ def test_a_table_without_rules_under_a_title_with_headings_and_wrapped_cells_is_
             page.insert_text((240, y + 14 * i), part, fontsize=10)
         y += 14 * max(1, len(value) if isinstance(value, list) else 1)
     path = tmp_path / "model.pdf"
-    doc.save(str(path))
-    doc.close()
-    (parsed,) = parse(path)
+    (parsed,) = _saved_and_parsed(doc, path)
     lines = [ln.text for b in parsed.blocks for ln in b.lines]
     for key, value in rows:
         if value is not None:
@@ -1341,9 +1344,7 @@ def test_a_definition_lists_terms_are_read_each_before_its_description(tmp_path)
             y += 13
         y += 7
     path = tmp_path / "movmax.pdf"
-    doc.save(str(path))
-    doc.close()
-    (parsed,) = parse(path)
+    (parsed,) = _saved_and_parsed(doc, path)
     text = "\n".join(ln.text for b in parsed.blocks for ln in b.lines)
     at = 0
     for term, lines in MOVMAX:  # each term after the description above it, before its own
