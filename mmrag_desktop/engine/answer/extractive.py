@@ -106,8 +106,10 @@ _NAME_Q = re.compile(
     r"keyword|name|register|pin|signal|macro|argument|switch|directive|statement|package|library|"
     r"location|program|tool|type|mode|style|format|attribute|property)s?\b|\bwhat is it called\b|^\s*where\b|"
     r"\bwhat\s+(?:do|should|must|am|can)\s+I\s+(?:[\w-]+\s+){0,2}?(?:to\s+)?call\b", re.I)
-# a file or directory is asked for: "where does gnuplot write the fit log", "which startup file ..."
+# a file or directory is asked for: "where does gnuplot write the fit log", "which startup file ...", "What
+# extension must a Netgen mesh size file have?"
 _FILE_Q = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:files?|director(?:y|ies)|folders?|paths?)\b|"
+                     r"\b(?:which|what)\s+(?:file(?:name)?\s+)?extensions?\b|"
                      r"^\s*where\b.*\b(?:writes?|written|stored?|saved?|put|keep|kept|installed?|go|goes|"
                      r"searche[sd]|look(?:s|ed)?|reads?|loads?|found)\b", re.I)
 # a file or directory as manuals print it: "fit.log", ".octaverc", "~/.Rprofile", "R_HOME/library"

@@ -2472,3 +2472,25 @@ def test_a_way_to_run_from_the_command_line_asks_for_an_option(embedder):
     chosen = [c.text for c in select_sentences(q, blocks, embedder, max_sentences=4)]
     assert any("-batchmode" in t for t in chosen), chosen
 
+
+
+def test_an_extension_asked_for_is_a_file_name(embedder):
+    """NETGEN's mesh size file: "What extension must a Netgen mesh size file have, ...?" asks for a file's
+    name ("The file extension must be .msz."), which ranked below sentences about mesh sizes."""
+    assert _asked_kind("What extension must a Netgen mesh size file have?") == "file"
+    assert _asked_kind("Which file extension does gnuplot give its output?") == "file"
+    assert _asked_kind("What does the extension do?") != "file"
+    text = ("By means of a mesh size file you can provide a local mesh size density. The file extension must be "
+            ".msz. If you want to use the mesh size file, you specify it in the Meshing Options dialog box, page "
+            "Mesh Size.")
+    blocks = pack_evidence([
+        manual_hit("ng4.pdf", 1, 19, "4 Mesh and Solution Formats > 4.3 Mesh Size File Format", text),
+        manual_hit("ng4.pdf", 2, 38, "A Nglib > Mesh Generation", "The user can specify the mesh size function by the "
+                   "global parameter maximal mesh size, and can additionally restrict the mesh size in points or "
+                   "cubes.", 0.025),
+        manual_hit("ng4.pdf", 3, 5, "1 Getting Started", "The input for 2D is described by spline curves, and the input "
+                   "for 3D problems is either defined by constructive solid geometries (CSG) or by the standard STL "
+                   "file format.", 0.02)], 1000)
+    chosen = [c.text for c in select_sentences("What extension must a Netgen mesh size file have, and what does each "
+                                               "point entry in it specify?", blocks, embedder, max_sentences=2)]
+    assert any(".msz" in t for t in chosen), chosen
