@@ -695,7 +695,9 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     Score = cosine(question, "section title: sentence") with `embedder` (if given) + 0.5 x share of
     the question's content words in the sentence + `rank_weight` x the block's rank (better-ranked
     blocks more) + `value_bonus` when the sentence (or its term line) carries the kind of term the
-    question asks for (a number, a name). A candidate with a term line is quoted with it."""
+    question asks for (a number, a name), and the other bonuses and penalties below (a sentence that
+    forbids for a question about what is not allowed, advice for one that asks for it, the sentence
+    after the manual's own question). A candidate with a term line is quoted with it."""
     cands = candidate_sentences(blocks)
     if not cands:
         return []

@@ -23,7 +23,8 @@ _PAGE_NUMBER = re.compile(
 Signature = list[tuple[str, float, float, float, bool]]
 # a running header or footer that names the current section ("2.4. DRAWING A SIMPLE GRAPH", htmldoc's
 # footer "Starting xfig") changes from page to page: a margin line set apart from the page's text, title-like,
-# in the same place (height and left edge) as such a line on SLOT_PAGES neighbouring pages is one too
+# in the same place (height, and left edge, right edge or centre) as such a line on SLOT_PAGES neighbouring
+# pages is one too
 SLOT_PAGES = 2
 SET_APART = 1.5  # line heights between a header (footer) and the text below (above) it
 LARGER = 1.25  # a line this much taller than the page's middle line is a title, no header

@@ -5,7 +5,8 @@ A gutter is a vertical strip in the middle of the content that (almost) no line 
 Items that cross it (titles, full-width figures) split the page into horizontal sections;
 inside a section the left column is read before the right one. Columns are searched for
 recursively, so three-column pages work too. Columns of short lines that stand row by row
-beside each other are a table without rules, read row by row (`_table_rows`).
+beside each other are a table without rules, read row by row (`_table_rows`), and so are a
+definition list's terms beside or above their descriptions (`_definition_list`).
 """
 
 from __future__ import annotations
@@ -179,6 +180,7 @@ def _table_rows(left: list[int], right: list[int], boxes: list[BBox], texts: lis
     come). Few lines fill their side (FULL_LINES_MAX), and the lines are no index entries ("Loop
     reversing, 33, 110")."""
     offsets: list[tuple[float, float, float]] = []  # a line and its partner: their tops, bottoms, middles
+    crossing = [boxes[j] for j in across]
     for side, other in ((left, right), (right, left)):
         partners_of = {i: [j for j in (*other, *across) if same_row(boxes[i], boxes[j])] for i in side}
         edge = min((boxes[i][0] for i in side if partners_of[i]), default=0.0)  # the rows' left edge
@@ -202,7 +204,7 @@ def _table_rows(left: list[int], right: list[int], boxes: list[BBox], texts: lis
                        and bool(_HEADING.match(texts[i]) or _NUMBERED_HEADING.match(texts[i])))
             # and a paragraph's last line below a line that crosses the gutter ("... peripherals with only
             # 18b addressing capability" / "memory.", simh's manual above its device table)
-            heading = heading or _last_line(box, [boxes[j] for j in across])
+            heading = heading or _last_line(box, crossing)
             others += wrapped or heading
             above = (box, lines > 0 and wrapped)
         if lines < ROW_PARTNERS * (len(side) - others):
@@ -232,8 +234,8 @@ def _definition_list(left: list[int], right: list[int], boxes: list[BBox], acros
     if len(left) > TERMS_SHARE * len(right):
         return False
     others = [boxes[j] for j in (*right, *across)]
-    terms = sorted((boxes[i] for i in left if not _last_line(boxes[i], [boxes[j] for j in across])),
-                   key=lambda b: b[1])
+    crossing = [boxes[j] for j in across]
+    terms = sorted((boxes[i] for i in left if not _last_line(boxes[i], crossing)), key=lambda b: b[1])
     if len(terms) < MIN_COLUMN_ITEMS:
         return False
     near = sum(1 for a, b in pairwise(terms) if b[1] - a[3] < b[3] - b[1])

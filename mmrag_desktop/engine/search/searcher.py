@@ -578,8 +578,8 @@ class Searcher:
                       idf, lead: Callable[[int], list[dict]], tail: Callable[[int], list[dict]]) -> list[Hit]:
         """A reserve hit of an answer's search: the text chunk after the first hit when it goes on with the
         same section on the same page ("The edge is a degenerated one. A work-around is to split the domain
-        ..." after NETGEN's "Degenerated edges ... A sphere on top of a cylinder my be described by: ...";
-        the answer of a flex FAQ's mail after its quoted question), its score the first hit's."""
+        ..." after NETGEN's "Degenerated edges ... A sphere on top of a cylinder my be described by: ..."),
+        its score the first hit's."""
         if not hits or hits[0].kind != "text" or hits[0].chunk_id not in rows:
             return []
         first = rows[hits[0].chunk_id]
