@@ -836,9 +836,10 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         if stated is not None and stated.search(c.text):
             c.score += STATES_BONUS
             c.states = True
-        if c.text.rstrip().endswith("?"):
+        asks = c.text.rstrip().endswith("?")
+        if asks:
             asked_in_manual.append((c, c.score))
-        if c.text.rstrip().endswith("?") or _quotes_a_mail(c.text):
+        if asks or _quotes_a_mail(c.text):
             # a question asked in the manual (an FAQ's, a mail's), or a mail it quotes, answers nothing
             c.score -= QUESTION_PENALTY
         if advice and _ADVISES.search(c.text):

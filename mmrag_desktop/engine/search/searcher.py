@@ -406,6 +406,11 @@ class Searcher:
     def _match_vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
         return self.sentences.match_vectors(ids)
 
+    def _fetched_highlight(self, row: dict, qvec: np.ndarray, plan: QueryPlan, filters: Filters, idf) -> Highlight:
+        """The highlight of a chunk fetched after the candidates were scored (`row`, its stored row), its
+        sentence vectors read for it alone."""
+        return _row_highlight(row, self._match_vectors([row["id"]]).get(row["id"]), qvec, plan, filters, idf)
+
     def search(self, query: str, k: int = 10, filters: Filters | None = None, *, companions: int = 0) -> list[Hit]:
         """Ranked hits for `query` (see module doc). Raises QueryError for unusable queries, ModelError
         when no text embedder is available.
@@ -591,8 +596,7 @@ class Searcher:
                 or row["section"] != first["section"]):
             return []
         rows[row["id"]] = row
-        hl = _row_highlight(row, self._match_vectors([row["id"]]).get(row["id"]), hvec, plan, filters, idf)
-        hl = self._whole_sentences(row, hl, lead, tail)
+        hl = self._whole_sentences(row, self._fetched_highlight(row, hvec, plan, filters, idf), lead, tail)
         hit = self.hit(row, hl, hits[0].score, {}, None, self.documents.kind(row["doc_id"]),
                        lead=lead(row["id"]), tail=tail(row["id"]))
         hit.reserve = True
@@ -807,7 +811,7 @@ class Searcher:
                                    for o in kept if o != cid):
                 del kept[i], highlights[cid]
                 continue
-            hl = _row_highlight(prev_row, self._match_vectors([prev]).get(prev), hvec, plan, filters, idf)
+            hl = self._fetched_highlight(prev_row, hvec, plan, filters, idf)
             _hit_becomes(kept, i, prev_row, hl, rows, highlights, scored)
 
     def _text_row_before(self, row: dict) -> dict | None:
@@ -1000,7 +1004,7 @@ class Searcher:
                 row = rows[cid]
                 if filters.kinds and row["kind"] not in filters.kinds:
                     continue
-                hl = _row_highlight(row, self._match_vectors([cid]).get(cid), qvec, plan, filters, idf)
+                hl = self._fetched_highlight(row, qvec, plan, filters, idf)
                 extra.append(self.hit(row, hl, h.score, {}, None, self.documents.kind(row["doc_id"]), enriched=True))
                 have.add(cid)
         return extra
