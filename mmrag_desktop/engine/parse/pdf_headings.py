@@ -32,6 +32,10 @@ class TocEntry:
     y: float | None  # top-left y of the destination, when the outline gives one
 
 
+# the share of a sample's characters set in a proportional font from which the body size is theirs alone
+PROSE_SHARE = 0.2
+
+
 @dataclass
 class FontStats:
     """Body text size and the larger sizes used for headings, from a sample of pages."""
@@ -42,7 +46,13 @@ class FontStats:
 
     @classmethod
     def from_lines(cls, lines: list[Line]) -> FontStats:
-        """Statistics from sample lines; the body size is the size covering most characters."""
+        """Statistics from sample lines; the body size is the size covering most characters of the
+        lines set in a proportional font, when they hold PROSE_SHARE of the characters or more: code
+        is no body text (stanli's and Yosys's 8 pt listings outweigh their 11 pt and 10 pt prose, whose
+        paragraphs of two or three lines were read as headings and left out of the text)."""
+        prose = [ln for ln in lines if not ln.mono]
+        if sum(len(ln.text) for ln in prose) >= PROSE_SHARE * sum(len(ln.text) for ln in lines):
+            lines = prose
         weight: Counter[float] = Counter()
         for ln in lines:
             weight[round(ln.size * 2) / 2] += len(ln.text)
