@@ -108,14 +108,16 @@ def _frames(drawing: BBox, table: BBox) -> bool:
 def pad_with_labels(box: BBox, lines: list[Line]) -> BBox:
     """Grow a vector figure's box over short label lines (axis labels, titles) next to it.
 
-    Caption lines and lines as wide as the figure (body text) are never taken in.
+    Caption lines, lines as wide as the figure (body text) and the last line of a paragraph of body text
+    (_ends_a_paragraph) are never taken in.
     """
     for _ in range(2):
         grown = box
         limit = max(0.7 * (box[2] - box[0]), 40.0)
         for ln in lines:
             b = ln.bbox
-            if box_inside(b, box) or caption_kind(ln.text) or (b[2] - b[0]) > limit:
+            if (box_inside(b, box) or caption_kind(ln.text) or (b[2] - b[0]) > limit
+                    or _ends_a_paragraph(ln, lines, limit)):
                 continue
             if _distance(box, b) <= LABEL_PAD:
                 grown = (min(grown[0], b[0]), min(grown[1], b[1]), max(grown[2], b[2]), max(grown[3], b[3]))
@@ -123,6 +125,17 @@ def pad_with_labels(box: BBox, lines: list[Line]) -> BBox:
             break
         box = grown
     return box
+
+
+def _ends_a_paragraph(ln: Line, lines: list[Line], limit: float) -> bool:
+    """True when the line right above `ln`, at line spacing, is body text (wider than `limit`) that starts
+    where `ln` does: `ln` is that paragraph's last line, not a label of the figure below (stanli's "To
+    achieve the best possible appearance of the labels, ... the position can be" / "shifted with an
+    optional parameter.", 4 pt above a drawing)."""
+    b = ln.bbox
+    height = b[3] - b[1]
+    return any(o is not ln and o.bbox[2] - o.bbox[0] > limit and abs(o.bbox[0] - b[0]) <= 2.0
+               and 0.0 <= b[1] - o.bbox[3] <= 0.8 * height for o in lines)
 
 
 def lines_inside(box: BBox, lines: list[Line]) -> list[Line]:

@@ -84,6 +84,36 @@ def test_a_page_number_beside_a_running_header_below_the_margin_goes_with_it(tmp
         assert "42" in lines and lines[0].startswith("Body line 0"), lines[:3]
 
 
+def test_short_paragraphs_of_a_manual_whose_listings_outweigh_its_prose_are_text(tmp_path):
+    """stanli's and Yosys's manuals set more characters of 8 pt code than of 11 pt or 10 pt prose: the
+    body size was taken from the code, and every paragraph of two or three lines, being larger, was read
+    as a heading, so "Special additions ... are shown in orange, but are not in the sample code" was in
+    no chunk's text. The body size is the prose's; the section titles stay headings."""
+    import pymupdf
+
+    TITLES = {1: "Beams and bars", 2: "Supports and bearings", 3: "Joints"}  # noqa: N806
+    doc = pymupdf.open()
+    for n in range(1, 4):
+        page = doc.new_page(width=612, height=792)
+        page.insert_text((72, 130), f"{n}.1 {TITLES[n]}", fontsize=14, fontname="hebo")
+        page.insert_text((72, 160), f"Special additions of page {n} are shown in orange, but are not in the", fontsize=11)
+        page.insert_text((72, 174), "sample code available.", fontsize=11)
+        for i in range(6):  # a paragraph of six lines: under half the characters, as in those manuals
+            page.insert_text((72, 200 + 14 * i), f"Line {i} of the paragraph on beams tells how a bar is drawn.", fontsize=11)
+        for i in range(14):
+            page.insert_text((90, 300 + 10 * i), f"\\dbeam {{{i}}}{{ initial point }}{{ end point }}[ rounded ][ rounded ];",
+                             fontsize=8, fontname="cour")
+        page.insert_text((72, 480), f"{n}.2 Loads", fontsize=14, fontname="hebo")
+        page.insert_text((72, 510), "The optional parameter orientation can be changed. The default", fontsize=11)
+        page.insert_text((72, 524), "setting is above right, which means top right.", fontsize=11)
+    for page in _saved_and_parsed(doc, tmp_path / "listings.pdf"):
+        kinds = {b.text.split()[0]: b.kind for b in page.blocks}
+        assert kinds["Special"] == kinds["The"] == "text", kinds
+        assert [b.text for b in page.blocks if b.kind == "heading"] == [f"{page.page}.1 {TITLES[page.page]}",
+                                                                          f"{page.page}.2 Loads"]
+        assert any(b.kind == "code" and "dbeam" in b.text for b in page.blocks)
+
+
 def test_two_columns_read_left_then_right(tmp_path):
     sample = make_two_column_pdf(tmp_path / "c.pdf")
     (page,) = parse(sample.path)
@@ -517,6 +547,35 @@ def test_caption_between_two_figures_goes_to_the_figure_above(tmp_path):
     assert len(caps) == 1 and len(figs) == 2, [(b.kind, b.bbox) for b in blocks]
     target = blocks[caps[0].caption_of]
     assert target.bbox[3] < 320, f"caption linked to the lower figure {target.bbox}"
+
+
+def test_the_last_line_of_a_paragraph_just_above_a_drawing_stays_with_the_paragraph(tmp_path):
+    """stanli's "To achieve the best possible appearance of the labels, ... the position can be" / "shifted
+    with an optional parameter." sat 4 pt above a drawing: the short last line was taken in as the figure's
+    label, and the chunk read "... the position can be Now the point labeling can be switched off". SCons'
+    user guide lost the last line of a paragraph to an empty frame below it 28 times. A short line that ends
+    the paragraph of body text right above it is no label; a short label line beside the drawing still is."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    body = ["Now the only missing parts are the names of nodes and bars, then the construction is completed.",
+            "To achieve the best possible appearance of the labels, can the labels (notation) the position can be"]
+    for i, t in enumerate(body):
+        page.insert_text((60, 100 + 14 * i), t, fontsize=10)
+    page.insert_text((60, 128), "shifted with an optional parameter.", fontsize=10)
+    page.draw_rect((80, 134, 520, 330), color=(0, 0, 0), width=1)  # the drawing, 4 pt below the last line
+    page.draw_line((90, 320), (510, 150), color=(1, 0, 0), width=2)
+    page.insert_text((300, 343), "q = 10 kN/m", fontsize=8)  # a label under the drawing
+    page.insert_text((60, 400), "Now the point labeling can be switched off and the construction is finished.", fontsize=10)
+    path = tmp_path / "labels.pdf"
+    doc.save(str(path))
+    doc.close()
+    blocks = _one_page_blocks(path)
+    (fig,) = [b for b in blocks if b.kind == "figure"]
+    text = "\n".join(b.text for b in blocks if b.kind == "text")
+    assert "the position can be\nshifted with an optional parameter." in text, [(b.kind, b.text) for b in blocks]
+    assert fig.bbox[1] > 130 and fig.bbox[3] >= 343, fig.bbox  # the label below is the figure's
 
 
 def _one_page_blocks(path):
