@@ -179,6 +179,7 @@ def assess(
     term_df: Callable[[list[str]], dict[str, int]] | None = None,
     unknown_margin: float | None = None,
     titles: dict[str, str] | None = None,
+    mates: Sequence[Hit] = (),
 ) -> ConfidenceReport:
     """Score the evidence for `question`; `insufficient` when below the threshold, when no hits,
     when a name of the question is in no hit (`absent_names`; a family named in a hit's model number
@@ -189,14 +190,17 @@ def assess(
     `embedder` is the library's text embedder (anything with `encode(list[str])` returning
     L2-normalised rows); without it similarity falls back to term coverage. `term_df` is the
     library's `term_df`. `titles` ({file name: title}) are the documents'; a name that a hit's
-    document is called by is no absent name (`names_a_document`). Never raises for empty hits
-    (returns score 0, insufficient).
+    document is called by is no absent name (`names_a_document`). `mates` (other passages of the hits'
+    pages, the search's reserve) are not scored, but a name they mention is no absent name: Autoconf's
+    "exit with status 208" is in the table of exit statuses under the sentence found. Never raises for
+    empty hits (returns score 0, insufficient).
     """
     thr = DEFAULT_THRESHOLD if threshold is None else float(threshold)
     f = features(question, hits, embedder)
     score = score_features(f) if hits else 0.0
-    text = "\n".join(f"{h.section}\n{h.text}" for h in hits).lower()
-    absent = [n for n in absent_names(question, hits) if not in_model_number(n, text)
+    named = [*hits, *mates] if hits else []
+    text = "\n".join(f"{h.section}\n{h.text}" for h in named).lower()
+    absent = [n for n in absent_names(question, named) if not in_model_number(n, text)
               and not names_a_document(n, hits, titles or {})]
     f["absent_names"] = float(len(absent))
     unknown = [w for w in (unknown_words(question, term_df) if term_df is not None else [])
@@ -239,11 +243,23 @@ def unknown_words(question: str, term_df: Callable[[list[str]], dict[str, int]])
         return []
     from ..search.query import part_spellings
 
-    variants = {w: _spellings(w) + part_spellings(w) + list(GREEK.get(w, "")) for w in words}
+    variants = {w: _spellings(w) + _nouns_of(w) + part_spellings(w) + list(GREEK.get(w, "")) for w in words}
     parts = {w: _dotted_parts(w) for w in words}
     df = term_df(list(dict.fromkeys([*(v for vs in variants.values() for v in vs), *(p for ps in parts.values() for p in ps)])))
     return [w for w in words if not any(df.get(v, 0) for v in variants[w])
             and not (parts[w] and all(df.get(p, 0) for p in parts[w]))]
+
+
+def _nouns_of(word: str) -> list[str]:
+    """The nouns an adjective in -ic or -ical may be made from, which a manual writes instead: "a
+    parabolic diagram" of one that says "parabola" (stanli's "[parabola height]"), "periodic" /
+    "period", "cyclic" / "cycle", "geometrical" / "geometry"; [] for other words."""
+    if word.endswith("ical") and len(word) > 7:
+        return [word[:-4] + "y"]
+    if word.endswith("ic") and len(word) > 5:
+        base = word[:-2]
+        return [base + "a", base, base + "e"]
+    return []
 
 
 def _dotted_parts(word: str) -> list[str]:

@@ -214,7 +214,7 @@ def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: 
         threshold = settings.extra.get("answer_confidence_threshold")
         report = assess(search_q, hits, embedder, threshold, term_df=getattr(library, "term_df", None),
                         unknown_margin=settings.extra.get("answer_unknown_margin"),
-                        titles=titles)
+                        titles=titles, mates=reserve)
         answer.confidence = report.score
         stats["confidence_features"] = {k_: round(v, 4) for k_, v in report.features.items()}
         stats["confidence_threshold"] = report.threshold

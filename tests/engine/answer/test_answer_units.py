@@ -605,3 +605,23 @@ def test_an_entry_in_quotes_is_the_entry_of_the_name_asked_about(embedder):
     blocks = pack_evidence([hit(1, text)], 1000)
     ranked = rank_candidates("What does the USBasp section_config parameter do?", blocks, embedder)
     assert "Programmer will erase configuration section" in ranked[0].text and ranked[0].entry, ranked[0].text
+
+
+def test_an_adjective_in_ic_is_known_by_the_noun_a_manual_writes(embedder):
+    """stanli's manual (no set's): "How do I get a parabolic instead of a linear internal force diagram ...?"
+    was answered "not covered": the manual says "[parabola height]", never "parabolic", and the unknown
+    word was what the question asks for. An adjective in -ic or -ical is known by its noun."""
+    from mmrag_desktop.engine.answer.confidence import unknown_words
+
+    library_words = {"parabola": 3, "linear": 5, "internal": 9, "force": 20, "diagram": 2, "period": 4, "geometry": 2}
+
+    def term_df(words):
+        return {w: library_words.get(w, 0) for w in words}
+
+    question = "How do I get a parabolic instead of a linear internal force diagram?"
+    assert unknown_words(question, term_df) == []
+    assert unknown_words("Is the signal periodic and is the geometrical error small?", term_df) == ["signal", "error", "small"]
+    assert unknown_words("Is the plot hyperbolic?", term_df) == ["plot", "hyperbolic"]  # no "hyperbola" here
+    page = [hit(1, "\\dinternalforces{initial point}{end point}{initial value}{end value}[parabola height][color]; "
+                   "With this function, linear and quadratic curves of internal forces can be displayed.")]
+    assert not assess(question, page, embedder, term_df=term_df).insufficient

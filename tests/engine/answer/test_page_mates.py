@@ -119,3 +119,44 @@ def test_the_first_hits_passage_goes_on_in_the_next_chunk_of_its_section(library
     assert reserve[0].page == 1 and reserve[0].score == hits[0].score
     # the Search list has no reserve
     assert not any(h.reserve for h in library.search(ASK_WORKAROUND, k=DEFAULT_K))
+
+
+
+SIGNALS = ["Portable handling of signals within the shell is another major source of headaches. Solaris 10",
+           "/bin/sh automatically traps most signals by default; the shell still exits with error upon",
+           "termination by one of those signals, but in such a case the exit status might be somewhat",
+           "unexpected, even if allowed by Posix, strictly speaking. Other shells exit with the number of",
+           "the signal that killed them added to 128, as bash and the Korn shells do after a kill of their",
+           "own process, and a script that looks at the status can tell which signal ended the shell."]
+STATUSES = ["$ for sig in 1 2 3 15; do /bin/sh -c \"kill -$sig \\$\\$\"; echo $?; done",
+            "signal 1: Hangup 129", "signal 2: 208", "signal 3: 208", "signal 15: 208"]
+SHELLS = ["The exit status of a pipeline is the status of its last command; a shell that negates it with",
+          "! reports the opposite status. Posix requires case to give an exit status of 0 if no cases match.",
+          "A trap on EXIT runs when the shell exits, and the status it sees is the status of the last command."]
+
+
+def test_a_name_only_a_page_mate_mentions_is_no_absent_name(library, tmp_path):
+    """Autoconf's manual (no set's): "Why does a shell script killed by SIGINT ... exit with status 208 ...?"
+    was answered "not covered": "208" is in the listing of exit statuses below the paragraph found, a
+    passage of its page the search held in reserve, and a name no hit mentions made the question not
+    covered. The reserve is not scored, but what it names is on the hits' pages."""
+    from mmrag_desktop.engine.answer.confidence import assess
+    from mmrag_desktop.engine.answer.pipeline import COMPANIONS, DEFAULT_K, ask
+
+    page = [(57, 80 + 14 * i, t) for i, t in enumerate([*SIGNALS, "", "", *STATUSES])]
+    pdf = write_pdf(tmp_path / "shells.pdf", [page, [(57, 80 + 14 * i, t) for i, t in enumerate(SHELLS)]], fontsize=10)
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    question = "Why does a shell killed by a signal under Solaris 10 /bin/sh exit with status 208 instead of 128 plus the signal?"
+    hits = library.search(question, k=DEFAULT_K, companions=COMPANIONS)
+    scored = [h for h in hits if not h.reserve]
+    reserve = [h for h in hits if h.reserve]
+    # the case: only a page-mate in reserve gives the status
+    assert not any("208" in h.text for h in scored) and any("208" in h.text for h in reserve), \
+        [(h.reserve, h.text[:40]) for h in hits]
+    assert assess(question, scored, library.embedder).absent == ["208"]
+    assert assess(question, scored, library.embedder, mates=reserve).absent == []
+    answer = ask(library, question, mode="extractive")
+    assert not answer.insufficient_evidence and "Solaris 10 /bin/sh automatically traps" in answer.text, answer.text
+    # a status neither the hits nor their page-mates give still makes the question not covered
+    other = assess(question.replace("208", "209"), scored, library.embedder, mates=reserve)
+    assert other.absent == ["209"] and other.insufficient
