@@ -193,6 +193,7 @@ _NUMBERED_LABEL = re.compile(r"(?:^|\s)\d{1,2}\.(?=[A-Z]|\s+[A-Z]|\s*$)")
 # the line that opens an entry of a list of options or settings: "-F Normally, ...", "DOT_CLEANUP If the ..."
 _ENTRY_START = re.compile(r"(-{1,2}[A-Za-z][\w-]*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?:[ =](?:<[^<>]*>|\[[^\[\]]*\]))?\s+[A-Z]")
 SHORT_ENTRY = 10  # an entry's description shorter than this many words is quoted with the sentence after it
+SIBLING_PENALTY = 0.2  # off a sentence that names a sibling of the name asked for and not that name
 PAIR_WORDS = 60  # a sentence and the next one it needs, quoted together, stay this short
 # a sentence that says how to do what the sentence before it describes, quoted with it
 # (or how a problem it describes is solved: "The problem is caused by the presence of finite rotations in the
@@ -206,6 +207,16 @@ _SAYS_MEANING = re.compile(r"(?:this|that|it) (?:means|indicates|signifies|tells
 # a question what a thing is, and a sentence that says more of what the one before it is
 _WHAT_IS_A = re.compile(r"\s*what(?: exactly)? (?:is|are) (?:an? |the )?[\"'\u201c]?([a-z][\w-]+)\b", re.I)
 _SAYS_MORE = re.compile(r"(?:it|they) (?:is|are|has|have|consists|contains|holds)\b", re.I)
+# a condition and the sentence after it that says what happens when it does not hold: one statement ("If
+# either method succeeds, define HAVE_ALLOCA." + "Otherwise, set the output variable ALLOCA to ...")
+_CONDITION = re.compile(r"\s*(?:if|when|unless)\b", re.I)
+_OTHERWISE = re.compile(r"\s*(?:otherwise|else|if not|if (?:this|that|it) fails)\b", re.I)
+# a question how to avoid or fix a problem, and a sentence that says how, after the one that states it
+# ("... read and discard input in this case." + "Portable scripts can redirect input from /dev/null to
+# work around the problem.")
+_ASKS_REMEDY = re.compile(r"\b(?:avoid|fix|work ?around|prevent|get around|solve|cure|remedy)\b", re.I)
+_GIVES_REMEDY = re.compile(r"\b(?:work ?around|avoid|fix|solve|circumvent|overcome|remedy|cure|prevent) "
+                           r"(?:this|that|it|the (?:problem|issue|bug))\b", re.I)
 LEAD_IN_PENALTY = 0.2
 _SHOWS_CODE = re.compile(r":\s+\S*(?:://|[/=@_])\S*$")  # a sentence that ends with the code it announces
 # an item of a list that names a thing and says what it is, its ";" the list's ("GLP_NU — non-basic variable on
@@ -749,6 +760,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     by_id = {b.id: b for b in blocks}
     howto_bonus = HOWTO_BONUS if _HOWTO_Q.search(question) else 0.0
     asks_meaning = bool(_ASKS_MEANING.search(question))
+    asks_remedy = bool(_ASKS_REMEDY.search(question))
+    q_names = _names(question)
     defined = m.group(1) if (m := _WHAT_IS_A.match(question)) else ""
     stated = _states(question)
     prohibited = bool(_ASKS_PROHIBITED.search(question))
@@ -808,7 +821,9 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             paired = True
         if (not paired and c.following
                 and (_HOW_IT_IS_DONE.match(c.following) or (asks_meaning and _SAYS_MEANING.match(c.following))
-                     or (defined and _SAYS_MORE.match(c.following) and re.search(rf"\b{re.escape(defined)}", c.text, re.I)))
+                     or (defined and _SAYS_MORE.match(c.following) and re.search(rf"\b{re.escape(defined)}", c.text, re.I))
+                     or (_CONDITION.match(c.text) and _OTHERWISE.match(c.following))
+                     or (asks_remedy and _GIVES_REMEDY.search(c.following)))
                 and len(c.text.split()) + len(c.following.split()) <= PAIR_WORDS):
             # (and for "what does that mean?", "... is drawn in white instead of yellow." + "This means that
             # AO-51 is selected.": the meaning is in the sentence after; for "What exactly is a module?", "A
@@ -825,6 +840,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score -= LEAD_IN_PENALTY
         if opposes(plan.terms, c.text):  # "internal ram" for "external RAM": the embedder reads them alike
             c.score -= OPPOSITE_PENALTY
+        if q_names and _names_a_sibling(c.text, q_names):
+            c.score -= SIBLING_PENALTY
         if c.block_id in rows_of and phrases and any(ph in " ".join(_PHRASE_WORD.findall(c.text.lower()))
                                                       for ph in phrases):
             c.score += PHRASE_BONUS
@@ -859,6 +876,33 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     _twins_of_the_other_polarity(question, cands)
     _lift_what_is_asked_for(question, blocks, cands, asked, named)
     return sorted(cands, key=lambda c: -c.score)
+
+
+def _names(text: str) -> set[str]:
+    """The names of `text` (key_terms: identifiers, ALL-CAPS names, part numbers) of four characters or
+    more, upper-cased."""
+    return {t.text.upper() for t in terms(text) if t.kind == "name" and len(t.text) >= 4}
+
+
+def _siblings(a: str, b: str) -> bool:
+    """True when the names `a` and `b` (upper case) differ in a few characters of the middle or the end:
+    CFLAGS / CXXFLAGS / LDFLAGS, AC_PROG_CC / AC_PROG_CXX, PIC16F84 / PIC16F88."""
+    if a == b or abs(len(a) - len(b)) > 3:
+        return False
+    n = min(len(a), len(b))
+    prefix = next((i for i in range(n) if a[i] != b[i]), n)
+    suffix = next((i for i in range(n - prefix) if a[-1 - i] != b[-1 - i]), n - prefix)
+    return prefix + suffix >= max(len(a), len(b)) - 3
+
+
+def _names_a_sibling(sentence: str, asked: set[str]) -> bool:
+    """True when `sentence` names none of the names `asked` (_names of the question) but a sibling of one
+    (_siblings): Autoconf's "You can override the default for CXXFLAGS ... between AC_INIT and
+    AC_PROG_CXX" says nothing of CFLAGS and AC_PROG_CC."""
+    have = _names(sentence)
+    if not have or have & asked:
+        return False
+    return any(_siblings(a, h) for a in asked for h in have)
 
 
 def _answers_of_questions(cands: list[Candidate], questions: list[tuple[Candidate, float]]) -> None:
@@ -1137,6 +1181,11 @@ def in_section(sentence: str, section: str) -> str:
     return f"{section}: {sentence}" if section else sentence
 
 
+# a sentence that gives a setting's value in words or options ("If the shell variable CFLAGS was not already
+# set, it is set to -g -O2 for the GNU C compiler"; "the type defaults to auto")
+_SETS_VALUE = re.compile(r"\b(?:is|are|gets?) set to\b|\bdefaults? to\b|\bdefault (?:value |setting )?is\b", re.I)
+
+
 def _carries(text: str, asked: str) -> bool:
     """True when `text` holds the kind of term asked for: a key ("key": "⟨F8⟩", "Ctrl+Q", "C-c"), a
     number ("value"), an identifier ("name"), a command-line option ("option": "-F", "--without-fftw"),
@@ -1149,7 +1198,8 @@ def _carries(text: str, asked: str) -> bool:
         return any(m.group().rstrip(".").lower() not in _NOT_FILE and not m.group()[:1].isdigit()
                    for m in _FILE_TERM.finditer(text))
     if asked == "value":
-        return any(t.kind == "number" for t in terms(_PAGE_REF.sub(" ", text)))
+        return (any(t.kind == "number" for t in terms(_PAGE_REF.sub(" ", text)))
+                or _SETS_VALUE.search(text) is not None)
     return any(t.kind == "name" for t in terms(text))
 
 

@@ -537,6 +537,72 @@ def test_what_a_thing_is_is_quoted_with_the_sentence_that_says_more_of_it(embedd
     assert meant.text.endswith("This means that AO-51 is selected."), meant.text
 
 
+def test_a_condition_is_quoted_with_its_otherwise_and_a_problem_with_its_remedy(embedder):
+    """Autoconf's manual (no set's): "If the system has no working alloca, what does AC_FUNC_ALLOCA set up
+    instead?" quoted "If either method succeeds, define HAVE_ALLOCA." without "Otherwise, set the output
+    variable ALLOCA to ..."; "... why, and how do I avoid it?" quoted "However, traditional Awk
+    implementations ... read and discard input in this case." without "Portable scripts can redirect input
+    from /dev/null to work around the problem." A condition goes with its otherwise; a problem with the
+    sentence after it that works around it, when the question asks how to avoid it."""
+    alloca = pack_evidence([manual_hit("autoconf.pdf", 1, 68, "5.5.2 Particular Function Checks",
+                                       "Check for the alloca function. Define HAVE_ALLOCA_H if alloca.h defines a "
+                                       "working alloca. If not, look for a builtin alternative. If either method "
+                                       "succeeds, define HAVE_ALLOCA. Otherwise, set the output variable ALLOCA to "
+                                       "alloca.o and define C_ALLOCA (so programs can periodically call alloca (0) to "
+                                       "garbage collect).")], 1000)
+    ranked = [c.text for c in rank_candidates("If the system has no working alloca, what does AC_FUNC_ALLOCA set up?",
+                                              alloca, embedder)]
+    paired = "If either method succeeds, define HAVE_ALLOCA. Otherwise, set the output variable ALLOCA to"
+    assert any(t.startswith(paired) for t in ranked), ranked
+    awk = pack_evidence([manual_hit("autoconf.pdf", 2, 253, "11.15 Limitations of Usual Tools",
+                                    "Posix says that if a program contains only BEGIN actions, then the program "
+                                    "merely executes the actions without reading input. However, traditional Awk "
+                                    "implementations (such as Solaris 10 awk) read and discard input in this case. "
+                                    "Portable scripts can redirect input from /dev/null to work around the problem.")],
+                        1000)
+    remedy = "Portable scripts can redirect input from /dev/null to work around the problem."
+    why = [c.text for c in rank_candidates("My awk program with only a BEGIN block waits for input on Solaris 10; why, "
+                                           "and how do I avoid it?", awk, embedder)]
+    assert any(t.startswith("However, traditional Awk") and t.endswith(remedy) for t in why), why
+    only_why = [c.text for c in rank_candidates("Why does my awk program with only a BEGIN block wait for input on "
+                                                "Solaris 10?", awk, embedder)]
+    assert not any(t.endswith(remedy) and t != remedy for t in only_why), only_why
+
+
+def test_a_sentence_naming_a_sibling_of_the_name_asked_for_ranks_below_and_a_default_set_in_words_is_a_value(
+        embedder, monkeypatch):
+    """Autoconf's manual (no set's): "What does AC_PROG_CC put in CFLAGS by default, and how can I change that
+    default ...?" quoted "You can override the default for CXXFLAGS by inserting a shell default assignment
+    between AC_INIT and AC_PROG_CXX" second and never "If the shell variable CFLAGS was not already set, it is
+    set to -g -O2 for the GNU C compiler": a sentence that names a sibling (CXXFLAGS, AC_PROG_CXX) and not the
+    name asked for ranks lower, and a value set in words ("is set to -g -O2") is a value."""
+    from mmrag_desktop.engine.answer import extractive
+    from mmrag_desktop.engine.answer.extractive import _carries, _siblings
+
+    cc = manual_hit("autoconf.pdf", 1, 95, "5.10.3 C Compiler Characteristics",
+                    "If the shell variable CFLAGS was not already set, it is set to -g -O2 for the GNU C compiler, or -g "
+                    "for other compilers. CFLAGS is then made an output variable. You can override the default for "
+                    "CFLAGS by inserting a shell default assignment between AC_INIT and AC_PROG_CC.")
+    cxx = manual_hit("autoconf.pdf", 2, 100, "5.10.4 C++ Compiler Characteristics",
+                     "You can override the default for CXXFLAGS by inserting a shell default assignment between "
+                     "AC_INIT and AC_PROG_CXX. The C++ compiler is searched for in the PATH.")
+    assert _siblings("CFLAGS", "CXXFLAGS") and _siblings("AC_PROG_CC", "AC_PROG_CXX") and _siblings("PIC16F84", "PIC16F88")
+    assert not _siblings("CFLAGS", "CFLAGS") and not _siblings("SIGINT", "SIGTERM") and not _siblings("AC_FUNC_ALLOCA",
+                                                                                                      "HAVE_ALLOCA")
+    assert _carries("it is set to -g -O2 for the GNU C compiler", "value") and _carries("The type defaults to auto.", "value")
+    assert not _carries("CFLAGS is then made an output variable.", "value")
+    question = "What does AC_PROG_CC put in CFLAGS by default, and how can I change that default?"
+    evidence = pack_evidence([cc, cxx], 1000)
+    ranked = {c.text[:40]: c.score for c in rank_candidates(question, evidence, embedder)}
+    monkeypatch.setattr(extractive, "SIBLING_PENALTY", 0.0)
+    monkeypatch.setattr(extractive, "_SETS_VALUE", re.compile("(?!)"))
+    before = {c.text[:40]: c.score for c in rank_candidates(question, evidence, embedder)}
+    cxxflags, cflags, set_to = ("You can override the default for CXXFLAG", "You can override the default for CFLAGS ",
+                                "If the shell variable CFLAGS was not alr")
+    assert ranked[cxxflags] < before[cxxflags] and ranked[cflags] == pytest.approx(before[cflags])
+    assert ranked[set_to] > before[set_to] and ranked[set_to] > ranked[cxxflags]
+
+
 def test_a_chunk_that_starts_mid_sentence_is_quoted_as_a_continuation(embedder):
     """The GMIN chunk of the ngspice manual starts "default value is 1.0e-12."; quoted alone for an
     ITL1 question it read as ITL1's default. It is shown as "... default value is 1.0e-12." and
