@@ -761,6 +761,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     howto_bonus = HOWTO_BONUS if _HOWTO_Q.search(question) else 0.0
     asks_meaning = bool(_ASKS_MEANING.search(question))
     asks_remedy = bool(_ASKS_REMEDY.search(question))
+    asks_default = bool(_ASKS_DEFAULT.search(question))
     q_names = _names(question)
     defined = m.group(1) if (m := _WHAT_IS_A.match(question)) else ""
     stated = _states(question)
@@ -812,6 +813,9 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score -= BOUND_PENALTY
         paired = False
         if asked and _carries(c.text, asked):
+            c.score += value_bonus
+        elif asks_default and _STATES_DEFAULT.search(c.text):
+            # "Where is a label placed by default?" asks a place: "The default setting is above right."
             c.score += value_bonus
         elif (asked and c.following and _carries(c.following, asked) and not _OPTION_ENTRY.match(c.following)
               and len(c.text.split()) + len(c.following.split()) <= PAIR_WORDS):
@@ -880,19 +884,20 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
 
 def _names(text: str) -> set[str]:
     """The names of `text` (key_terms: identifiers, ALL-CAPS names, part numbers) of four characters or
-    more, upper-cased."""
-    return {t.text.upper() for t in terms(text) if t.kind == "name" and len(t.text) >= 4}
+    more, upper-cased, letters and digits only ("APRS-IS" and "APRSIS" are one name)."""
+    return {re.sub(r"[\W_]", "", t.text.upper()) for t in terms(text) if t.kind == "name" and len(t.text) >= 4}
 
 
 def _siblings(a: str, b: str) -> bool:
-    """True when the names `a` and `b` (upper case) differ in a few characters of the middle or the end:
-    CFLAGS / CXXFLAGS / LDFLAGS, AC_PROG_CC / AC_PROG_CXX, PIC16F84 / PIC16F88."""
+    """True when the names `a` and `b` (upper case) share five characters or more and differ in at most
+    three of the middle or the end: CFLAGS / CXXFLAGS / LDFLAGS, AC_PROG_CC / AC_PROG_CXX, PIC16F84 /
+    PIC16F88."""
     if a == b or abs(len(a) - len(b)) > 3:
         return False
     n = min(len(a), len(b))
     prefix = next((i for i in range(n) if a[i] != b[i]), n)
     suffix = next((i for i in range(n - prefix) if a[-1 - i] != b[-1 - i]), n - prefix)
-    return prefix + suffix >= max(len(a), len(b)) - 3
+    return prefix + suffix >= max(len(a) - 3, len(b) - 3, 5)  # (not GLPK / GLP_BS: too short to tell)
 
 
 def _names_a_sibling(sentence: str, asked: set[str]) -> bool:
@@ -1184,6 +1189,12 @@ def in_section(sentence: str, section: str) -> str:
 # a sentence that gives a setting's value in words or options ("If the shell variable CFLAGS was not already
 # set, it is set to -g -O2 for the GNU C compiler"; "the type defaults to auto")
 _SETS_VALUE = re.compile(r"\b(?:is|are|gets?) set to\b|\bdefaults? to\b|\bdefault (?:value |setting )?is\b", re.I)
+
+
+# a question about a default, and a sentence that states one, in words or numbers ("Per default the distance
+# to the beam axis is the radius of a joint.")
+_ASKS_DEFAULT = re.compile(r"\bdefaults?\b", re.I)
+_STATES_DEFAULT = re.compile(r"\b(?:by|per) default\b|\bdefaults? (?:value |setting )?(?:is|are)\b|\bdefaults? to\b", re.I)
 
 
 def _carries(text: str, asked: str) -> bool:

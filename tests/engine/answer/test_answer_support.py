@@ -587,7 +587,7 @@ def test_a_sentence_naming_a_sibling_of_the_name_asked_for_ranks_below_and_a_def
                      "You can override the default for CXXFLAGS by inserting a shell default assignment between "
                      "AC_INIT and AC_PROG_CXX. The C++ compiler is searched for in the PATH.")
     assert _siblings("CFLAGS", "CXXFLAGS") and _siblings("AC_PROG_CC", "AC_PROG_CXX") and _siblings("PIC16F84", "PIC16F88")
-    assert not _siblings("CFLAGS", "CFLAGS") and not _siblings("SIGINT", "SIGTERM") and not _siblings("AC_FUNC_ALLOCA",
+    assert not _siblings("GLPK", "GLP_BS") and not _siblings("CFLAGS", "CFLAGS") and not _siblings("SIGINT", "SIGTERM") and not _siblings("AC_FUNC_ALLOCA",
                                                                                                       "HAVE_ALLOCA")
     assert _carries("it is set to -g -O2 for the GNU C compiler", "value") and _carries("The type defaults to auto.", "value")
     assert not _carries("CFLAGS is then made an output variable.", "value")
@@ -601,6 +601,28 @@ def test_a_sentence_naming_a_sibling_of_the_name_asked_for_ranks_below_and_a_def
                                 "If the shell variable CFLAGS was not alr")
     assert ranked[cxxflags] < before[cxxflags] and ranked[cflags] == pytest.approx(before[cflags])
     assert ranked[set_to] > before[set_to] and ranked[set_to] > ranked[cxxflags]
+
+
+def test_a_sentence_that_states_a_default_answers_a_question_about_the_default(embedder, monkeypatch):
+    """stanli's manual (no set's): "Where is a \\dnotation type 1 label placed by default ...?" asks a
+    place, not a number: "The default setting is above right, which means top right." was never quoted.
+    A sentence that states a default ("default ... is", "defaults to", "per default") counts as carrying
+    what a question about a default asks for."""
+    from mmrag_desktop.engine.answer import extractive
+
+    label = pack_evidence([manual_hit("stanli.pdf", 1, 23, "3.2.10 Labeling",
+                                      "Type 1 is a normal labeling. Only the insertion point and the corresponding text "
+                                      "must be specified. The optional parameter orientation can be changed. The default "
+                                      "setting is above right, which means top right. Type 2 has besides the label "
+                                      "additional a line to mark the appropriate place.")], 1000)
+    question = "Where is a type 1 label placed by default, and how can I change its position?"
+    ranked = rank_candidates(question, label, embedder)
+    assert ranked[0].text.startswith("The default setting is above right"), [c.text for c in ranked]
+    monkeypatch.setattr(extractive, "_STATES_DEFAULT", re.compile("(?!)"))
+    assert not rank_candidates(question, label, embedder)[0].text.startswith("The default setting")
+    monkeypatch.undo()
+    other = rank_candidates("Where is a type 1 label placed, and how can I change its position?", label, embedder)
+    assert not other[0].text.startswith("The default setting"), [c.text for c in other]
 
 
 def test_a_chunk_that_starts_mid_sentence_is_quoted_as_a_continuation(embedder):
