@@ -489,10 +489,12 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             introduces = introduces_code(s, nxt)
             if introduces:  # "Launch the GPG checking using the following command:" says nothing alone
                 s = " ".join([s] + code_block(nxt, sentences[pos + 2:], PAIR_WORDS - len(s.split())))
-            elif s.endswith(":") and _BULLET.match(nxt.strip()) and not references:  # (not a list of links' titles)
+            elif (s.endswith(":") and (_BULLET.match(nxt.strip()) or _ENUMERATOR.match(nxt.strip()))
+                  and not references):  # (not a list of links' titles)
                 # nor does "Every TAP requires at least the following configparams:": quoted with the
-                # items it introduces ("• -irlen NUMBER The length in bits of the instruction register ...")
-                items = list_items(sentences[pos + 1:], PAIR_WORDS - len(s.split()))
+                # items it introduces ("• -irlen NUMBER The length in bits of the instruction register ...";
+                # and numbered: stanli's "The following order is recommended:" / "1." / "Points \dpoint" ...)
+                items = list_items(numbered_items(sentences[pos + 1:]), PAIR_WORDS - len(s.split()))
                 if items:
                     s, introduces = " ".join([s] + items), True
             elif rows := _table_after(s, sentences[pos + 1:], PAIR_WORDS - len(s.split())):
@@ -545,6 +547,19 @@ def spelled_out(question: str) -> dict[str, set[str]]:
         for i in range(len(words) - n + 1):
             run = words[i:i + n]
             out.setdefault("".join(w[0] for w in run).lower(), set(content_terms(" ".join(run))))
+    return out
+
+
+def numbered_items(rest: Sequence[str]) -> list[str]:
+    """`rest` with each list number the splitter set apart ("1.", "2.": _ENUMERATOR) joined to the piece
+    after it ("1. Points \\dpoint")."""
+    out: list[str] = []
+    for i, piece in enumerate(rest):
+        if i and _ENUMERATOR.match(rest[i - 1].strip()):
+            # (the next item's number, left at the end of a chunk's last item: "... \\dlineload 7.")
+            out[-1] = re.sub(r"\s\d{1,3}\.$", "", f"{out[-1].strip()} {piece.rstrip()}")
+        else:
+            out.append(piece)
     return out
 
 

@@ -1982,6 +1982,28 @@ def test_a_lead_in_to_a_list_is_quoted_with_its_items(embedder):
     assert list_items(["No list here.", "\u2022 late item"], PAIR_WORDS) == []
 
 
+def test_a_lead_in_to_a_numbered_list_of_short_items_is_quoted_with_them(embedder):
+    """stanli's manual (no set's): "... at what point in the recommended drawing order should the axes
+    (\\daxis) be entered?" never quoted "The following order is recommended:" with "1. Points \\dpoint" /
+    "2. Beams and bars \\dbeam" / "3. Axis \\daxis" ...: the splitter sets a short item's number apart
+    ("1.", "Points \\dpoint"), so no item followed the lead-in, and items of two words are no sentences.
+    The numbers are joined to their items, and the next item's number left at the chunk's end dropped."""
+    from mmrag_desktop.engine.answer.extractive import numbered_items
+
+    order = ("Since TikZ displays those elements at the bottom which are entered first, it must be ensured that the "
+             "elements are entered in the correct order. The following order is recommended:\n1. Points \\dpoint\n"
+             "2. Beams and bars \\dbeam\n3. Axis \\daxis\n4. Supports and bearings \\dsupport\n5. Joints \\dhinge\n"
+             "6. Force and moments \\dload respectively \\dlineload\n7.")
+    cands = candidate_sentences(one_block(order, "5.1.2 Order and input", "stanli.pdf", 37))
+    lead = next(c for c in cands if c.text.startswith("The following order is recommended:"))
+    assert lead.introduces and "2. Beams and bars \\dbeam 3. Axis \\daxis 4. Supports" in lead.text, lead.text
+    assert lead.text.endswith("\\dlineload"), lead.text
+    chosen = select_sentences("At what point in the recommended order should the axes (\\daxis) be entered?",
+                              one_block(order, "5.1.2 Order and input", "stanli.pdf", 37), embedder)
+    assert any("3. Axis \\daxis" in c.text for c in chosen), [c.text for c in chosen]
+    assert numbered_items(["1.", "Points", "2.", "Beams 3."]) == ["1. Points", "2. Beams"]
+
+
 def test_a_hexadecimal_code_the_question_gives_is_answered_by_its_entry(embedder):
     """PCB's object flags (no set's manual): "What does flag 0x0008 mean for pads?" quoted the 0x0010,
     0x0100, 0x0200 and 0x0080 entries that mention pads; "0x0008 nopaste For pads, ..." was fifth."""
