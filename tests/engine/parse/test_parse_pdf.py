@@ -568,10 +568,8 @@ def test_the_last_line_of_a_paragraph_just_above_a_drawing_stays_with_the_paragr
     page.draw_line((90, 320), (510, 150), color=(1, 0, 0), width=2)
     page.insert_text((300, 343), "q = 10 kN/m", fontsize=8)  # a label under the drawing
     page.insert_text((60, 400), "Now the point labeling can be switched off and the construction is finished.", fontsize=10)
-    path = tmp_path / "labels.pdf"
-    doc.save(str(path))
-    doc.close()
-    blocks = _one_page_blocks(path)
+    (page,) = _saved_and_parsed(doc, tmp_path / "labels.pdf")
+    blocks = page.blocks
     (fig,) = [b for b in blocks if b.kind == "figure"]
     text = "\n".join(b.text for b in blocks if b.kind == "text")
     assert "the position can be\nshifted with an optional parameter." in text, [(b.kind, b.text) for b in blocks]
