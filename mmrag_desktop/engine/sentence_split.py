@@ -54,6 +54,9 @@ _CLAUSE = re.compile(r"([;:])(\s+)" + _OPENER)
 _LAST_WORD = re.compile(r"([A-Za-z][A-Za-z.]*)\.$")
 _BULLET = re.compile(r"\s+(?=\u2022)")
 _LINE_END_STOP = re.compile(r"(?<![.])\.(?=[ \t]*\n[ \t]*[a-z_])")
+# a caption's label at the start of a line: "Figure 2.", "Fig. 3.", "Table 4.1." (its number and full stop
+# open the caption's sentence; "See Figure 2. Output goes to ..." is no label)
+_CAPTION_LABEL = re.compile(r"(?:^|\n)[ \t]*(?:Figure|Fig\.|Table|Tab\.|Listing|Plate)[ \t]+[A-Z]?\d+(?:[.-]\d+)*\.$")
 DOT_LEADERS = re.compile(r"(?:\.\s?){5,}")  # a contents or index line's dot leaders, wherever the line was cut
 # a heading of one or two words ("Description", "Templates") above a line that opens in lower case
 _SHORT_HEADING = re.compile(r"^[A-Z][a-z]+(?:[ \t][A-Za-z][a-z]+)?[ \t]*$(?=\n[a-z_])", re.M)
@@ -139,6 +142,8 @@ def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) 
         end = m.end(1)
         if m.group(1) == "." and is_abbreviation(text[max(0, end - 12):end], text[m.end():m.end() + 2]):
             continue
+        if m.group(1) == "." and _CAPTION_LABEL.search(text, max(0, end - 24), end):
+            continue  # "Figure 2." opening a caption: "Figure 2. Output of the three show commands from Fig. 1"
         cuts.append(end)
     if clauses:
         cuts.extend(m.end(1) for m in _CLAUSE.finditer(text))

@@ -110,6 +110,25 @@ def test_one_splitter_keeps_abbreviations_and_numbers_together():
     assert split_sentences("It works. [1] See Eq. 2 next [2].") == ["It works. [1]", "See Eq. 2 next [2]."]
 
 
+def test_a_caption_keeps_its_label(embedder):
+    """Yosys's application notes (held-out 2): the caption "Figure 2. Output of the three show commands
+    from Fig. 1" was cut after "Figure 2.", the label dropped as too short and the caption quoted, if at
+    all, without the figure's number, which is what a figure question's answer names. A caption's label at
+    a line's start opens its sentence; elsewhere "Figure 2." still ends one."""
+    assert split_plain("Figure 2. Output of the three show commands from Fig. 1") == [
+        "Figure 2. Output of the three show commands from Fig. 1"]
+    assert split_plain("Some text ends here.\nTable 4.1. Pin assignments. The header follows.", newlines=True) == [
+        "Some text ends here.", "Table 4.1. Pin assignments.", "The header follows."]
+    assert split_plain("Fig. 3. The layout of the board.") == ["Fig. 3. The layout of the board."]
+    assert split_plain("The plots are shown in Figure 2. Output goes to the file.") == [
+        "The plots are shown in Figure 2.", "Output goes to the file."]
+    caption = manual_hit("yosys-manual.pdf", 1, 272, "Application Notes",
+                         "Figure 2. Output of the three show commands from Fig. 1\nLabels: a A B $2 $add Y b c",
+                         kind="figure")
+    cands = candidate_sentences(pack_evidence([caption], 1000))
+    assert any(c.text.startswith("Figure 2. Output of the three show commands") for c in cands), [c.text for c in cands]
+
+
 # ---- numbers and names -----------------------------------------------------------------------
 def test_a_power_is_one_number():
     """The parser marks exponents ("10^6", parse/pdf_lines.py): a power is one number by its value,
