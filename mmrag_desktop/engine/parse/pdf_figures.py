@@ -116,10 +116,10 @@ def pad_with_labels(box: BBox, lines: list[Line]) -> BBox:
         limit = max(0.7 * (box[2] - box[0]), 40.0)
         for ln in lines:
             b = ln.bbox
-            if (box_inside(b, box) or caption_kind(ln.text) or (b[2] - b[0]) > limit
-                    or _ends_a_paragraph(ln, lines, limit)):
+            if box_inside(b, box) or caption_kind(ln.text) or (b[2] - b[0]) > limit:
                 continue
-            if _distance(box, b) <= LABEL_PAD:
+            # (near lines only are compared with every line of the page)
+            if _distance(box, b) <= LABEL_PAD and not _ends_a_paragraph(ln, lines, limit):
                 grown = (min(grown[0], b[0]), min(grown[1], b[1]), max(grown[2], b[2]), max(grown[3], b[3]))
         if grown == box:
             break
