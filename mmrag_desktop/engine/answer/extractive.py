@@ -310,6 +310,11 @@ EXAMPLE_WORDS = 8
 _ONE_NAME = re.compile(r"-{0,2}[A-Za-z_][\w.-]*")  # a term that is one name ("MINTYPMAX", "--x-assign")
 # two sentences sharing this share of their content words (a negation aside) say the same thing, or its opposite
 TWIN_OVERLAP = 0.6
+INSIDE_WORDS = 6  # a sentence this long found whole inside a quote of another block is a piece of it
+# the second part of a question of two ("..., and which C++ standard must the compiler support?")
+_SECOND_PART = re.compile(r",?\s+and\s+(?=(?:which|what|how|why|when|where|who|whose|is|are|does|do|can|could|"
+                          r"should|will|would|if|whether)\b)", re.I)
+SECOND_PART_GAP = 0.4  # how far below the first sentence the sentence for a question's second part may score
 _NEGATION = re.compile(r"\b(?:not|never|cannot)\b|n't\b", re.I)
 # the extractive answer's own choices (bench/README.md, "sessions 10-11: the extractive answer"): four
 # sentences and a larger weight for the block's search rank raised the gold page cited and the gold
@@ -374,6 +379,8 @@ def is_quotable(sentence: str) -> bool:
     tokens = s.split()
     words = [t for t in tokens if sum(c.isalpha() for c in t) >= 3]
     bare = [t for t in tokens if len(t.strip(".,;:()")) <= 1 or t.strip(".,;:()").replace(".", "").isdigit()]
+    if len(tokens) >= 3 and not words and len(bare) >= 0.5 * len(tokens) and all(t.isalnum() for t in tokens):
+        return False  # a drawing's few labels, no word of three letters ("8 mm t o": a measure, node names)
     return not (len(tokens) >= 5 and len(bare) >= 0.5 * len(tokens) and len(words) < 3)
 
 
@@ -1253,10 +1260,58 @@ def select_sentences(
     if ranked is None:
         ranked = rank_candidates(question, blocks, embedder)
     chosen = _choose(ranked, max_sentences, max_words, frozenset(content_terms(question)))
+    chosen = _second_part_answered(question, ranked, chosen, max_sentences)
     if include is not None and not any(o is include or _inside(include, o) or near_duplicate(include.text, o.text)
                                        for o in chosen):
         chosen = [c for c in chosen if not _inside(c, include)] + [include]
     return _in_reading_order(chosen, blocks)
+
+
+def second_part_terms(question: str) -> frozenset[str]:
+    """The content terms of a question's second part that its first part does not use: "What is the
+    minimum Qt version ..., and which C++ standard must the compiler support?" -> c++, standard,
+    compiler, support; empty for a question of one part."""
+    m = _SECOND_PART.search(question)
+    if m is None:
+        return frozenset()
+    return frozenset(content_terms(question[m.end():])) - frozenset(content_terms(question[:m.start()]))
+
+
+def _second_part_answered(question: str, ranked: Sequence[Candidate], chosen: list[Candidate],
+                          max_sentences: int) -> list[Candidate]:
+    """`chosen`, or, when no sentence of it carries the terms of the question's second part
+    (second_part_terms, two or more), the best sentence of `ranked` that carries one of them (two of
+    four or more) within SECOND_PART_GAP of the first sentence's score, in the last sentence's place
+    (after the others when there is room). chemplants: "How much taller does a tank reactor become when I add a stirrer pic
+    to it, and is there a single pic that gives the same result?" quoted three sentences on the height,
+    "... exactly the same of the stirred reactor, but this last one has still its own definition as a
+    single pic ..." ranked sixth."""
+    terms = second_part_terms(question)
+    if len(terms) < 2 or not chosen:
+        return chosen
+    carries = {id(c): len(terms & set(content_terms(c.text))) for c in ranked}
+    if any(carries.get(id(c), 0) for c in chosen):
+        return chosen
+    need = 1 if len(terms) <= 3 else 2
+    best = next((c for c in ranked if carries[id(c)] >= need and c not in chosen
+                 and not any(near_duplicate(c.text, o.text) or _inside(c, o) or _inside(o, c) for o in chosen)), None)
+    if best is None or best.score < chosen[0].score - SECOND_PART_GAP:
+        return chosen
+    return [*chosen[:max_sentences - 1], best]
+
+
+def with_quote(chosen: list[Candidate], extra: Candidate, at: int = 1) -> list[Candidate]:
+    """`chosen` with `extra` quoted at index `at`, taking no sentence's place; in the place of the first
+    chosen quote that is a piece of it, the other pieces dropped ("The sprayer has to be bonded to the tank
+    reactor using its top left node (or ...", the end of a chunk, beside the next chunk's whole sentence);
+    `chosen` unchanged when it already says what `extra` says."""
+    pieces = [i for i, c in enumerate(chosen) if _inside(c, extra)]
+    kept = [c for i, c in enumerate(chosen) if i not in pieces]
+    if any(c.text == extra.text or _inside(extra, c) or near_duplicate(extra.text, c.text) for c in kept):
+        return chosen
+    if pieces:
+        at = pieces[0]
+    return [*kept[:at], extra, *kept[at:]]
 
 
 def _choose(ranked: Sequence[Candidate], max_sentences: int, max_words: int,
@@ -1269,16 +1324,18 @@ def _choose(ranked: Sequence[Candidate], max_sentences: int, max_words: int,
     chosen: list[Candidate] = []
     words = 0
     for c in ranked:
+        held = next((o for o in chosen if _inside(o, c)), None)  # a piece of `c` (a sentence of a pair) chosen
+        cut = held is not None and held.block_id != c.block_id  # a sentence cut at its chunk's end, whole in `c`
         # a sentence stating what is asked is never a repetition of one that only names it: "The default
         # radix is hexadecimal." after "RADIX <symbol> Selects the default radix from "oct" ... or "hex" ..."
-        dups = [o for o in chosen if (near_duplicate(c.text, o.text) and not (c.states and not o.states)) or _inside(c, o)]
+        dups = [o for o in chosen if not (cut and o is held)
+                and ((near_duplicate(c.text, o.text) and not (c.states and not o.states)) or _inside(c, o))]
         if dups:
             siblings = bool(_row_keys(c.text)) and not any(_inside(c, o) or near_duplicate(c.text, o.text, columns=False)
                                                            for o in dups)
             said = {t for o in chosen for t in content_terms(o.text)}
             if not (siblings and (c.named or len((asked & set(content_terms(c.text))) - said) >= ASKED_ROW_TERMS)):
                 continue
-        held = next((o for o in chosen if _inside(o, c)), None)
         if held is not None:
             # "In a Unibus system ..." was chosen, then "The RL11 supports the BOOT command. In a
             # Unibus system ...": the longer quote takes its place rather than repeating it
@@ -1335,8 +1392,14 @@ def distinct(ranked: Sequence[Candidate], n: int) -> list[Candidate]:
 
 def _inside(a: Candidate, b: Candidate) -> bool:
     """True when quote `a` is part of quote `b` of the same block (a sentence and the pair or
-    term-line quote that holds it)."""
-    return a.block_id == b.block_id and a is not b and " ".join(a.text.split()) in " ".join(b.text.split())
+    term-line quote that holds it), or of another block when it is a sentence cut short, INSIDE_WORDS
+    words or more: the chunks overlap, and a sentence cut at one chunk's end is whole in the next ("The
+    sprayer has to be bonded to the tank reactor using its top left node (or ..." was quoted after the
+    whole sentence). A whole sentence another page repeats is not part of it (the simh manual says the
+    same of its disk and of its tape controller)."""
+    if a is b or (a.block_id != b.block_id and (len(a.text.split()) < INSIDE_WORDS or a.text.rstrip()[-1:] in ".!?:;")):
+        return False
+    return " ".join(a.text.split()) in " ".join(b.text.split())
 
 
 def quote_text(sentence: str, block_id: int) -> str:

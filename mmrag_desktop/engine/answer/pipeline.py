@@ -48,6 +48,7 @@ from .extractive import (
     quote_text,
     rank_candidates,
     select_sentences,
+    with_quote,
 )
 from .guards import OutputGuard
 from .prompt import INSUFFICIENT_REPLY, build_messages, is_insufficient_reply
@@ -413,8 +414,8 @@ def _extractive(answer: Answer, question: str, hits, embedder, settings: Setting
     chosen = select_sentences(question, blocks, embedder, ranked=ranked,
                               max_sentences=int(x.get("extractive_sentences", EXTRACTIVE_SENTENCES)),
                               include=picked)
-    if extra is not None and chosen and all(c.text != extra[1].text for c in chosen):
-        chosen.insert(1, extra[1])  # after the first, taking no sentence's place
+    if extra is not None and chosen:
+        chosen = with_quote(chosen, extra[1])  # after the first, taking no sentence's place
     if not chosen:
         yield from _finish_not_covered(answer, t0, "The evidence holds no sentence that answers the question.")
         return

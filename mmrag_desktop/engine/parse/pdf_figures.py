@@ -15,6 +15,9 @@ REPEATED_PAGES = 4  # an image drawn on this many pages is a logo or a decoratio
 MERGE_GAP = 12.0  # pt: (a)/(b) sub-figures this close form one figure
 MAX_TEXT_RATIO = 0.22  # word area / box area above this = table grid or framed text
 LABEL_PAD = 14.0  # pt: axis labels and titles sit this close to the drawing
+PIECE_GAP = 6.0  # pt: the parts of a small drawing (a symbol, its dimension lines) this close form one drawing
+ROW_GAP = 60.0  # pt: a small drawing this close beside a figure, in its row, is part of it (a symbol's variants)
+MAX_PIECES = 400  # small drawings on a page beyond this are not joined (a page of drawn glyphs)
 TABLE_RULE_PAD = 12.0  # pt: a table's rules run this far above and below its cells' text at most
 CROP_DPI = 110
 CROP_MAX_SIDE = 1000
@@ -70,27 +73,59 @@ def vector_regions(
     height: float,
 ) -> list[BBox]:
     """Boxes of vector figures among drawing `clusters` (from `page.cluster_drawings`) that are not tiny, not the page frame,
-    not inside an `exclude` region (tables), and not mostly text (grids, framed code)."""
+    not inside an `exclude` region (tables), and not mostly text (grids, framed code).
+
+    Small clusters within PIECE_GAP are one drawing first: `cluster_drawings` cuts a 26 pt symbol from the
+    dimension lines 4-6 pt beside it (chemplants' units drawn with their measures, each piece under
+    MIN_FIGURE_SIDE, and the labels "8 mm", "10 mm", "t", "o" were read as a sentence of the text). A small
+    drawing in a figure's row, within ROW_GAP beside it, is part of that figure (the same unit drawn plain,
+    measured and with its nodes, side by side)."""
+    boxes = [b for r in clusters if (b := _clip(r, width, height)) is not None]
+    small = [b for b in boxes if _small(b)]
+    if 1 < len(small) <= MAX_PIECES:
+        boxes = [b for b in boxes if not _small(b)] + merge_close(small, PIECE_GAP)
     out: list[BBox] = []
+    row: list[BBox] = []  # small drawings that may join a figure beside them
     page_area = width * height
-    for r in clusters:
-        b = _clip(r, width, height)
-        if b is None:
-            continue
+    for b in boxes:
         w, h = b[2] - b[0], b[3] - b[1]
         area = w * h
-        if (w < MIN_FIGURE_SIDE and h < MIN_FIGURE_SIDE) or min(w, h) < 10 or area > 0.8 * page_area:
+        if min(w, h) < 10 or area > 0.8 * page_area:
             continue
         if any(_overlap_area(b, e) > 0.5 * area or _frames(b, e) for e in exclude):
             continue
-        text_area = 0.0
-        for wd in words:
-            ov = _overlap_area(b, (wd[0], wd[1], wd[2], wd[3]))
-            text_area += ov
-        if text_area / area > MAX_TEXT_RATIO:
+        if _text_ratio(b, words) > MAX_TEXT_RATIO:
             continue
-        out.append(b)
-    return merge_close(out, 3.0)
+        (row if _small(b) else out).append(b)
+    return merge_close([_with_row(b, row, words) for b in out], 3.0)
+
+
+def _small(b: BBox) -> bool:
+    return b[2] - b[0] < MIN_FIGURE_SIDE and b[3] - b[1] < MIN_FIGURE_SIDE
+
+
+def _text_ratio(b: BBox, words: list[tuple]) -> float:
+    area = (b[2] - b[0]) * (b[3] - b[1])
+    return sum(_overlap_area(b, (wd[0], wd[1], wd[2], wd[3])) for wd in words) / max(area, 1e-6)
+
+
+def _with_row(box: BBox, row: list[BBox], words: list[tuple]) -> BBox:
+    """`box` grown over the small drawings of `row` that sit beside it in its row (each within ROW_GAP of the
+    box grown so far, at least half its height inside the box's band), while the box stays mostly drawing."""
+    grown = True
+    while grown:
+        grown = False
+        for t in row:
+            if box_inside(t, box):
+                continue
+            band = min(box[3], t[3]) - max(box[1], t[1])
+            gap = max(t[0] - box[2], box[0] - t[2])
+            if band < 0.5 * (t[3] - t[1]) or gap > ROW_GAP:
+                continue
+            union = (min(box[0], t[0]), min(box[1], t[1]), max(box[2], t[2]), max(box[3], t[3]))
+            if _text_ratio(union, words) <= MAX_TEXT_RATIO:
+                box, grown = union, True
+    return box
 
 
 def _frames(drawing: BBox, table: BBox) -> bool:
@@ -159,22 +194,31 @@ def render_crop(page: Any, box: BBox, dpi: int = CROP_DPI, max_side: int = CROP_
 
 
 def merge_close(boxes: list[BBox], gap: float) -> list[BBox]:
-    """Union boxes that overlap or lie within `gap` of each other, until none do."""
+    """Union boxes that overlap or lie within `gap` of each other, until none do (rounds of joining the
+    connected groups: the same boxes as joining pairs one at a time, in n^2 per round, not n^3)."""
     boxes = list(boxes)
-    merged = True
-    while merged:
-        merged = False
-        for i in range(len(boxes)):
-            for j in range(i + 1, len(boxes)):
+    while True:
+        n = len(boxes)
+        parent = list(range(n))
+        for i in range(n):
+            for j in range(i + 1, n):
                 if _distance(boxes[i], boxes[j]) <= gap:
-                    a, b = boxes[i], boxes[j]
-                    boxes[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
-                    del boxes[j]
-                    merged = True
-                    break
-            if merged:
-                break
-    return boxes
+                    parent[_root(parent, j)] = _root(parent, i)
+        groups: dict[int, BBox] = {}
+        for i, b in enumerate(boxes):
+            r = _root(parent, i)
+            a = groups.get(r, b)
+            groups[r] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+        if len(groups) == n:
+            return boxes
+        boxes = list(groups.values())
+
+
+def _root(parent: list[int], i: int) -> int:
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]
+        i = parent[i]
+    return i
 
 
 def _clip(b: BBox, width: float, height: float) -> BBox | None:

@@ -201,8 +201,27 @@ def _exponent_starts(spans: Any) -> list[bool]:
 
 
 def _span_texts(spans: Any) -> list[str]:
-    """The spans' texts, "^" before each exponent (see _exponent_starts)."""
-    return [("^" if start else "") + s.get("text", "") for s, start in zip(spans, _exponent_starts(spans), strict=True)]
+    """The spans' texts, "^" before each exponent (see _exponent_starts), a space between a term in a
+    monospaced font and a capitalised word of prose set against it (_term_ends)."""
+    return [("^" if start else " " if _term_ends(prev, s) else "") + s.get("text", "")
+            for prev, s, start in zip([None, *spans[:-1]], spans, _exponent_starts(spans), strict=True)]
+
+
+_CAPITALISED = re.compile(r"[A-Z][a-z]")
+
+
+def _term_ends(prev: Any, span: Any) -> bool:
+    """True when `span`, a capitalised word in a proportional font, follows a monospaced `prev` with no
+    space between them: a definition list's term and its description set together (GPSBabel's options,
+    DocBook through Apache FOP: "-DEnable debugging.", "-x filterRun filter." for "-D", "-x filter")."""
+    if prev is None or not _CAPITALISED.match(span.get("text", "")) or not prev.get("text", "")[-1:].isalnum():
+        return False  # (not code that opens a quote or a bracket around prose: '"IgnoreCase', "<Btn1")
+    # (a subscript set smaller is part of the name: NETGEN's "h" + "Glob")
+    return _is_mono(prev) and not _is_mono(span) and span.get("size", 0.0) >= 0.85 * prev.get("size", 0.0)
+
+
+def _is_mono(span: Any) -> bool:
+    return bool(span.get("flags", 0) & 8) or _font_style(span.get("font", ""))[1]
 
 
 def exponent_marks(page_dict: dict[str, Any]) -> list[tuple[BBox, str]]:

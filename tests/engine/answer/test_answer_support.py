@@ -255,6 +255,7 @@ def test_guard_catches_a_whole_block_echoed_back():
     "plot command, 12, 45, 78",
     "4 5 3 6 2 7 1 8 Dual-in-Line",
     "Labels: R1 C2 Q1 VCC GND",
+    "8 mm t o",  # a unit's measure and node names drawn beside it (chemplants), read as a sentence
     # an index line cut before its page number (seen quoted in a held-out answer)
     "508 opengl single precision date time . . . . . . . . . . .",
     # index entries run together, cut mid-entry by the evidence budget (SDCC manual, session 12)

@@ -526,6 +526,12 @@ def test_a_name_or_an_asked_for_word_the_library_never_uses_decides_alone(embedd
     assert decisive_unknown("Can Gpredict decode the telemetry from a downlink?", ["decode", "telemetry"]) == ["decode"]
     assert decisive_unknown("Does the board also daisy-chain?", ["daisy"]) == ["daisy"]
     assert decisive_unknown("Can I decode it?", ["decode"]) == []  # the user's doing, not the manual's subject's
+    # what a yes-or-no question asks the subject to have (chemplants, no set's: "Does chemplants provide a
+    # symbol for a membrane separation unit such as reverse osmosis?" was answered with the manual's scope)
+    assert decisive_unknown("Does chemplants provide a symbol for a membrane separation unit such as reverse "
+                            "osmosis?", ["membrane", "osmosis"]) == ["membrane"]
+    assert decisive_unknown("Does the library have a symbol for a blower, and which node is the outlet?",
+                            ["blower", "outlet"]) == ["blower"]
     british = assess("Under which licence is the supply voltage of the programmer's colour?", POWER, embedder,
                      term_df=term_df, unknown_margin=0.0)
     assert british.unknown == [] and not british.insufficient
@@ -564,6 +570,69 @@ def test_a_sentence_is_not_quoted_again_inside_a_longer_quote(embedder):
     for a in texts:
         assert not any(a != b and a in b for b in texts), texts
     assert any("BOOT" in t for t in texts)
+
+
+def test_a_sentence_cut_at_a_chunks_end_is_not_quoted_beside_the_whole_one(embedder):
+    """chemplants: the first hit's chunk ended inside "The sprayer has to be bonded to the tank reactor using
+    its top left node (or its top right node ...)"; another passage of its page, held in reserve, holds it
+    whole and was quoted after the first sentence, the piece as well ("... top left node (or ..."). The whole
+    sentence takes the piece's place; a sentence said already is not added again."""
+    from mmrag_desktop.engine.answer.extractive import with_quote
+
+    cut = "The sprayer has to be bonded to the tank reactor using its top left node (or"
+    whole = cut + " its top right node using a trick that will be introduced in the following)."
+    blocks = pack_evidence([
+        hit(1, "The sprayer yields the sketch of a nozzle anchored on its inlet end. " + cut),
+        hit(2, whole + " The sprayer then sits on the reactor's top."),
+    ], 1000)
+    question = "Which node of a tank reactor should I attach a sprayer to?"
+    ranked = rank_candidates(question, blocks, embedder)
+    piece = next(c for c in ranked if c.text == cut)
+    first = next(c for c in ranked if c.text.startswith("The sprayer yields"))
+    extra = next(c for c in ranked if c.text == whole)
+    assert [c.text for c in with_quote([first, piece], extra)] == [first.text, whole]
+    assert [c.text for c in with_quote([piece, first], extra)] == [whole, first.text]
+    assert [c.text for c in with_quote([first], extra)] == [first.text, whole]
+    assert with_quote([first, extra], piece) == [first, extra]  # the piece adds nothing
+    # a whole sentence another page repeats (simh says the same of its disk and its tape controllers) keeps
+    # its own block: the answer cites the page asked about
+    same = "Changing the default values may cause the system to crash on boot or to hang."
+    pages = pack_evidence([hit(1, "The tape controller has timing registers. " + same, page=28),
+                           hit(2, "Some systems are very sensitive to the timing. " + same, page=22)], 1000)
+    cands = rank_candidates("Can changing the tape's timing registers crash the system?", pages, embedder)
+    tape = next(c for c in cands if c.text == same and c.block_id == 1)
+    disk = next(c for c in cands if c.text == same and c.block_id == 2)
+    pair = next((c for c in cands if c.block_id == 2 and c.text.endswith(same) and c.text != same), disk)
+    assert with_quote([tape], pair)[0] is tape
+    # within _choose too: a piece of another block's quote is a repetition of it
+    chosen = [c.text for c in select_sentences(question, blocks, embedder, ranked=[piece, extra, first])]
+    assert cut not in chosen and whole in chosen, chosen
+
+
+def test_the_second_part_of_a_question_of_two_gets_a_sentence(embedder):
+    """chemplants: "How much taller does a tank reactor become when I add a stirrer pic to it, and is there
+    a single pic that gives the same result?" quoted only sentences on the height; the one on the single
+    pic ranked below them. When no sentence chosen carries a term of the second part, the best one that
+    does, not far below the first, is quoted too; a question of one part is quoted as ranked."""
+    from mmrag_desktop.engine.answer.confidence import content_terms
+    from mmrag_desktop.engine.answer.extractive import second_part_terms
+
+    assert second_part_terms("What is the minimum Qt version, and which C++ standard must the compiler support?") == (
+        set(content_terms("C++ standard compiler support")))
+    assert second_part_terms("What is the default size of the stack?") == frozenset()
+    blocks = pack_evidence([
+        hit(1, "The stirrer extends the tank reactor by 3 mm in vertical on the top. The stirrer is bonded to "
+               "the tank reactor using its anchor node. The stirrer's shaft is 3 mm long above the tank reactor. "
+               "The pic obtained in this way is the stirred reactor, which is defined as a single pic."),
+        hit(2, "The tank reactor is 24 mm high without the stirrer. The tank reactor's stirrer turns clockwise."),
+    ], 1000)
+    single = "The pic obtained in this way is the stirred reactor, which is defined as a single pic."
+    one = "How much taller does a tank reactor become when I add a stirrer to it?"
+    two = one[:-1] + ", and is there a single pic for it?"
+    top = [c.text for c in rank_candidates(two, blocks, embedder)[:3]]
+    assert single not in top, top  # the case: ranked below three sentences on the height
+    assert single in [c.text for c in select_sentences(two, blocks, embedder, max_sentences=3)]
+    assert single not in [c.text for c in select_sentences(one, blocks, embedder, max_sentences=3)]
 
 
 def test_a_number_the_question_names_is_not_answered_by_a_bound_on_it(embedder):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from pdf_factory import (
     make_corrupt_pdf,
@@ -574,6 +576,68 @@ def test_the_last_line_of_a_paragraph_just_above_a_drawing_stays_with_the_paragr
     text = "\n".join(b.text for b in blocks if b.kind == "text")
     assert "the position can be\nshifted with an optional parameter." in text, [(b.kind, b.text) for b in blocks]
     assert fig.bbox[1] > 130 and fig.bbox[3] >= 343, fig.bbox  # the label below is the figure's
+
+
+def test_a_row_of_small_drawings_with_dimension_lines_is_one_figure(tmp_path):
+    """chemplants draws each unit three times in a row, 26-28 pt each: plain, with dimension lines 4-6 pt
+    beside it ("8 mm", "10 mm") and with its nodes ("t", "o", "l", "r", "b"). `cluster_drawings` cut every
+    piece under MIN_FIGURE_SIDE, no figure was found, and "8 mm t o 10 mm 6 mm l r b 10 mm" ran into the
+    paragraph below. The pieces form one drawing, the drawings of its row one figure; a small icon alone
+    in the text is still none."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((80, 100), "and yields a circle, in which centre there is the anchor, with a squared vertex:",
+                     fontsize=10)
+    for x0 in (196, 281, 366):  # the symbol three times
+        page.draw_circle((x0 + 13, 140), 11, color=(0, 0, 0), width=1)
+        page.draw_polyline([(x0 + 2, 165), (x0 + 13, 150), (x0 + 24, 165), (x0 + 2, 165)], color=(0, 0, 0))
+    for (xa, ya), (xb, yb) in (((281, 122), (307, 122)), ((273, 128), (273, 165)), ((313, 140), (313, 165))):
+        # the middle one's dimension lines, with their end ticks
+        page.draw_line((xa, ya), (xb, yb), color=(0, 0, 0), width=0.4)
+        for x, y in ((xa, ya), (xb, yb)):
+            tick = ((x, y - 2.5), (x, y + 2.5)) if ya == yb else ((x - 2.5, y), (x + 2.5, y))
+            page.draw_line(*tick, color=(0, 0, 0), width=0.4)
+    page.insert_text((285, 118), "8 mm", fontsize=6)
+    page.insert_text((384, 124), "t o", fontsize=6)
+    page.insert_text((358, 143), "l", fontsize=6)
+    page.insert_text((395, 143), "r", fontsize=6)
+    page.insert_text((377, 173), "b", fontsize=6)
+    page.insert_text((80, 200), "where the measure on the right indicates the distance from the inlet of the fan.",
+                     fontsize=10)
+    page.draw_rect((80, 240, 88, 248), color=(0, 0, 0), width=0.5)  # a small box before a line of text
+    page.insert_text((92, 247), "A special node is defined for the fan: the outlet node.", fontsize=10)
+    (page,) = _saved_and_parsed(doc, tmp_path / "units.pdf")
+    blocks = page.blocks
+    (fig,) = [b for b in blocks if b.kind == "figure"]
+    assert fig.bbox[0] <= 199 and fig.bbox[2] >= 390, fig.bbox
+    assert {"8 mm", "t o", "b"} <= {ln.text for ln in fig.lines}, [ln.text for ln in fig.lines]
+    text = " ".join(b.text for b in blocks if b.kind != "figure")
+    assert " mm" not in text and not re.search(r"\bt o\b", text), text
+    assert "the outlet node." in text
+
+
+def test_a_monospaced_term_set_against_its_description_reads_apart(tmp_path):
+    """GPSBabel's manual (DocBook through Apache FOP) prints its options' list as "-DEnable debugging.",
+    "-x filterRun filter.": the term in Courier, its description in Times, no space between them. The
+    option was one word with its description's first word, and "Which switch enables debugging?" never
+    found "-D". A capitalised word of prose right after a monospaced term starts a word of its own; code
+    followed by punctuation or a lower-case ending stays as printed."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    y = 100
+    for term, rest in (("-D", "Enable debugging. Zero means no debugging."), ("-x filter", "Run filter."),
+                       ("make", "s are run twice."), ("gpsbabel", ", the converter.")):
+        page.insert_text((120, y), term, fontname="cour", fontsize=10)
+        page.insert_text((120 + pymupdf.get_text_length(term, "cour", 10), y), rest, fontname="tiro", fontsize=10)
+        y += 20
+    (page,) = _saved_and_parsed(doc, tmp_path / "options.pdf")
+    text = "\n".join(b.text for b in page.blocks)
+    assert "-D Enable debugging." in text and "-x filter Run filter." in text, text
+    assert "makes are run twice." in text and "gpsbabel, the converter." in text, text
 
 
 def _one_page_blocks(path):
