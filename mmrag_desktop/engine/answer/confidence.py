@@ -289,15 +289,15 @@ def _spellings(word: str) -> list[str]:
 
 # "Can Gpredict decode ...?", "Does the board support ...?": what the manual's subject is asked to do (not
 # "Can I ...", "Is there ...")
+_CAN_IT = re.compile(r"^\s*(?:can|could|does|do|will|would)\s+(?:the\s+|a\s+|an\s+)?(?!(?:i|you|we|it|they|one|"
+                     r"this|that|there|these|those|he|she|my|our|your)\b)[\w.+-]+\s+(?:(?:also|still|really|actually|"
+                     r"ever)\s+)?([a-z]+)\b", re.I)
 # what a yes-or-no question asks the manual's subject to have: its object, up to a clause's end or examples
 # ("Does chemplants provide a symbol for a membrane separation unit such as reverse osmosis?" of a manual
 # that never says "membrane" scored 0.66, over the bar, and quoted the manual's general scope)
 _HAS_IT = re.compile(r"^\s*(?:can|could|does|do|will|would)\s+(?:the\s+)?[\w.+-]+\s+(?:(?:also|still|really|actually|"
                      r"ever)\s+)?(?:provide|have|support|offer|include|contain|define|ship|come)s?\s+(?:with\s+)?"
                      r"([^,?;:]+?)\s*(?=,|\?|;|:|\bsuch as\b|\blike\b|\be\.g\.|$)", re.I)
-_CAN_IT = re.compile(r"^\s*(?:can|could|does|do|will|would)\s+(?:the\s+|a\s+|an\s+)?(?!(?:i|you|we|it|they|one|"
-                     r"this|that|there|these|those|he|she|my|our|your)\b)[\w.+-]+\s+(?:(?:also|still|really|actually|"
-                     r"ever)\s+)?([a-z]+)\b", re.I)
 
 
 def decisive_unknown(question: str, unknown: Sequence[str]) -> list[str]:

@@ -172,6 +172,7 @@ VALUE_BONUS = 0.15
 # a lead-in quoted with its command gains as a sentence with an asked-for value does (dev: only t22's
 # third sentence changes; the other sets identical)
 HOWTO_BONUS = 0.15
+_SHELL_COMMAND = re.compile(r"^(?:\.\.\.\s+)?(?:[$>%#]\s*)?[a-z][\w.+-]*(?:\s+\S+){0,3}?\s+--?[A-Za-z]")  # a program, an option
 _HOWTO_Q = re.compile(r"^\s*how\s+(?:do|can|could|should|would)\s+(?:i|you|we|one)\b|^\s*how\s+to\b", re.I)
 OTHER_DOC_PENALTY = 0.3  # off other manuals' sentences when the question names one (held-out h15; bench/README.md)
 OPTION_ENTRY_BONUS = 0.3  # held-out h01: 0.15 left "--with-fftw3=no ..." third (bench/README.md)
@@ -841,6 +842,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score -= OTHER_ENTRY_PENALTY
         if c.introduces:
             c.score += howto_bonus
+        elif howto_bonus and exact and _does_it(c.text, exact):
+            c.score += howto_bonus
         if exact and _only_bounds(c.text, exact):
             c.score -= BOUND_PENALTY
         paired = False
@@ -1137,6 +1140,16 @@ def asks_for_figure(question: str) -> bool:
     return bool(_LOOKS_LIKE.search(question)) or not (_WH_QUESTION.match(question) or _WH_CLAUSE.search(question))
 
 
+def _does_it(text: str, numbers: set[float]) -> bool:
+    """True when `text` is a command line (a program, an option, no prose) that carries every number of
+    `numbers`, those a how-to question gives: the example that does what is asked ("How do I make GPSBabel
+    add a point 25 m before and 25 m after every turn ... smaller than 5 degrees?": "gpsbabel -i gpx -f
+    route.gpx -x bend,distance=25,interpolate,minangle=5 ...", in the chunk after the sentence describing it)."""
+    if not _SHELL_COMMAND.match(text) or _reads_as_prose(text):
+        return False
+    return numbers <= {v for v, _ in _numbers_with_bounds(text)}
+
+
 def _is_command_line(s: str) -> bool:
     """A dot-command's synopsis or example (".save i(vin) node1 v(node2)", ".save vector vector
     ..."): it starts with the command and is no sentence about it (".TRAN start a transient
@@ -1292,10 +1305,10 @@ def _second_part_answered(question: str, ranked: Sequence[Candidate], chosen: li
     """`chosen`, or, when no sentence of it carries the terms of the question's second part
     (second_part_terms, two or more), the best sentence of `ranked` that carries one of them (two of
     four or more) within SECOND_PART_GAP of the first sentence's score, in the last sentence's place
-    (after the others when there is room). chemplants: "How much taller does a tank reactor become when I add a stirrer pic
-    to it, and is there a single pic that gives the same result?" quoted three sentences on the height,
-    "... exactly the same of the stirred reactor, but this last one has still its own definition as a
-    single pic ..." ranked sixth."""
+    (after the others when there is room). chemplants: "How much taller does a tank reactor become when
+    I add a stirrer pic to it, and is there a single pic that gives the same result?" quoted three
+    sentences on the height, "... exactly the same of the stirred reactor, but this last one has still
+    its own definition as a single pic ..." ranked sixth."""
     terms = second_part_terms(question)
     if len(terms) < 2 or not chosen:
         return chosen

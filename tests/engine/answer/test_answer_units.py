@@ -648,6 +648,37 @@ def test_the_second_part_of_a_question_of_two_gets_a_sentence(embedder):
     assert single not in [c.text for c in select_sentences(one, blocks, embedder, max_sentences=3)]
 
 
+def test_a_how_to_question_with_numbers_gets_the_command_that_carries_them(embedder, monkeypatch):
+    """GPSBabel's bend filter: "How do I make GPSBabel add a point 25 m before and 25 m after every turn ...,
+    ignoring heading changes smaller than 5 degrees?" quoted the two sentences describing the example and two
+    other filters' sentences, not the example, "gpsbabel -i gpx -f route.gpx -x bend,distance=25,
+    interpolate,minangle=5 ..." (in the next chunk). A command line that carries every number of a how-to
+    question gains HOWTO_BONUS, as a lead-in with its command does."""
+    from mmrag_desktop.engine.answer import extractive
+    from mmrag_desktop.engine.answer.extractive import HOWTO_BONUS, _does_it
+
+    command = "gpsbabel -i gpx -f route.gpx -x bend,distance=25,interpolate,minangle=5 -o gpx -F newroute.gpx"
+    assert _does_it(command, {25.0, 5.0}) and not _does_it(command, {25.0, 7.0})
+    assert not _does_it("The filter adds a point 25 m before the turn if it turns more than 5 degrees.", {25.0, 5.0})
+    blocks = pack_evidence([
+        hit(1, "This command line reads route.gpx and replaces each point with two points: one 25 meters before "
+               "and another 25 meters after the original point. It replaces a point only if the direction "
+               "changes by more than 5 degrees."),
+        hit(2, command),
+        hit(3, "The simplify filter removes points that change the length of the route least. The arc filter "
+               "keeps points within a distance of an arc."),
+    ], 1000)
+    howto = "How do I make GPSBabel add a point 25 m before and after every turn sharper than 5 degrees?"
+    def score(question):
+        return next(c.score for c in rank_candidates(question, blocks, embedder) if c.text.endswith(command))
+
+    with_bonus = score(howto)
+    monkeypatch.setattr(extractive, "HOWTO_BONUS", 0.0)
+    assert abs(with_bonus - score(howto) - HOWTO_BONUS) < 1e-9
+    monkeypatch.undo()
+    assert any(c.text.endswith(command) for c in select_sentences(howto, blocks, embedder, max_sentences=3))
+
+
 def test_a_number_the_question_names_is_not_answered_by_a_bound_on_it(embedder):
     """SDCC's PIC16 return registers: "size: >32 bits" (on stack) scored 0.780 and "size: 32 bits"
     (FSR0L:PRODH:PRODL:WREG) 0.776 for "a 32-bit return value"; rows with the same columns are
