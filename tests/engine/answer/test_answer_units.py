@@ -532,6 +532,12 @@ def test_a_name_or_an_asked_for_word_the_library_never_uses_decides_alone(embedd
                             "osmosis?", ["membrane", "osmosis"]) == ["membrane"]
     assert decisive_unknown("Does the library have a symbol for a blower, and which node is the outlet?",
                             ["blower", "outlet"]) == ["blower"]
+    # not its words joined by hyphens, nor an infinitive's ("a way to speed up": the manual may say "faster"),
+    # nor what "Is there ...?" asks for (Circuit_macros' "Is there a ready-made library of integrated-circuit
+    # symbols ...?" and "... a four-terminal Kelvin resistor ...?" were said not covered)
+    assert decisive_unknown("Does it provide a four-terminal resistor?", ["four-terminal"]) == []
+    assert decisive_unknown("Does it have a way to speed up the rendering?", ["speed"]) == []
+    assert decisive_unknown("Is there a ready-made library of symbols?", ["ready-made"]) == []
     british = assess("Under which licence is the supply voltage of the programmer's colour?", POWER, embedder,
                      term_df=term_df, unknown_margin=0.0)
     assert british.unknown == [] and not british.insufficient
