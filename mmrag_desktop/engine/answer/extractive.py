@@ -1310,13 +1310,14 @@ def _second_part_answered(question: str, ranked: Sequence[Candidate], chosen: li
     sentences on the height, "... exactly the same of the stirred reactor, but this last one has still
     its own definition as a single pic ..." ranked sixth."""
     terms = second_part_terms(question)
-    if len(terms) < 2 or not chosen:
-        return chosen
-    carries = {id(c): len(terms & set(content_terms(c.text))) for c in ranked}
-    if any(carries.get(id(c), 0) for c in chosen):
+
+    def carries(c: Candidate) -> int:
+        return len(terms & set(content_terms(c.text)))
+
+    if len(terms) < 2 or not chosen or any(carries(c) for c in chosen):
         return chosen
     need = 1 if len(terms) <= 3 else 2
-    best = next((c for c in ranked if carries[id(c)] >= need and c not in chosen
+    best = next((c for c in ranked if c not in chosen and carries(c) >= need
                  and not any(near_duplicate(c.text, o.text) or _inside(c, o) or _inside(o, c) for o in chosen)), None)
     if best is None or best.score < chosen[0].score - SECOND_PART_GAP:
         return chosen

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from ..elements import BBox, Line, box_inside
+from ..elements import BBox, Line, box_inside, union_bbox
 from .pdf_blocks import caption_kind
 
 MIN_FIGURE_SIDE = 40.0  # pt: smaller images are icons, bullets, rules
@@ -48,8 +48,7 @@ def raster_regions(page: Any, width: float, height: float, skip: Collection[int]
         b = _clip(tuple(float(v) for v in info["bbox"]), width, height)  # type: ignore[arg-type]
         if b is None:
             continue
-        w, h = b[2] - b[0], b[3] - b[1]
-        if (w < MIN_FIGURE_SIDE and h < MIN_FIGURE_SIDE) or min(w, h) < 8:
+        if _small(b) or min(b[2] - b[0], b[3] - b[1]) < 8:
             continue
         boxes.append(b)
     return merge_close(boxes, MERGE_GAP)
@@ -122,8 +121,8 @@ def _with_row(box: BBox, row: list[BBox], words: list[tuple]) -> BBox:
             gap = max(t[0] - box[2], box[0] - t[2])
             if band < 0.5 * (t[3] - t[1]) or gap > ROW_GAP:
                 continue
-            union = (min(box[0], t[0]), min(box[1], t[1]), max(box[2], t[2]), max(box[3], t[3]))
-            if _text_ratio(union, words) <= MAX_TEXT_RATIO:
+            union = union_bbox([box, t])
+            if union is not None and _text_ratio(union, words) <= MAX_TEXT_RATIO:
                 box, grown = union, True
     return box
 
@@ -204,14 +203,12 @@ def merge_close(boxes: list[BBox], gap: float) -> list[BBox]:
             for j in range(i + 1, n):
                 if _distance(boxes[i], boxes[j]) <= gap:
                     parent[_root(parent, j)] = _root(parent, i)
-        groups: dict[int, BBox] = {}
+        groups: dict[int, list[BBox]] = {}
         for i, b in enumerate(boxes):
-            r = _root(parent, i)
-            a = groups.get(r, b)
-            groups[r] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+            groups.setdefault(_root(parent, i), []).append(b)
         if len(groups) == n:
             return boxes
-        boxes = list(groups.values())
+        boxes = [u for g in groups.values() if (u := union_bbox(g)) is not None]
 
 
 def _root(parent: list[int], i: int) -> int:

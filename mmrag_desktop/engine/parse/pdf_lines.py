@@ -156,11 +156,9 @@ def lines_from_dict(page_dict: dict[str, Any], page_no: int) -> list[Line]:
                 if not n:
                     continue
                 chars += n
-                flags = s.get("flags", 0)
-                font_bold, font_mono = _font_style(s.get("font", ""))
-                if flags & 16 or font_bold:
+                if s.get("flags", 0) & 16 or _font_style(s.get("font", ""))[0]:
                     bold += n
-                if flags & 8 or font_mono:
+                if _is_mono(s):
                     mono += n
                 else:
                     prose += len(_PROSE_WORD.findall(s.get("text", "")))
