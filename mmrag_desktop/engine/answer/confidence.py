@@ -130,8 +130,9 @@ def _plain(hits: Sequence[Hit]) -> list[Hit]:
     return [h for h in hits if not h.enriched] or list(hits)
 
 
-def features(question: str, hits: Sequence[Hit], embedder=None) -> dict[str, float]:
-    """The raw features for `question` and its ranked `hits` (see module docstring)."""
+def features(question: str, hits: Sequence[Hit], embedder=None, mates: Sequence[Hit] = ()) -> dict[str, float]:
+    """The raw features for `question` and its ranked `hits` (see module docstring); `mates` are the
+    search's reserve (other passages of the hits' pages)."""
     plain = _plain(hits)
     first = plain[:TOP_N]
     # and the passages of their pages among the next hits: a figure that stands for the text its page
@@ -140,6 +141,12 @@ def features(question: str, hits: Sequence[Hit], embedder=None) -> dict[str, flo
     # labels alone read as not covered)
     pages = {(h.doc_id, h.page) for h in first}
     top = first + [h for h in plain[TOP_N:2 * TOP_N] if (h.doc_id, h.page) in pages]
+    # or in the reserve, left out because the figure or table is the page's hit (FreeDV's "What three
+    # parts does the Easy Setup dialog shown on first start cover ...?": the dialog's screenshot stood
+    # for "... is divided into three sections: 1. Sound card configuration, 2. CAT/PTT control, and 3.
+    # Reporting.", and the answer read as not covered)
+    shown = {(h.doc_id, h.page) for h in first if h.kind != "text"}
+    top += [m for m in mates if (m.doc_id, m.page) in shown and m.kind == "text" and m not in top]
     if not top:
         return {"similarity": 0.0, "cosine": 0.0, "coverage": 0.0, "agreement": 0.0, "gap": 0.0, "top_score": 0.0}
     terms = content_terms(question)
@@ -196,7 +203,7 @@ def assess(
     empty hits (returns score 0, insufficient).
     """
     thr = DEFAULT_THRESHOLD if threshold is None else float(threshold)
-    f = features(question, hits, embedder)
+    f = features(question, hits, embedder, mates)
     score = score_features(f) if hits else 0.0
     named = [*hits, *mates] if hits else []
     text = "\n".join(f"{h.section}\n{h.text}" for h in named).lower()
@@ -361,9 +368,18 @@ def absent_names(question: str, hits: Sequence[Hit]) -> list[str]:
         return []
     index = TermIndex("\n".join(f"{h.section}\n{h.text}" for h in hits))
     absent = [t.text for t in missing_terms(names, index)
-              if not _named_by_parts(t.norm, index.low) and not _named_as_the_tools_do(t.text, index.low)]
+              if not _named_by_parts(t.norm, index.low) and not _named_as_the_tools_do(t.text, index.low)
+              and not _named_by_its_number(t.text, question, index.low)]
     absent += [n for n in codes if not re.search(r"(?<![\w.])" + n.lower() + r"(?![\w])", index.low)]
     return list(dict.fromkeys(absent))  # a hexadecimal code is a name too
+
+
+def _named_by_its_number(name: str, question: str, text: str) -> bool:
+    """True when the question joins `name` to a number by a hyphen, a maker's prefix of a model ("my Icom
+    IC-7300"), and `text` (lower case) names that number as a word: FreeDV's manual writes "On newer
+    radios (e.g. 7300, 7610)"."""
+    return any(re.search(r"(?<![\w.])" + m.group(1) + r"(?![\w.])", text)
+               for m in re.finditer(r"(?<![\w-])" + re.escape(name) + r"-(\d+)(?![\w.-])", question))
 
 
 def _named_as_the_tools_do(name: str, text: str) -> bool:

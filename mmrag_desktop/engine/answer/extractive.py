@@ -95,6 +95,9 @@ _LABELS = re.compile(r"^(?:labels|referenced as|section)\s*:", re.I)
 _UNMAPPED = re.compile(r"(?<!\u2190)\ufffd")
 # A figure chunk's parts ("Figure 2: ... Labels: ... Section: ... Referenced as: ...") are separate.
 _FIGURE_PART = re.compile(r"\s(?=(?:Labels|Section|Referenced as):\s)")
+# a note in brackets after a sentence's full stop ("• Fixed TX audio dropouts when using different sample rates.
+# (PR #287)", FreeDV's release notes): the sentence's, not a term of the sentence after it
+_NOTE = re.compile(r"^\([^()\n]{2,40}\)$")
 _VALUE_Q = re.compile(
     r"\b(?:how (?:much|many|long|large|big|small|fast|high|low|often|wide)|what (?:[\w-]+ )?(?:value|size|range|number)|"
     r"smallest|largest|lowest|highest|fastest|slowest|numeric|"
@@ -313,7 +316,9 @@ _ONE_NAME = re.compile(r"-{0,2}[A-Za-z_][\w.-]*")  # a term that is one name ("M
 TWIN_OVERLAP = 0.6
 INSIDE_WORDS = 6  # a sentence this long found whole inside a quote of another block is a piece of it
 # the second part of a question of two ("..., and which C++ standard must the compiler support?")
-_SECOND_PART = re.compile(r",?\s+and\s+(?=(?:which|what|how|why|when|where|who|whose|is|are|does|do|can|could|"
+# (", and after how long ...", ", and in which release ...": a preposition may lead the second question)
+_SECOND_PART = re.compile(r",?\s+and\s+(?:(?:after|before|in|on|at|for|from|to|by|with|under|within)\s+)?"
+                          r"(?=(?:which|what|how|why|when|where|who|whose|is|are|does|do|can|could|"
                           r"should|will|would|if|whether)\b)", re.I)
 SECOND_PART_GAP = 0.4  # how far below the first sentence the sentence for a question's second part may score
 _NEGATION = re.compile(r"\b(?:not|never|cannot)\b|n't\b", re.I)
@@ -456,7 +461,7 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             # card's line: "current error data dbg_err()", not the card's column run on as one sentence)
             sentences = [line.strip() for line in text.split("\n") if line.strip()]
         else:
-            sentences = [p for s in split_sentences(text, newlines=True) for p in _FIGURE_PART.split(s)]
+            sentences = notes_joined([p for s in split_sentences(text, newlines=True) for p in _FIGURE_PART.split(s)])
         contents = any(_TOC.search(x) or DOT_LEADERS.search(x) for x in sentences)
         ocr = " ".join(m.group(2) for m in FIGURE_OCR.finditer(text)).split() if b.hit.kind == "figure" else []
         references = bool(_REFERENCE_SECTION.search(b.hit.section.split(" > ")[-1]))
@@ -543,6 +548,18 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             label = prev if term and not _example_of(prev, s) else ""
             out.append(Candidate(b.id, pos, s, following=following, label=label, introduces=introduces,
                                  listed=bool(label) or short_default, under=under))
+    return out
+
+
+def notes_joined(sentences: list[str]) -> list[str]:
+    """`sentences` with each note in brackets that follows a sentence's final punctuation joined to it
+    (_NOTE; not a list's enumerator, "(a)")."""
+    out: list[str] = []
+    for s in sentences:
+        if out and _NOTE.match(s.strip()) and not _ENUMERATOR.match(s.strip()) and out[-1].rstrip()[-1:] in ".!?":
+            out[-1] = f"{out[-1].rstrip()} {s.strip()}"
+        else:
+            out.append(s)
     return out
 
 
@@ -1290,6 +1307,13 @@ def select_sentences(
     return _in_reading_order(chosen, blocks)
 
 
+def second_part(question: str) -> str:
+    """A question's second part: "which C++ standard must the compiler support?" of "What is the minimum Qt
+    version ..., and which C++ standard must the compiler support?"; "" for a question of one part."""
+    m = _SECOND_PART.search(question)
+    return question[m.end():] if m else ""
+
+
 def second_part_terms(question: str) -> frozenset[str]:
     """The content terms of a question's second part that its first part does not use: "What is the
     minimum Qt version ..., and which C++ standard must the compiler support?" -> c++, standard,
@@ -1298,6 +1322,13 @@ def second_part_terms(question: str) -> frozenset[str]:
     if m is None:
         return frozenset()
     return frozenset(content_terms(question[m.end():])) - frozenset(content_terms(question[:m.start()]))
+
+
+def second_part_need(terms: frozenset[str]) -> int:
+    """How many of the second part's `terms` a sentence carries to answer it: one of up to three, else half
+    of them (FreeDV's "after how long do the stats on the left of the main window reset by default?" is not
+    answered by "... the “Report Frequency” text box in the main window.")."""
+    return 1 if len(terms) <= 3 else len(terms) // 2
 
 
 def _second_part_answered(question: str, ranked: Sequence[Candidate], chosen: list[Candidate],
@@ -1314,9 +1345,9 @@ def _second_part_answered(question: str, ranked: Sequence[Candidate], chosen: li
     def carries(c: Candidate) -> int:
         return len(terms & set(content_terms(c.text)))
 
-    if len(terms) < 2 or not chosen or any(carries(c) for c in chosen):
+    need = second_part_need(terms)
+    if len(terms) < 2 or not chosen or any(carries(c) >= need for c in chosen):
         return chosen
-    need = 1 if len(terms) <= 3 else 2
     best = next((c for c in ranked if c not in chosen and carries(c) >= need
                  and not any(near_duplicate(c.text, o.text) or _inside(c, o) or _inside(o, c) for o in chosen)), None)
     if best is None or best.score < chosen[0].score - SECOND_PART_GAP:

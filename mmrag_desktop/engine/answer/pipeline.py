@@ -24,9 +24,10 @@ from typing import Any
 
 from ..errors import Cancelled, EngineError, LibraryError, ModelError, QueryError
 from ..jobs import CancelToken
+from ..sentence_split import split_sentences
 from ..settings import Settings
 from .citations import StreamingCitationFilter, check_citations, marked_sentence_spans
-from .confidence import assess
+from .confidence import assess, content_terms
 from .encode_once import EncodeOnce
 from .events import (
     Answer,
@@ -47,6 +48,9 @@ from .extractive import (
     VALUE_BONUS,
     quote_text,
     rank_candidates,
+    second_part,
+    second_part_need,
+    second_part_terms,
     select_sentences,
     with_quote,
 )
@@ -70,6 +74,11 @@ DEFAULT_K = 8
 # as evidence too (Searcher.search's companions): "gpdasm is a disassembler for gputils." for "What does
 # gpdasm do?", whose hit shows the page's "The general syntax for running gpdasm is ..."
 COMPANIONS = 2
+# a question of two parts: the second part is searched alone in the manuals of the first hits this many,
+# and the first of its hits this deep that carries the part's terms is evidence too (_second_part_hits)
+SECOND_PART_DOCS = 3
+SECOND_PART_HITS = 3
+SECOND_PART_AT = 3  # its place among the hits: after those confidence scores (confidence.TOP_N)
 MAX_QUESTION_CHARS = 4000  # ~1,000 tokens: beyond that no small context holds evidence too
 NOT_COVERED = "The indexed manuals do not cover this."
 
@@ -203,6 +212,8 @@ def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: 
         hits = library.search(search_q, k=k, companions=COMPANIONS)
         reserve = [h for h in hits if h.reserve]  # quoted only when a sentence of theirs matches best
         hits = [h for h in hits if not h.reserve]
+        at = min(len(hits), SECOND_PART_AT)
+        hits[at:at] = _second_part_hits(library, search_q, hits)
         stats["retrieval_s"] = round(time.perf_counter() - t0, 4)
         for notice in getattr(library, "model_notices", []):  # a configured model is not in use
             answer.notices.append(notice)
@@ -426,6 +437,31 @@ def _extractive(answer: Answer, question: str, hits, embedder, settings: Setting
     yield from _finish(answer, "", blocks, checker, lines_of, chosen)
     answer.stats["total_s"] = round(time.perf_counter() - t0, 4)
     yield DoneEvent(answer=answer)
+
+
+def _second_part_hits(library, question: str, hits: list) -> list:
+    """For a question of two parts, the passage a search for its second part finds first in the manuals of
+    the first hits, when no hit carries the second part's terms (second_part_need) and it does: evidence after
+    the first hits (SECOND_PART_AT). PSPP: "If I use /METHOD=EXACT TIMER in NPAR TESTS without giving a number, how long does a test
+    run before it is abandoned, and what test proportion does /BINOMIAL assume when p is omitted?" found
+    five passages on exact tests and none on /BINOMIAL."""
+    terms = second_part_terms(question)
+    if len(terms) < 2 or not hits:
+        return []
+    need = second_part_need(terms)
+
+    def carries(h) -> bool:  # in one sentence
+        return any(len(terms & set(content_terms(t))) >= need for t in split_sentences(h.text, newlines=True))
+
+    if any(carries(h) for h in hits):  # the hits have it: what is quoted is chosen from them
+        return []
+    have = {h.chunk_id for h in hits}
+    docs = list(dict.fromkeys(h.doc_id for h in hits[:SECOND_PART_DOCS]))
+    try:
+        found = library.search(second_part(question), k=SECOND_PART_HITS, docs=docs)
+    except QueryError:
+        return []
+    return [h for h in found if h.chunk_id not in have and h.kind == "text" and not h.navigation and carries(h)][:1]
 
 
 def _from_reserve(question: str, blocks: list, reserve: Sequence, embedder, weights: dict) -> tuple | None:

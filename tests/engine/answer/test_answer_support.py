@@ -2653,3 +2653,20 @@ def test_an_extension_asked_for_is_a_file_name(embedder):
     chosen = [c.text for c in select_sentences("What extension must a Netgen mesh size file have, and what does each "
                                                "point entry in it specify?", blocks, embedder, max_sentences=2)]
     assert any(".msz" in t for t in chosen), chosen
+
+
+def test_a_note_in_brackets_after_a_full_stop_is_its_sentences():
+    """FreeDV's release notes (no set's): "• Fixed TX audio dropouts when using different sample rates. (PR #287)" /
+    "• Remove sample rates above 48K from audio configuration. (PR #288)": the note was split from its item
+    and read as the term of the next, and the answer quoted "(PR #287) • Remove sample rates above 48K ...",
+    the wrong pull request. A note in brackets after a sentence's final punctuation is that sentence's."""
+    text = ("2. Bugfixes:\n\u2022 Add missed UI disable on startup for 2020B mode. (PR #279)\n"
+            "\u2022 Fixed TX audio dropouts when using different sample rates. (PR #287)\n"
+            "\u2022 Remove sample rates above 48K from audio configuration. (PR #288)")
+    texts = [c.text for c in candidate_sentences(one_block(text, "16.4 V1.8.4 October 2022", "freedv.pdf", 20))]
+    assert "\u2022 Remove sample rates above 48K from audio configuration. (PR #288)" in texts, texts
+    assert "\u2022 Fixed TX audio dropouts when using different sample rates. (PR #287)" in texts, texts
+    assert not any(t.startswith("(PR") for t in texts), texts
+    # a list's enumerator in brackets opens its item
+    listed = "The options are these.\n(a)\nThe first option sets the width of the pulse in microseconds."
+    assert any(t.startswith("The first option") for t in (c.text for c in candidate_sentences(one_block(listed))))

@@ -373,6 +373,59 @@ def test_a_dotted_name_with_a_one_letter_owner_is_named_by_its_attribute():
     assert unknown_words("Is numpy.status supported?", term_df) == ["numpy.status"]  # an owner never named
 
 
+def test_a_makers_prefix_joined_to_a_model_number_is_named_by_the_number():
+    """FreeDV's user manual (no set's): "Hamlib won't talk to my Icom IC-7300 from FreeDV; which CI-V settings
+    should I check ...?" was answered "not covered" ("No page found mentions IC"): the page writes "On newer
+    radios (e.g. 7300, 7610), you may also need to set "CI-V USB Echo Back" to ON"."""
+    from mmrag_desktop.engine.answer.confidence import absent_names
+
+    page = [hit(1, "The most common issue with Icom radios is that the CI-V address configured in FreeDV does not match "
+                   "the address configured in the radio. On newer radios (e.g. 7300, 7610), you may also need to set "
+                   "\"CI-V USB Echo Back\" to ON.")]
+    assert absent_names("Hamlib won't talk to my Icom IC-7300; which CI-V settings should I check?", page) == []
+    assert absent_names("Hamlib won't talk to my Icom IC-705; which CI-V settings should I check?", page) == ["IC", "705"]
+    assert absent_names("Does the IC stay cool at 7300 rpm?", page) == ["IC"]  # a prefix only joined to the number
+
+
+def test_a_figure_that_stands_for_its_page_is_scored_with_the_pages_text_in_reserve(embedder):
+    """FreeDV's user manual (no set's): "What three parts does the Easy Setup dialog shown on first start cover,
+    and how do I get back to it later?" was answered "not covered" (confidence 0.42): the dialog's screenshot was
+    the page's hit, its text ("... is divided into three sections: ...") only in the search's reserve. A figure
+    or table among the first hits is scored with its page's text in reserve, a page of text is not."""
+    from dataclasses import replace
+
+    from mmrag_desktop.engine.answer.confidence import features
+
+    figure = hit(1, "Figure 1: Easy Setup dialog\nSection: 2.1 Easy Setup\nText in figure: Easy Setup Step 1:Select "
+                    "Sound Device RadioDevice:VB-Cable Decoded audio plays back through:Mac:Book Pro Speakers Transmitted "
+                    "audio records through:MacBook Pro Microphone Advanced Step 2: Setup Radlo Contrel No PTT/CAT Control "
+                    "HamlibCATControlSerlal PTT Hamlib CAT Control RigModel:Kenwood TS-2000 Serial Device (or hostname:"
+                    "port):localhost:5001 Serial Rate: default Advanced Test Step 3:Setup Reporting Enable Reporting "
+                    "Callsign: coenbs puo OK Cancel Apply", page=3, score=1.38, kind="figure",
+                 sources={"dense": 1, "keyword": 2})
+    others = [hit(2, "1. Code Cleanup:\n• Remove “force sync” option from Tools->Options (PR #332)\n2. Enhancements:\n"
+                     "• Add “Easy Setup” dialog to simplify first time setup. (PR #189)\n3. Bugfixes:\n• Add a bit of "
+                     "extra space for the sample rate drop-downs. (PR #336)\n• Add units for SNR gauge to match squelch "
+                     "gauge. (PR #339)", page=19, score=0.66, sources={"keyword": 3}),
+              hit(3, "select the DAX TX sound device. It is necessary only to select the correct “slice” for the radio "
+                     "sound device and the two devices to use for analog receive and transmit. Note that some "
+                     "configurations (for example, SDR setups involving multiple radio sound devices) may not be able "
+                     "to be configured with Easy Setup. For those, you can choose the “Advanced” button and proceed to "
+                     "“Advanced Setup” below.", page=4, score=0.61, sources={"keyword": 8})]
+    mate = replace(hit(4, "Upon starting FreeDV for the first time, the Easy Setup dialog will appear. This is a streamlined "
+                          "setup\nprocess for FreeDV optimized for hardware commonly used by amateur radio operators and is "
+                          "divided into\nthree sections:\n1. Sound card configuration,\n2. CAT/PTT control, and\n3. "
+                          "Reporting.\nThese sections are shown below:\nNote that you can always return to this dialog by "
+                          "going to Tools - Easy Setup.", page=3, score=1.1), reserve=True)
+    q = "What three parts does the Easy Setup dialog shown on first start cover, and how do I get back to it later?"
+    assert assess(q, [figure, *others], embedder).insufficient
+    assert not assess(q, [figure, *others], embedder, mates=[mate]).insufficient
+    text = replace(figure, kind="text")
+    assert features(q, [text, *others], embedder, [mate]) == features(q, [text, *others], embedder)
+    elsewhere = replace(mate, page=5)  # a passage of another page
+    assert features(q, [figure, *others], embedder, [elsewhere]) == features(q, [figure, *others], embedder)
+
+
 def test_a_model_number_no_hit_gives_is_not_covered():
     """"What is the maximum spindle speed of the Tormach 1100?" was answered with LinuxCNC's "now supports
     up to 8 spindles" (its sample configurations list "tormach"; no page gives a Tormach 1100)."""

@@ -1,0 +1,63 @@
+"""A question of two parts whose first part draws every hit: the second part is searched alone in the same
+manuals and the passage it finds first is evidence too (pipeline._second_part_hits; real PDF, SQLite,
+hnswlib, MiniLM). The GNU PSPP manual (no set's): "If I use /METHOD=EXACT TIMER in NPAR TESTS without giving
+a number, how long does a test run before it is abandoned, and what test proportion does /BINOMIAL assume
+when p is omitted?" found five passages on exact tests and none on /BINOMIAL; the answer said nothing of
+the test proportion."""
+
+from __future__ import annotations
+
+from conftest import write_pdf
+
+EXACT = [
+    ["Exact tests give more accurate results, but may take an unacceptably long time to perform. If the",
+     "TIMER keyword is used, it sets a maximum time, after which the test is abandoned, and a warning",
+     "message printed. The time, in minutes, should be specified in parentheses after the TIMER keyword.",
+     "If the TIMER keyword is given without this figure, then a default value of 5 minutes is used."],
+    ["Certain tests may take a long time to execute, if an exact figure is required. Therefore, by default",
+     "asymptotic approximations are used unless the subcommand /METHOD=EXACT is specified. Exact tests give",
+     "more accurate results, but may take an unacceptably long time to perform."],
+    ["NPAR TESTS performs nonparametric tests. One or more tests may be specified by using the",
+     "corresponding subcommand. If the /STATISTICS subcommand is also specified, then summary statistics",
+     "are produced for each variable that is the subject of any test."],
+    ["/METHOD=EXACT [TIMER [(n)]] asks NPAR TESTS for exact significance levels. A test that runs longer",
+     "than the time the TIMER keyword gives is abandoned, and its asymptotic result is reported instead."],
+]
+OTHER = [
+    ["CDF.NORMAL (x, mean, sd) gives the normal distribution function. The mean and the standard deviation",
+     "of the distribution are its parameters; sd must be positive."],
+    ["The MEANS procedure reports the mean, the count and the standard deviation of each cell of a table."],
+]
+BINOMIAL = ["The /BINOMIAL subcommand compares the observed distribution of a dichotomous variable with that of",
+            "a binomial distribution. The variable p specifies the test proportion of the binomial distribution.",
+            "The default value of 0.5 is assumed if p is omitted."]
+FIRST = "If I use /METHOD=EXACT TIMER in NPAR TESTS without giving a number, how long does a test run before it is abandoned"
+QUESTION = FIRST + ", and what test proportion does /BINOMIAL assume when p is omitted?"
+DEFAULT = "The default value of 0.5 is assumed if p is omitted."
+
+
+def test_the_second_part_of_a_question_is_searched_alone_when_no_hit_carries_it(library, tmp_path):
+    from mmrag_desktop.engine.answer.evidence import pack_evidence
+    from mmrag_desktop.engine.answer.extractive import second_part, select_sentences
+    from mmrag_desktop.engine.answer.pipeline import SECOND_PART_AT, _second_part_hits
+
+    pages = [*EXACT, *OTHER, BINOMIAL]
+    pdf = write_pdf(tmp_path / "stats.pdf", [[(57, 80 + 14 * i, t) for i, t in enumerate(p)] for p in pages],
+                    fontsize=10)
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    assert second_part(QUESTION) == "what test proportion does /BINOMIAL assume when p is omitted?"
+    # the case: the first part draws the hits, none of which says what the second part asks
+    hits = library.search(FIRST + "?", k=SECOND_PART_AT)
+    assert not any("BINOMIAL" in h.text for h in hits), [h.text[:60] for h in hits]
+    found = _second_part_hits(library, QUESTION, hits)
+    assert len(found) == 1 and DEFAULT in " ".join(found[0].text.split()), found
+    # quoted among the sentences for the first part, in the place the pipeline gives it
+    blocks = pack_evidence([*hits[:SECOND_PART_AT], *found, *hits[SECOND_PART_AT:]], 10**6)
+    chosen = [c.text for c in select_sentences(QUESTION, blocks, library.embedder, max_sentences=4)]
+    assert any(DEFAULT in t for t in chosen), chosen
+    # without the second search the sentence is not there to quote
+    alone = [c.text for c in select_sentences(QUESTION, pack_evidence(hits, 10**6), library.embedder, max_sentences=4)]
+    assert not any(DEFAULT in t for t in alone), alone
+    # nothing is searched again for a question of one part, nor when a hit already says it
+    assert _second_part_hits(library, FIRST + "?", hits) == []
+    assert _second_part_hits(library, QUESTION, [*hits, *found]) == []
