@@ -453,7 +453,10 @@ def _second_part_hits(library, question: str, hits: list) -> list:
     def carries(h) -> bool:  # in one sentence
         return any(len(terms & set(content_terms(t))) >= need for t in split_sentences(h.text, newlines=True))
 
-    if any(carries(h) for h in hits):  # the hits have it: what is quoted is chosen from them
+    # the hits have it: what is quoted is chosen from them (not the words of a screenshot nor a contents line:
+    # FreeDV's "Bits:4228 Err:33" and "11.1 Stats Window . . ." are no answer to "what do the Bits and Errs
+    # fields in the Stats window show?")
+    if any(carries(h) for h in hits if h.kind != "figure" and not h.navigation):
         return []
     have = {h.chunk_id for h in hits}
     docs = list(dict.fromkeys(h.doc_id for h in hits[:SECOND_PART_DOCS]))

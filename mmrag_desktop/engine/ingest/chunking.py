@@ -24,6 +24,16 @@ _NAV_LINE = re.compile(r"(?:(?:\.\s?){4,}|\s{3,}|\u2026)\s*[0-9ivxlc]+\s*$|,\s*\
 # a chunk's overlap with the next opens with a whole declaration: at most this many lines back to its name,
 # whose arguments' bracket stays open to the end of its line
 STATEMENT_LINES = 6
+# a rule drawn with characters: a text table's "+--------+----+", an underline "=======" (GNU PSPP's output
+# tables: each rule line cost a word piece a character, and a chunk held four lines of a table)
+_RULE_RUN = re.compile(r"([-=_~*+#\u2500\u2501\u2550])\1{3,}")
+
+
+def blank_rules(text: str) -> str:
+    """`text` with every run of four or more rule characters cut to its first and spaces (the same length:
+    the embedder's character offsets of segments stay true), as the embedder and the chunk budget read it."""
+    return _RULE_RUN.sub(lambda m: m.group(1) + " " * (len(m.group(0)) - 1), text)
+
 _OPENS_ARGUMENTS = re.compile(r"[A-Za-z_]\w*\([^()]*$")
 
 
@@ -122,7 +132,7 @@ class Chunker:
         captions = {b.caption_of: b for b in blocks if b.kind == "caption" and b.caption_of is not None}
         # one tokenizer call per page for every text line
         text_lines = [ln for b in blocks if b.kind not in ("table", "figure", "caption") for ln in b.lines]
-        counts = self.count([ln.text for ln in text_lines]) if text_lines else []
+        counts = self.count([blank_rules(ln.text) for ln in text_lines]) if text_lines else []
         token_of = {id(ln): c for ln, c in zip(text_lines, counts, strict=True)}
         for i, block in enumerate(blocks):
             if block.kind == "heading":

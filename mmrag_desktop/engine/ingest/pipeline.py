@@ -31,7 +31,7 @@ from ..jobs import CancelToken, Progress
 from ..memory import trim_heap
 from ..parse import is_supported, open_document
 from ..store.files import LocalFiles
-from .chunking import ChunkDraft, Chunker
+from .chunking import ChunkDraft, Chunker, blank_rules
 
 if TYPE_CHECKING:
     from ..models.active import ActiveModels
@@ -87,10 +87,11 @@ def sha256_file(path: Path, cancel: CancelToken | None = None) -> str:
 
 
 def embed_text_of(draft: ChunkDraft) -> tuple[str, int]:
-    """Text given to the embedder (section tail + chunk text) and the offset of the chunk text in it."""
+    """Text given to the embedder (section tail + chunk text, its rules blanked: chunking.blank_rules) and the
+    offset of the chunk text in it."""
     tail = " > ".join(draft.section.split(" > ")[-2:])[:80] if draft.section else ""
     prefix = f"{tail}\n" if tail else ""
-    return prefix + draft.text, len(prefix)
+    return prefix + blank_rules(draft.text), len(prefix)
 
 
 class _SaveFailed(Exception):

@@ -176,6 +176,30 @@ def test_chunker_splits_long_text_within_budget(chunker, embedder):
     assert chunks[1].lines[0].bbox == chunks[0].lines[-1].bbox
 
 
+def test_a_text_tables_rules_do_not_fill_the_chunk(chunker, embedder):
+    """GNU PSPP's manual (no set's) prints its output tables as text ("+----------+--+--------+"): each rule
+    line cost a word piece a character, a chunk held four lines of a table, and "... 17 of them were born
+    after December 31, 1999." was a chunk apart from the table of the 17. The chunk budget and the embedder
+    read a run of rule characters as its first (chunking.blank_rules, same length: offsets stay true)."""
+    from mmrag_desktop.engine.ingest.chunking import blank_rules
+    from mmrag_desktop.engine.ingest.pipeline import embed_text_of
+
+    rule = "+------------------------+--+--------+-------+-------+-------+"
+    assert blank_rules(rule) == "+-                       +--+-       +-      +-      +-      +" and len(blank_rules(rule)) == len(rule)
+    assert blank_rules("a -- b, x = 3, =====") == "a -- b, x = 3, =    "  # a dash pair is no rule
+    table = ["From Result 13.1 one can see that there are 56 persons listed in the dataset, and 17 of",
+             "them were born after December 31, 1999.", "Salaries of personnel born after December 31 1999",
+             "Descriptive Statistics", rule, "| | N| Mean |Std Dev|Minimum|Maximum|", rule,
+             "|Annual salary before tax|17|31828.59|4454.80|$23,451|$39,504|", "|Valid N (listwise) |17| | | | |",
+             "|Missing N (listwise) | 0| | | | |", rule, "Result 13.1: Salary descriptives after SELECT IF."]
+    assert sum(embedder.count_tokens_batch(table)) > 200  # the case: as written, more than a chunk's budget
+    page = PageContent(1, 612, 792, [Block("text", [_line(t, y=50 + 12 * i) for i, t in enumerate(table)])])
+    (chunk,) = chunker.add_page(page) + chunker.finish()
+    assert "17 of" in chunk.text and "31828.59" in chunk.text
+    text, offset = embed_text_of(chunk)
+    assert embedder.count_tokens(text) <= 238 and rule not in text and len(text) == offset + len(chunk.text)
+
+
 def test_a_chunks_overlap_with_the_next_opens_with_a_whole_declaration(embedder):
     """Ghostscript's color management notes list functions as a declaration over two lines and a
     description. A chunk ended with "int gsicc_init_device_profile_struct(gx_device * dev, char
