@@ -1324,6 +1324,11 @@ def second_part_terms(question: str) -> frozenset[str]:
     return frozenset(content_terms(question[m.end():])) - frozenset(content_terms(question[:m.start()]))
 
 
+def carried(terms: frozenset[str], text: str) -> int:
+    """How many of a question part's `terms` (second_part_terms) `text` carries."""
+    return len(terms & set(content_terms(text)))
+
+
 def second_part_need(terms: frozenset[str]) -> int:
     """How many of the second part's `terms` a sentence carries to answer it: one of up to three, else half
     of them (FreeDV's "after how long do the stats on the left of the main window reset by default?" is not
@@ -1342,13 +1347,10 @@ def _second_part_answered(question: str, ranked: Sequence[Candidate], chosen: li
     its own definition as a single pic ..." ranked sixth."""
     terms = second_part_terms(question)
 
-    def carries(c: Candidate) -> int:
-        return len(terms & set(content_terms(c.text)))
-
     need = second_part_need(terms)
-    if len(terms) < 2 or not chosen or any(carries(c) >= need for c in chosen):
+    if len(terms) < 2 or not chosen or any(carried(terms, c.text) >= need for c in chosen):
         return chosen
-    best = next((c for c in ranked if c not in chosen and carries(c) >= need
+    best = next((c for c in ranked if c not in chosen and carried(terms, c.text) >= need
                  and not any(near_duplicate(c.text, o.text) or _inside(c, o) or _inside(o, c) for o in chosen)), None)
     if best is None or best.score < chosen[0].score - SECOND_PART_GAP:
         return chosen

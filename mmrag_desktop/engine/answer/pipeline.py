@@ -27,7 +27,7 @@ from ..jobs import CancelToken
 from ..sentence_split import split_sentences
 from ..settings import Settings
 from .citations import StreamingCitationFilter, check_citations, marked_sentence_spans
-from .confidence import assess, content_terms
+from .confidence import assess
 from .encode_once import EncodeOnce
 from .events import (
     Answer,
@@ -46,6 +46,7 @@ from .extractive import (
     EXTRACTIVE_RANK_WEIGHT,
     EXTRACTIVE_SENTENCES,
     VALUE_BONUS,
+    carried,
     quote_text,
     rank_candidates,
     second_part,
@@ -441,17 +442,18 @@ def _extractive(answer: Answer, question: str, hits, embedder, settings: Setting
 
 def _second_part_hits(library, question: str, hits: list) -> list:
     """For a question of two parts, the passage a search for its second part finds first in the manuals of
-    the first hits, when no hit carries the second part's terms (second_part_need) and it does: evidence after
-    the first hits (SECOND_PART_AT). PSPP: "If I use /METHOD=EXACT TIMER in NPAR TESTS without giving a number, how long does a test
-    run before it is abandoned, and what test proportion does /BINOMIAL assume when p is omitted?" found
-    five passages on exact tests and none on /BINOMIAL."""
+    the first hits, when no sentence of a hit carries the second part's terms (second_part_need) and one of
+    its sentences does: evidence after the first hits (SECOND_PART_AT). PSPP: "If I use /METHOD=EXACT TIMER
+    in NPAR TESTS without giving a number, how long does a test run before it is abandoned, and what test
+    proportion does /BINOMIAL assume when p is omitted?" found five passages on exact tests, none on
+    /BINOMIAL."""
     terms = second_part_terms(question)
     if len(terms) < 2 or not hits:
         return []
     need = second_part_need(terms)
 
     def carries(h) -> bool:  # in one sentence
-        return any(len(terms & set(content_terms(t))) >= need for t in split_sentences(h.text, newlines=True))
+        return any(carried(terms, t) >= need for t in split_sentences(h.text, newlines=True))
 
     # the hits have it: what is quoted is chosen from them (not the words of a screenshot nor a contents line:
     # FreeDV's "Bits:4228 Err:33" and "11.1 Stats Window . . ." are no answer to "what do the Bits and Errs
