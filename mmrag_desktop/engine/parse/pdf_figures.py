@@ -154,7 +154,7 @@ def pad_with_labels(box: BBox, lines: list[Line]) -> BBox:
                 continue
             # (near lines only are compared with every line of the page)
             if _distance(box, b) <= LABEL_PAD and not _ends_a_paragraph(ln, lines, limit):
-                grown = (min(grown[0], b[0]), min(grown[1], b[1]), max(grown[2], b[2]), max(grown[3], b[3]))
+                grown = union_bbox([grown, b]) or grown
         if grown == box:
             break
         box = grown
