@@ -730,15 +730,6 @@ def near_duplicate(sentence: str, other: str, *, columns: bool = True) -> bool:
     return all((t.kind, t.norm, t.value, t.unit) in have for t in terms(sentence))
 
 
-# a question for a unit ("in what unit do I enter the Report Frequency?") and a unit a sentence names ("This is
-# in kilohertz (kHz) and will turn red if the entered value is invalid.", FreeDV's manual)
-_UNIT_Q = re.compile(r"\b(?:what|which)\s+units?\b", re.I)
-_NUMBER_Q = re.compile(r"\b(?:values?|default|maximum|minimum|max|min|how (?:much|many|long))\b", re.I)
-_UNIT = re.compile(r"\b(?:[kMG]?Hz|(?:kilo|mega|giga)?hertz|(?:milli|micro|kilo)?(?:volts?|amps?|amperes?|watts?|ohms?|"
-                   r"seconds?|metres?|meters?|grams?)|mV|mA|µ[sVA]|ms|ns|dBm?|minutes?|hours?|(?:kilo|mega)?bytes?|"
-                   r"[kKMG]i?B|bits?|degrees?|inch(?:es)?|mm|cm|points?|pt|pixels?|px|percent)\b|[Ω°%]")
-
-
 def _asked_kind(question: str) -> str:
     """"key" when the question asks for a key to press (a shortcut, a key binding), "option" when it
     asks for a command-line option, flag or switch, "file" for a
@@ -753,8 +744,6 @@ def _asked_kind(question: str) -> str:
         return "value" if _VALUE_Q.search(question) else ""
     if _FILE_Q.search(question):
         return "file"
-    if _UNIT_Q.search(question) and not _NUMBER_Q.search(question):  # (values and their unit: numbers first)
-        return "unit"
     if _NAME_Q.search(question):
         return "name"
     return "value" if _VALUE_Q.search(question) else ""
@@ -1284,8 +1273,6 @@ def _carries(text: str, asked: str) -> bool:
     if asked == "value":
         return (any(t.kind == "number" for t in terms(_PAGE_REF.sub(" ", text)))
                 or _SETS_VALUE.search(text) is not None)
-    if asked == "unit":
-        return _UNIT.search(text) is not None
     return any(t.kind == "name" for t in terms(text))
 
 

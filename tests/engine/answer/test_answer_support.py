@@ -2670,21 +2670,3 @@ def test_a_note_in_brackets_after_a_full_stop_is_its_sentences():
     # a list's enumerator in brackets opens its item
     listed = "The options are these.\n(a)\nThe first option sets the width of the pulse in microseconds."
     assert any(t.startswith("The first option") for t in (c.text for c in candidate_sentences(one_block(listed))))
-
-
-def test_a_question_for_a_unit_is_answered_with_the_sentence_that_names_it(embedder):
-    """FreeDV's user manual (no set's): "..., and in what unit do I enter the Report Frequency?" quoted "The
-    frequency that FreeDV reports to PSK Reporter is set by changing the “Report Frequency” text box in the
-    main window." without the next sentence, "This is in kilohertz (kHz) and will turn red if the entered
-    value is invalid.". A question for a unit asks for a sentence naming one, or the one after it."""
-    from mmrag_desktop.engine.answer.extractive import _asked_kind, _carries
-
-    text = ("The frequency that FreeDV reports to PSK Reporter is set by changing the “Report Frequency” text box in "
-            "the main window. This is in kilohertz (kHz) and will turn red if the entered value is invalid. Reports "
-            "sent to PSK Reporter will display using the mode “FREEDV” for ease of filtering.")
-    question = "In what unit do I enter the Report Frequency for PSK Reporter?"
-    assert _asked_kind(question) == "unit" and _asked_kind("What are the default and maximum values, in what unit?") == "value"
-    assert _carries("This is in kilohertz (kHz).", "unit") and _carries("The delay is 5 ms.", "unit")
-    assert not _carries("Reports sent to PSK Reporter will display using the mode FREEDV.", "unit")
-    chosen = [c.text for c in select_sentences(question, one_block(text, "4 PSK Reporter", "freedv.pdf", 8), embedder)]
-    assert any("This is in kilohertz (kHz)" in t for t in chosen[:1]), chosen
