@@ -146,7 +146,8 @@ def features(question: str, hits: Sequence[Hit], embedder=None, mates: Sequence[
     # for "... is divided into three sections: 1. Sound card configuration, 2. CAT/PTT control, and 3.
     # Reporting.", and the answer read as not covered)
     shown = {(h.doc_id, h.page) for h in first if h.kind != "text"}
-    top += [m for m in mates if (m.doc_id, m.page) in shown and m.kind == "text" and m not in top]
+    have = {h.chunk_id for h in top}
+    top += [m for m in mates if (m.doc_id, m.page) in shown and m.kind == "text" and m.chunk_id not in have]
     if not top:
         return {"similarity": 0.0, "cosine": 0.0, "coverage": 0.0, "agreement": 0.0, "gap": 0.0, "top_score": 0.0}
     terms = content_terms(question)

@@ -7,6 +7,8 @@ the test proportion."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from conftest import write_pdf
 
 EXACT = [
@@ -62,8 +64,6 @@ def test_the_second_part_of_a_question_is_searched_alone_when_no_hit_carries_it(
     assert _second_part_hits(library, FIRST + "?", hits) == []
     assert _second_part_hits(library, QUESTION, [*hits, *found]) == []
     # but a screenshot's words or a contents line that name the terms say nothing of them
-    from dataclasses import replace
-
     shot = replace(hits[0], chunk_id=-1, kind="figure", text="Text in figure: /BINOMIAL test proportion assumed p omitted")
     toc = replace(hits[0], chunk_id=-2, navigation=True, text="15.11.1 Binomial test proportion assumed . . . 176")
     assert [h.chunk_id for h in _second_part_hits(library, QUESTION, [*hits, shot, toc])] == [found[0].chunk_id]
