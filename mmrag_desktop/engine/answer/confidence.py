@@ -63,11 +63,12 @@ GREEK = {name: letters for name, letters in zip(
 # none of "back", "gone", "against", "apart": two answerable questions were answered "not covered"), nor
 # a question's frame ("What happens when I double-click on a curve ...?": Grace's user's guide never
 # writes "happens"; "Is it possible to ...?"; "What is the rectwindow counterpart of plothraw?": the
-# PARI/GP card never says "counterpart")
+# PARI/GP card never says "counterpart"; "What kinds of jobs is Ecasound meant for ...?": its user's guide
+# never writes "meant")
 _GENERAL_WORDS = frozenset(
     """back again apart away together against along around across ahead behind instead anymore already
     ever yet still gone come comes came went goes going gotten put keep keeps kept even
-    happen happens happened happening possible possibly counterpart counterparts""".split()
+    happen happens happened happening possible possibly counterpart counterparts meant intended supposed""".split()
 )
 
 

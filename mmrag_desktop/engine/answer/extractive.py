@@ -147,6 +147,11 @@ _WH_QUESTION = re.compile(r"^\s*(?:which|what|how|why|when|where|who|does|do|is|
 _LOOKS_LIKE = re.compile(r"\blooks? like\b|\bshow me\b", re.I)
 _CAPTION = re.compile(r"^(?:\.\.\.\s*)?fig(?:ure)?\.?\s*\d", re.I)
 _CODE_MARK = re.compile(r"[={}\[\]<>/$;]|\w\(|(?:^|\s)--?[A-Za-z]")  # "(top level)" in prose is none
+# a short sentence whose subject is the sentence before it's: quoted with that sentence
+_REFERS_BACK = re.compile(r"^(?:they|it|these|those)\s+(?:are|is|were|was|can|could|will|also|have|has|do|does)\b", re.I)
+REFERS_BACK_WORDS = 8
+# a fence that sets a transcript or an example off ("--cut--", "-- snip --", "--8<--", "--cut file 'x.ecp'--")
+_FENCE = re.compile(r"(?:^|(?<=\s))-{2,} ?(?:cut|snip|8<|>8)(?=[\s-])[^-\n]*-{2,}", re.I)
 _PROMPT_RUN = re.compile(r"[$>%#]*")  # the prompt a line of a command block opens with (">>>", "$", "")
 _PLACEHOLDER = re.compile(r"\[[^\]]*\]|<[^>]*>|\{[^}]*\}")  # a synopsis's optional and variable parts
 # a value that belongs to the sentence before it: "VNTOL=x resets the absolute voltage error tolerance."
@@ -350,6 +355,7 @@ class Candidate:
     listed: bool = False  # quoted with its term line: an entry of a definition list ("--pin-color <string> ...")
     under: str = ""  # the option or setting whose entry the sentence is part of ("DOT_CLEANUP If the ..." on)
     named: bool = False  # a table row the question names (`_row_names_asked`)
+    chunk: tuple[int, int, int] = (-1, -1, 0)  # the block's document id, chunk id and page
 
 
 def _header_cells(cells: Sequence[str]) -> bool:
@@ -501,9 +507,15 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 s = f"... {s}"
             nxt = sentences[pos + 1] if pos + 1 < len(sentences) else ""
             prev = " ".join(sentences[pos - 1].split()) if pos > 0 else ""
-            introduces = introduces_code(s, nxt)
+            # a lead-in's block may open with a fence ("--cut--" / "$ ecasound -i guitar.wav ..." / "--cut--")
+            fence = _FENCE.match(nxt.strip())
+            body, rest = (nxt.strip()[fence.end():].strip() if fence else nxt), sentences[pos + 2:]
+            if fence and not body and rest:
+                body, rest = rest[0], rest[1:]
+            introduces = bool(body) and introduces_code(s, body)
             if introduces:  # "Launch the GPG checking using the following command:" says nothing alone
-                s = " ".join([s] + code_block(nxt, sentences[pos + 2:], PAIR_WORDS - len(s.split())))
+                budget = PAIR_WORDS - len(s.split())
+                s = " ".join([s] + (fenced_block([body, *rest], budget) if fence else code_block(nxt, rest, budget)))
             elif (s.endswith(":") and (_BULLET.match(nxt.strip()) or _ENUMERATOR.match(nxt.strip()))
                   and not references and not _siblings_in_list(s, nxt)):  # (not a list of links' titles)
                 # nor does "Every TAP requires at least the following configparams:": quoted with the
@@ -540,6 +552,11 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                         prev = f"{sentences[pos - 2].strip()} {prev}"
                 else:
                     s = f"... {s}"
+            if (not term and not introduces and prev and _REFERS_BACK.match(s) and len(s.split()) <= REFERS_BACK_WORDS
+                    and prev[-1:] in ".!?" and is_quotable(prev)):
+                # "They are also available in HTML-format." says nothing without what "they" are: "For instance,
+                # Ecasound's man pages are a very good (and up-to-date!) source of information."
+                s = f"{prev} {s}"
             following = "" if introduces or not is_quotable(nxt) or _ENUMERATOR.match(nxt.strip()) or name_code else nxt
             if short_default and term:  # too short to be matched alone: matched as the entry it closes
                 s, term = f"{prev} {s}", False
@@ -547,7 +564,8 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 continue
             label = prev if term and not _example_of(prev, s) else ""
             out.append(Candidate(b.id, pos, s, following=following, label=label, introduces=introduces,
-                                 listed=bool(label) or short_default, under=under))
+                                 listed=bool(label) or short_default, under=under,
+                                 chunk=(b.hit.doc_id, b.hit.chunk_id, b.hit.page)))
     return out
 
 
@@ -688,6 +706,28 @@ def code_block(first: str, rest: Sequence[str], budget: int) -> list[str]:
         if used > budget:
             break
         block.append(line)
+    return block
+
+
+def fenced_block(lines: Sequence[str], budget: int) -> list[str]:
+    """The lines of a block set between fence lines (_FENCE), from the first of `lines` up to the closing
+    fence, within `budget` words (the first line always): the Ecasound user's guide prints its transcripts
+    between "--cut--" lines, and "The following sequence cuts the section ... into “gate-test.wav”:" was
+    quoted with the fence alone, not with "|$ ecasound -i guitar.wav -o gate-test.wav -gc:60,1"."""
+    block: list[str] = []
+    used = 0
+    for line in lines:
+        line = " ".join(line.split())
+        closing = _FENCE.search(line)
+        if closing:
+            line = line[:closing.start()].strip()
+        used += len(line.split())
+        if block and used > budget:
+            break
+        if line:
+            block.append(line)
+        if closing:
+            break
     return block
 
 
@@ -1324,6 +1364,19 @@ def second_part_terms(question: str) -> frozenset[str]:
     return frozenset(content_terms(question[m.end():])) - frozenset(content_terms(question[:m.start()]))
 
 
+def question_parts(question: str) -> list[tuple[str, frozenset[str]]]:
+    """The two parts of a question of two, each with the content terms the other does not use ("What
+    optimization level are the MPICH libraries compiled with by default" -> optimization, level, mpich,
+    librar, compil, default; "how do I build them with -O3 without -O3 ending up in mpicc?" -> build, -o3,
+    end, mpicc); [] for a question of one part."""
+    m = _SECOND_PART.search(question)
+    if m is None:
+        return []
+    first, second = question[:m.start()], question[m.end():]
+    a, b = frozenset(content_terms(first)), frozenset(content_terms(second))
+    return [(first, a - b), (second, b - a)]
+
+
 def carried(terms: frozenset[str], text: str) -> int:
     """How many of a question part's `terms` (second_part_terms) `text` carries."""
     return len(terms & set(content_terms(text)))
@@ -1388,7 +1441,8 @@ def _choose(ranked: Sequence[Candidate], max_sentences: int, max_words: int,
         # a sentence stating what is asked is never a repetition of one that only names it: "The default
         # radix is hexadecimal." after "RADIX <symbol> Selects the default radix from "oct" ... or "hex" ..."
         dups = [o for o in chosen if not (cut and o is held)
-                and ((near_duplicate(c.text, o.text) and not (c.states and not o.states)) or _inside(c, o))]
+                and ((near_duplicate(c.text, o.text) and not (c.states and not o.states)) or _inside(c, o)
+                     or (o is not held and _shares_sentence(c, o)))]
         if dups:
             siblings = bool(_row_keys(c.text)) and not any(_inside(c, o) or near_duplicate(c.text, o.text, columns=False)
                                                            for o in dups)
@@ -1455,10 +1509,32 @@ def _inside(a: Candidate, b: Candidate) -> bool:
     words or more: the chunks overlap, and a sentence cut at one chunk's end is whole in the next ("The
     sprayer has to be bonded to the tank reactor using its top left node (or ..." was quoted after the
     whole sentence). A whole sentence another page repeats is not part of it (the simh manual says the
-    same of its disk and of its tape controller)."""
-    if a is b or (a.block_id != b.block_id and not _cut_piece(a.text, b.text)):
+    same of its disk and of its tape controller), unless the two blocks are neighbouring chunks, whose
+    overlap holds it twice, and `b` says more ("Here we use ... JACK." and "To record a file, you'd issue:
+    ecasound ... Here we use ... JACK.", a command run into the sentence after it, were both quoted)."""
+    piece, whole = " ".join(a.text.split()), " ".join(b.text.split())
+    if a is b or (a.block_id != b.block_id and not _cut_piece(a.text, b.text)
+                  and not (_neighbours(a, b) and len(piece) < len(whole))):
         return False
-    return " ".join(a.text.split()) in " ".join(b.text.split())
+    return piece in whole
+
+
+def _shares_sentence(a: Candidate, b: Candidate) -> bool:
+    """True when quotes `a` and `b` of one block (or of neighbouring chunks) hold the same sentence of
+    INSIDE_WORDS words or more, neither holding the other: "Resistive Sensor Input (SEN): ... SEN is connected
+    to 5 volts through a 5.1kΩresistor." and "SEN is connected to 5 volts through a 5.1kΩresistor. It also has
+    a built-in analog comparator." say it twice."""
+    if a.block_id != b.block_id and not _neighbours(a, b):
+        return False
+    whole = " ".join(b.text.split())
+    return any(len(t.split()) >= INSIDE_WORDS and " ".join(t.split()) in whole
+               for t in split_sentences(a.text, newlines=True))
+
+
+def _neighbours(a: Candidate, b: Candidate) -> bool:
+    """True when `a` and `b` are of consecutive chunks of one document, on one page or two pages in turn:
+    a chunk's end is the next one's start."""
+    return a.chunk[0] == b.chunk[0] >= 0 and abs(a.chunk[1] - b.chunk[1]) == 1 and abs(a.chunk[2] - b.chunk[2]) <= 1
 
 
 def _cut_piece(piece: str, whole: str) -> bool:

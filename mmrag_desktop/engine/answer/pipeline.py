@@ -47,11 +47,10 @@ from .extractive import (
     EXTRACTIVE_SENTENCES,
     VALUE_BONUS,
     carried,
+    question_parts,
     quote_text,
     rank_candidates,
-    second_part,
     second_part_need,
-    second_part_terms,
     select_sentences,
     with_quote,
 )
@@ -75,8 +74,8 @@ DEFAULT_K = 8
 # as evidence too (Searcher.search's companions): "gpdasm is a disassembler for gputils." for "What does
 # gpdasm do?", whose hit shows the page's "The general syntax for running gpdasm is ..."
 COMPANIONS = 2
-# a question of two parts: the second part is searched alone in the manuals of the first hits this many,
-# and the first of its hits this deep that carries the part's terms is evidence too (_second_part_hits)
+# a question of two parts: a part no hit carries is searched alone in the manuals of the first hits this many,
+# and the first of its hits this deep that carries the part's terms is evidence too (_part_hits)
 SECOND_PART_DOCS = 3
 SECOND_PART_HITS = 3
 SECOND_PART_AT = 3  # its place among the hits: after those confidence scores (confidence.TOP_N)
@@ -214,7 +213,7 @@ def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: 
         reserve = [h for h in hits if h.reserve]  # quoted only when a sentence of theirs matches best
         hits = [h for h in hits if not h.reserve]
         at = min(len(hits), SECOND_PART_AT)
-        hits[at:at] = _second_part_hits(library, search_q, hits)
+        hits[at:at] = _part_hits(library, search_q, hits)
         stats["retrieval_s"] = round(time.perf_counter() - t0, 4)
         for notice in getattr(library, "model_notices", []):  # a configured model is not in use
             answer.notices.append(notice)
@@ -440,16 +439,24 @@ def _extractive(answer: Answer, question: str, hits, embedder, settings: Setting
     yield DoneEvent(answer=answer)
 
 
-def _second_part_hits(library, question: str, hits: list) -> list:
-    """For a question of two parts, the passage a search for its second part finds first in the manuals of
-    the first hits, when no sentence of a hit carries the second part's terms (second_part_need) and one of
-    its sentences does: evidence after the first hits (SECOND_PART_AT). PSPP: "If I use /METHOD=EXACT TIMER
-    in NPAR TESTS without giving a number, how long does a test run before it is abandoned, and what test
-    proportion does /BINOMIAL assume when p is omitted?" found five passages on exact tests, none on
-    /BINOMIAL."""
-    terms = second_part_terms(question)
-    if len(terms) < 2 or not hits:
-        return []
+def _part_hits(library, question: str, hits: list) -> list:
+    """For a question of two parts, for each part whose terms no sentence of a hit carries (second_part_need)
+    the passage a search for that part alone finds first in the manuals of the first hits, when one of its
+    sentences carries them: evidence after the first hits (SECOND_PART_AT). PSPP: "If I use /METHOD=EXACT
+    TIMER in NPAR TESTS without giving a number, how long does a test run before it is abandoned, and what
+    test proportion does /BINOMIAL assume when p is omitted?" found five passages on exact tests, none on
+    /BINOMIAL; MPICH's installer's guide: "What optimization level are the MPICH libraries compiled with by
+    default, and how do I build them with -O3 without -O3 ending up in mpicc?" found the -O3 passages, not
+    "MPICH libraries are built with default compiler optimization, -O2, ..."."""
+    out: list = []
+    for part, terms in question_parts(question):
+        found = _one_part_hit(library, part, terms, hits + out) if len(terms) >= 2 and hits else None
+        if found is not None:
+            out.append(found)
+    return out
+
+
+def _one_part_hit(library, part: str, terms: frozenset[str], hits: list):
     need = second_part_need(terms)
 
     def carries(h) -> bool:  # in one sentence
@@ -459,14 +466,15 @@ def _second_part_hits(library, question: str, hits: list) -> list:
     # FreeDV's "Bits:4228 Err:33" and "11.1 Stats Window . . ." are no answer to "what do the Bits and Errs
     # fields in the Stats window show?")
     if any(carries(h) for h in hits if h.kind != "figure" and not h.navigation):
-        return []
+        return None
     have = {h.chunk_id for h in hits}
     docs = list(dict.fromkeys(h.doc_id for h in hits[:SECOND_PART_DOCS]))
     try:
-        found = library.search(second_part(question), k=SECOND_PART_HITS, docs=docs)
+        found = library.search(part, k=SECOND_PART_HITS, docs=docs)
     except QueryError:
-        return []
-    return [h for h in found if h.chunk_id not in have and h.kind == "text" and not h.navigation and carries(h)][:1]
+        return None
+    return next((h for h in found if h.chunk_id not in have and h.kind == "text" and not h.navigation
+                 and carries(h)), None)
 
 
 def _from_reserve(question: str, blocks: list, reserve: Sequence, embedder, weights: dict) -> tuple | None:

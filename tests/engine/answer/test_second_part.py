@@ -1,5 +1,5 @@
 """A question of two parts whose first part draws every hit: the second part is searched alone in the same
-manuals and the passage it finds first is evidence too (pipeline._second_part_hits; real PDF, SQLite,
+manuals and the passage it finds first is evidence too (pipeline._part_hits; real PDF, SQLite,
 hnswlib, MiniLM). The GNU PSPP manual (no set's): "If I use /METHOD=EXACT TIMER in NPAR TESTS without giving
 a number, how long does a test run before it is abandoned, and what test proportion does /BINOMIAL assume
 when p is omitted?" found five passages on exact tests and none on /BINOMIAL; the answer said nothing of
@@ -41,7 +41,7 @@ DEFAULT = "The default value of 0.5 is assumed if p is omitted."
 def test_the_second_part_of_a_question_is_searched_alone_when_no_hit_carries_it(library, tmp_path):
     from mmrag_desktop.engine.answer.evidence import pack_evidence
     from mmrag_desktop.engine.answer.extractive import second_part, select_sentences
-    from mmrag_desktop.engine.answer.pipeline import SECOND_PART_AT, _second_part_hits
+    from mmrag_desktop.engine.answer.pipeline import SECOND_PART_AT, _part_hits
 
     pages = [*EXACT, *OTHER, BINOMIAL]
     pdf = write_pdf(tmp_path / "stats.pdf", [[(57, 80 + 14 * i, t) for i, t in enumerate(p)] for p in pages],
@@ -51,7 +51,7 @@ def test_the_second_part_of_a_question_is_searched_alone_when_no_hit_carries_it(
     # the case: the first part draws the hits, none of which says what the second part asks
     hits = library.search(FIRST + "?", k=SECOND_PART_AT)
     assert not any("BINOMIAL" in h.text for h in hits), [h.text[:60] for h in hits]
-    found = _second_part_hits(library, QUESTION, hits)
+    found = _part_hits(library, QUESTION, hits)
     assert len(found) == 1 and DEFAULT in " ".join(found[0].text.split()), found
     # quoted among the sentences for the first part, in the place the pipeline gives it
     blocks = pack_evidence([*hits[:SECOND_PART_AT], *found, *hits[SECOND_PART_AT:]], 10**6)
@@ -61,9 +61,13 @@ def test_the_second_part_of_a_question_is_searched_alone_when_no_hit_carries_it(
     alone = [c.text for c in select_sentences(QUESTION, pack_evidence(hits, 10**6), library.embedder, max_sentences=4)]
     assert not any(DEFAULT in t for t in alone), alone
     # nothing is searched again for a question of one part, nor when a hit already says it
-    assert _second_part_hits(library, FIRST + "?", hits) == []
-    assert _second_part_hits(library, QUESTION, [*hits, *found]) == []
+    assert _part_hits(library, FIRST + "?", hits) == []
+    assert _part_hits(library, QUESTION, [*hits, *found]) == []
     # but a screenshot's words or a contents line that name the terms say nothing of them
     shot = replace(hits[0], chunk_id=-1, kind="figure", text="Text in figure: /BINOMIAL test proportion assumed p omitted")
     toc = replace(hits[0], chunk_id=-2, navigation=True, text="15.11.1 Binomial test proportion assumed . . . 176")
-    assert [h.chunk_id for h in _second_part_hits(library, QUESTION, [*hits, shot, toc])] == [found[0].chunk_id]
+    assert [h.chunk_id for h in _part_hits(library, QUESTION, [*hits, shot, toc])] == [found[0].chunk_id]
+    # and so is a first part that no hit carries (MPICH's "What optimization level are the MPICH libraries
+    # compiled with by default, and how do I build them with -O3 ...?" found the -O3 passages only)
+    turned = "What test proportion does /BINOMIAL assume when p is omitted, and i" + FIRST[1:] + "?"
+    assert [h.chunk_id for h in _part_hits(library, turned, hits)] == [found[0].chunk_id]

@@ -1,0 +1,100 @@
+"""Seen on the Ecasound user's guide and the MPICH installer's guide (asked in session 45, no set's): a
+sentence held by two neighbouring chunks was quoted twice, once alone and once inside the longer quote of
+the chunk before ("Here we use “-f:bits,channels,srate” ... using JACK." after "To record a file, you'd
+issue: ecasound ... Here we use ..."); a lead-in to a transcript set between "--cut--" lines was quoted
+with the fence alone, not with the command; "They are also available in HTML-format." was quoted without
+the sentence that says what they are. Real MiniLM embedder (conftest's)."""
+
+from __future__ import annotations
+
+from mmrag_desktop.engine.answer.confidence import unknown_words
+from mmrag_desktop.engine.answer.evidence import pack_evidence
+from mmrag_desktop.engine.answer.extractive import candidate_sentences, rank_candidates, select_sentences
+from mmrag_desktop.engine.hits import Hit
+
+
+def chunk(chunk_id: int, text: str, page: int, doc_id: int = 1) -> Hit:
+    return Hit(chunk_id=chunk_id, doc_id=doc_id, doc="ecasound_users_guide.pdf", page=page,
+               bbox=(72.0, 100.0, 500.0, 300.0), kind="text", score=0.03, text=text, section="7.7 JACK")
+
+
+RECORD = ("To record a file, you’d issue:\n"
+          "ecasound -f:,2 -i jack,system -o foo.wav\necasound -f:f32,2,44100 -i jack,system -o foo.wav\n"
+          "Here we use “-f:bits,channels,srate” to set how many channels to record from\nthe sound device using JACK.")
+# (the chunk ends at "record from": the answer completes a sentence cut at a chunk's end from the next chunk)
+FORMAT = ("Here we use “-f:bits,channels,srate” to set how many channels to record from\n"
+          "the sound device using JACK.\nThe man page lists every audio object.")
+HERE = "Here we use “-f:bits,channels,srate” to set how many channels to record from the sound device using JACK."
+QUESTION = "When recording from JACK with ecasound, how do I set how many channels to record?"
+
+
+def test_a_sentence_two_neighbouring_chunks_hold_is_quoted_once(embedder):
+    def chosen(blocks):
+        cands = rank_candidates(QUESTION, blocks, embedder)
+        here = next(c for c in cands if c.text == HERE)
+        record = next(c for c in cands if c.text.startswith("To record a file"))
+        return [c.text for c in select_sentences(QUESTION, blocks, embedder, ranked=[here, record])]
+
+    quoted = chosen(pack_evidence([chunk(103, FORMAT, 23), chunk(102, RECORD, 23)], 1000))
+    # the longer quote, with the commands, takes the place of the sentence chosen first
+    assert len(quoted) == 1 and quoted[0].startswith("To record a file") and quoted[0].endswith(HERE), quoted
+    # chunks that are not neighbours say it twice on purpose (a manual repeating itself on another page)
+    assert " ".join(chosen(pack_evidence([chunk(103, FORMAT, 23), chunk(140, RECORD, 31)], 1000))).count(HERE) == 2
+
+
+GATE = ("7.4.1 Example of use\nThe following sequence cuts the section from “guitar.wav”\ninto “gate-test.wav”:\n"
+        "--cut--\n|\\$ ls -la guitar.wav\n-rw-rw-r-- 1 kaiv kaiv 15790124 Sep 30 23:27 guitar.wav\n"
+        "|\\$ ecasound -i guitar.wav -o gate-test.wav -gc:60,1\n--cut--\nThe threshold gate is used similarly:")
+PRESET = ("Once you’ve added a line defining “bassbooster”, you can use it like:\n--cut--\n"
+          "ecasound -a:1 -i:some.mp3 -pn:bassbooster\n-a:2 -i:another.mp3 -pn:bassbooster\n-a:1,2 -o:alsa\n--cut--\n"
+          "The following two commands will result in identical output:")
+
+
+def test_a_lead_in_is_quoted_with_the_block_its_fences_hold():
+    (lead,) = [c for c in candidate_sentences(pack_evidence([chunk(91, GATE, 21)], 1000)) if c.introduces]
+    assert lead.text.startswith("The following sequence cuts the section")
+    assert "-gc:60,1" in lead.text and "--cut--" not in lead.text
+    (use,) = [c for c in candidate_sentences(pack_evidence([chunk(80, PRESET, 19)], 1000)) if c.introduces]
+    assert use.text == ("Once you’ve added a line defining “bassbooster”, you can use it like: ecasound -a:1 "
+                        "-i:some.mp3 -pn:bassbooster -a:2 -i:another.mp3 -pn:bassbooster -a:1,2 -o:alsa")
+
+
+def test_what_a_thing_is_meant_for_asks_no_word_of_the_manual():
+    """"What kinds of jobs is Ecasound meant for ...?" was not covered: the guide never writes "meant"."""
+    words = {"ecasound": 40, "kinds": 3, "preset": 12}
+
+    def term_df(terms):
+        return {t: words.get(t, 0) for t in terms}
+
+    assert unknown_words("What kinds of jobs is Ecasound meant for?", term_df) == ["jobs"]
+    assert unknown_words("What is the bassbooster preset intended for?", term_df) == ["bassbooster"]
+
+
+def test_a_short_sentence_about_the_one_before_is_quoted_with_it():
+    """"They are also available in HTML-format." was quoted alone for "Is there Ecasound documentation that is
+    kept more up to date than this guide, and can I read it as HTML?"; what "they" are was not said."""
+    text = ("To avoid duplicating documentation, I’ve used references to other sources whenever suitable.\n"
+            "For instance, Ecasound’s man pages are a very good (and up-to-date!) source of information.\n"
+            "They are also available in HTML-format. If not otherwise specified, all documentation refers to the\n"
+            "latest Ecasound version. It is a long sentence that names its own subject and needs no other one.")
+    texts = [c.text for c in candidate_sentences(pack_evidence([chunk(16, text, 4)], 1000))]
+    assert ("For instance, Ecasound’s man pages are a very good (and up-to-date!) source of information. "
+            "They are also available in HTML-format.") in texts
+    assert "They are also available in HTML-format." not in texts
+    assert "It is a long sentence that names its own subject and needs no other one." in texts  # long: alone
+
+
+def test_two_quotes_of_one_passage_that_share_a_sentence_are_not_both_quoted():
+    """Unseen u09 (expEYES Junior): with the sentence after "SEN is connected to 5 volts through a 5.1kΩresistor."
+    quoted with it ("It also has a built-in analog comparator."), the sentence was quoted twice, in that pair and
+    after the sensor input's label."""
+    from mmrag_desktop.engine.answer.extractive import Candidate, _choose
+
+    sen = "SEN is connected to 5 volts through a 5.1k resistor."
+    label = Candidate(1, 1, f"Resistive Sensor Input (SEN): This is mainly meant for light sensors. {sen}",
+                      chunk=(1, 10, 3))
+    pair = Candidate(1, 2, f"{sen} It also has a built-in analog comparator.", chunk=(1, 10, 3))
+    assert _choose([label, pair], 4, 200) == [label]
+    # the same words on another page are that page's (a manual repeating itself)
+    far = Candidate(2, 0, pair.text, chunk=(1, 40, 12))
+    assert _choose([label, far], 4, 200) == [label, far]
