@@ -296,19 +296,21 @@ def _spellings(word: str) -> list[str]:
     return out
 
 
+# the opening of a yes-or-no question about what something does, and an adverb before its verb
+_YES_NO = r"^\s*(?:can|could|does|do|will|would)\s+"
+_ADVERB = r"(?:(?:also|still|really|actually|ever)\s+)?"
 # "Can Gpredict decode ...?", "Does the board support ...?": what the manual's subject is asked to do (not
 # "Can I ...", "Is there ...")
-_CAN_IT = re.compile(r"^\s*(?:can|could|does|do|will|would)\s+(?:the\s+|a\s+|an\s+)?(?!(?:i|you|we|it|they|one|"
-                     r"this|that|there|these|those|he|she|my|our|your)\b)[\w.+-]+\s+(?:(?:also|still|really|actually|"
-                     r"ever)\s+)?([a-z]+)\b", re.I)
+_CAN_IT = re.compile(_YES_NO + r"(?:the\s+|a\s+|an\s+)?(?!(?:i|you|we|it|they|one|this|that|there|these|those|he|"
+                     r"she|my|our|your)\b)[\w.+-]+\s+" + _ADVERB + r"([a-z]+)\b", re.I)
 # what a yes-or-no question asks the manual's subject to have: its object, up to a clause's end, examples
 # or an infinitive ("Does chemplants provide a symbol for a membrane separation unit such as reverse
 # osmosis?" of a manual that never says "membrane" scored 0.66, over the bar, and quoted the manual's
 # general scope). Its words joined by hyphens are left to the score, and "Is there ...?" is not read so:
 # "Is there a ready-made library ...", "... a four-terminal Kelvin resistor" of Circuit_macros' manual,
 # which has both (lg_pin, KelvinR), were said not covered when it was (not kept)
-_HAS_IT = re.compile(r"^\s*(?:can|could|does|do|will|would)\s+(?:the\s+)?[\w.+-]+\s+(?:(?:also|still|really|actually|"
-                     r"ever)\s+)?(?:provide|have|support|offer|include|contain|define|ship|come)s?\s+(?:with\s+)?"
+_HAS_IT = re.compile(_YES_NO + r"(?:the\s+)?[\w.+-]+\s+" + _ADVERB
+                     + r"(?:provide|have|support|offer|include|contain|define|ship|come)s?\s+(?:with\s+)?"
                      r"([^,?;:]+?)\s*(?=,|\?|;|:|\bsuch as\b|\blike\b|\be\.g\.|\bto\b|$)", re.I)
 
 

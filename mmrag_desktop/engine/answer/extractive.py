@@ -1288,15 +1288,17 @@ def in_section(sentence: str, section: str) -> str:
     return f"{section}: {sentence}" if section else sentence
 
 
+# a default stated: "the type defaults to auto", "The default value is 0.5."
+_DEFAULT_IS = r"\bdefaults? (?:value |setting )?(?:is|are)\b|\bdefaults? to\b"
 # a sentence that gives a setting's value in words or options ("If the shell variable CFLAGS was not already
 # set, it is set to -g -O2 for the GNU C compiler"; "the type defaults to auto")
-_SETS_VALUE = re.compile(r"\b(?:is|are|gets?) set to\b|\bdefaults? to\b|\bdefault (?:value |setting )?is\b", re.I)
+_SETS_VALUE = re.compile(r"\b(?:is|are|gets?) set to\b|" + _DEFAULT_IS, re.I)
 
 
 # a question about a default, and a sentence that states one, in words or numbers ("Per default the distance
 # to the beam axis is the radius of a joint.")
 _ASKS_DEFAULT = re.compile(r"\bdefaults?\b", re.I)
-_STATES_DEFAULT = re.compile(r"\b(?:by|per) default\b|\bdefaults? (?:value |setting )?(?:is|are)\b|\bdefaults? to\b", re.I)
+_STATES_DEFAULT = re.compile(r"\b(?:by|per) default\b|" + _DEFAULT_IS, re.I)
 
 
 def _carries(text: str, asked: str) -> bool:
