@@ -134,7 +134,7 @@ _OPTION_Q = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:option|flag|sw
 _OPTION_ENTRY = re.compile(OPTION + r"(?:=\S*)?(?:\s|$)")
 # the term line of a definition list: a short line holding a file, path or identifier ("~/.octaverc", "FIT_LOG"),
 # or a name written with its sigil (Verilog's "$stacktrace", the shell's "$HOME")
-_TERM_LINE = re.compile(r"[./_~]\w|(?<![\w$])\$[A-Za-z_]\w")
+_TERM_LINE = re.compile(r"[./_~]\w|(?<![\w$])\$[A-Za-z_]\w|^\\[A-Za-z@]+\*?$")  # (or a TeX macro: "\\axisdefaultwidth")
 # or a call's signature line above its description ("x = csvread (filename, dlm_opt1, ...)")
 _SIGNATURE = re.compile(r"^(?:[\w,\[\] ]+=\s*)?[A-Za-z_][\w.]*\s?\(.*\)$")
 DECLARATION_WORDS = 20  # a declaration longer than this is prose that happens to end in a call
@@ -208,6 +208,7 @@ PAIR_WORDS = 60  # a sentence and the next one it needs, quoted together, stay t
 # (or how a problem it describes is solved: "The problem is caused by the presence of finite rotations in the
 # stress rate." + "As a solution, we adopt the approach ...", the Smooth Mach Dynamics guide)
 _HOW_IT_IS_DONE = re.compile(r"(?:to (?:do|achieve|accomplish) (?:so|this|that)|for (?:this|that)(?: purpose)?|"
+                             r"(?:this|that|it) (?:can|may|is|could) be (?:accomplished|achieved|done) (?:using|with|by)|"
                              r"as a (?:solution|remedy)|to (?:solve|overcome|avoid|remedy|circumvent) (?:this|that|it|the problem))"
                              r"\b,?\s", re.I)
 # a question about what something means, and a sentence that says what the one before it means
@@ -555,8 +556,12 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             if (not term and not introduces and prev and _REFERS_BACK.match(s) and len(s.split()) <= REFERS_BACK_WORDS
                     and prev[-1:] in ".!?" and is_quotable(prev)):
                 # "They are also available in HTML-format." says nothing without what "they" are: "For instance,
-                # Ecasound's man pages are a very good (and up-to-date!) source of information."
+                # Ecasound's man pages are a very good (and up-to-date!) source of information." (with the term
+                # line above that one: "\axisdefaultwidth" / "This macro defines the default width." / "It is
+                # preset to 240pt.")
                 s = f"{prev} {s}"
+                if pos > 1 and is_term_line(sentences[pos - 2]):
+                    s = f"{' '.join(sentences[pos - 2].split())} {s}"
             following = "" if introduces or not is_quotable(nxt) or _ENUMERATOR.match(nxt.strip()) or name_code else nxt
             if short_default and term:  # too short to be matched alone: matched as the entry it closes
                 s, term = f"{prev} {s}", False

@@ -98,3 +98,29 @@ def test_two_quotes_of_one_passage_that_share_a_sentence_are_not_both_quoted():
     # the same words on another page are that page's (a manual repeating itself)
     far = Candidate(2, 0, pair.text, chunk=(1, 40, 12))
     assert _choose([label, far], 4, 200) == [label, far]
+
+
+def test_a_tex_macro_on_its_own_line_names_the_entry_below_it():
+    """The pgfplots manual (asked in session 45): "\\axisdefaultwidth" / "This macro defines the default width.
+    It is preset to 240pt." was quoted without the macro's name, and so was "\\plotnum"'s entry."""
+    from mmrag_desktop.engine.answer.extractive import is_term_line
+
+    assert is_term_line("\\axisdefaultwidth") and is_term_line("\\sankeyturn*")
+    assert not is_term_line("\\def\\axisdefaultwidth{10cm}")  # a line of code, no entry's name
+    text = ("You can change it using\n\\def\\axisdefaultwidth{10cm}\n\\axisdefaultheight\n"
+            "This macro defines the default height. It is preset to 207pt.\nSee \\axisdefaultwidth.")
+    texts = [c.text for c in candidate_sentences(pack_evidence([chunk(1620, text, 296)], 1000))]
+    assert "\\axisdefaultheight This macro defines the default height. It is preset to 207pt." in texts, texts
+
+
+def test_a_need_is_quoted_with_the_sentence_that_says_how_it_is_met(embedder):
+    """pgfplots: "Occasionally, one wants to place a node using pos and one wants to typeset the coordinates of
+    that point inside of the node." was quoted without "This can be accomplished using \\pgfplotspointplotattime:"."""
+    text = ("The computation of coordinates for the pos feature is computationally expensive.\n"
+            "Occasionally, one wants to place a node using pos and one wants to typeset the coordinates of that\n"
+            "point inside of the node. This can be accomplished using \\pgfplotspointplotattime:\n"
+            "After it returns, the macros contain the coordinates of the resulting point.")
+    question = "How can I show the actual x and y coordinates of a point placed at some fraction along a plot inside a node?"
+    ranked = rank_candidates(question, pack_evidence([chunk(1990, text, 363)], 1000), embedder)
+    need = next(c for c in ranked if c.text.startswith("Occasionally"))
+    assert need.text.endswith("This can be accomplished using \\pgfplotspointplotattime:"), need.text
