@@ -135,6 +135,9 @@ _OPTION_ENTRY = re.compile(OPTION + r"(?:=\S*)?(?:\s|$)")
 # the term line of a definition list: a short line holding a file, path or identifier ("~/.octaverc", "FIT_LOG"),
 # or a name written with its sigil (Verilog's "$stacktrace", the shell's "$HOME")
 _TERM_LINE = re.compile(r"[./_~]\w|(?<![\w$])\$[A-Za-z_]\w|^\\[A-Za-z@]+\*?$")  # (or a TeX macro: "\\axisdefaultwidth")
+# or a command named with its key binding, Readline's and Emacs' way ("unix-word-rubout (C-w)", "kill-line (C-k)",
+# "unix-filename-rubout ()")
+_BOUND_COMMAND = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)+ \((?:[A-Za-z]-[^()\s]+(?: [A-Za-z]-[^()\s]+)?)?\)$")
 # or a call's signature line above its description ("x = csvread (filename, dlm_opt1, ...)")
 _SIGNATURE = re.compile(r"^(?:[\w,\[\] ]+=\s*)?[A-Za-z_][\w.]*\s?\(.*\)$")
 DECLARATION_WORDS = 20  # a declaration longer than this is prose that happens to end in a call
@@ -148,7 +151,8 @@ _LOOKS_LIKE = re.compile(r"\blooks? like\b|\bshow me\b", re.I)
 _CAPTION = re.compile(r"^(?:\.\.\.\s*)?fig(?:ure)?\.?\s*\d", re.I)
 _CODE_MARK = re.compile(r"[={}\[\]<>/$;]|\w\(|(?:^|\s)--?[A-Za-z]")  # "(top level)" in prose is none
 # a short sentence whose subject is the sentence before it's: quoted with that sentence
-_REFERS_BACK = re.compile(r"^(?:they|it|these|those)\s+(?:are|is|were|was|can|could|will|also|have|has|do|does)\b", re.I)
+_REFERS_BACK = re.compile(r"^(?:they|it|these|those|this (?:option|setting|variable|command|macro|feature|mode|flag|key))"
+                          r"\s+(?:are|is|were|was|can|could|will|also|have|has|do|does)\b", re.I)
 REFERS_BACK_WORDS = 8
 # a fence that sets a transcript or an example off ("--cut--", "-- snip --", "--8<--", "--cut file 'x.ecp'--")
 _FENCE = re.compile(r"(?:^|(?<=\s))-{2,} ?(?:cut|snip|8<|>8)(?=[\s-])[^-\n]*-{2,}", re.I)
@@ -449,7 +453,8 @@ def is_term_line(line: str) -> bool:
         return False
     if len(words) > 1 and all(w.isalpha() and w.isupper() for w in words):
         return False  # a heading in capitals ("LOSSY TRANSMISSION LINES", a running header) names no entry
-    return bool(_TERM_LINE.search(line)) or any(t.kind == "name" for t in terms(line))
+    return (bool(_TERM_LINE.search(line)) or any(t.kind == "name" for t in terms(line))
+            or bool(_BOUND_COMMAND.match(" ".join(words))))
 
 
 def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max_words: int = 60) -> list[Candidate]:
@@ -888,7 +893,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         if (defining.get(c.block_id) == c.position or any(_describes(c.text, o, heads[c.block_id]) for o in options)
                 or (settings and settings.match(c.text))
                 or (DEFINITION_LINE.match(c.label) and any(starts_with_option(c.label, e) for e in entries))
-                or any(whatis_line(e, c.text) for e in entries)):
+                or any(whatis_line(e, c.text) for e in entries) or _label_named(c.label, question)):
             # the entry of the option or setting the question names ("ITL1=x resets the dc iteration limit.")
             c.score += OPTION_BONUS
             c.entry = True
@@ -977,6 +982,16 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     _twins_of_the_other_polarity(question, cands)
     _lift_what_is_asked_for(question, blocks, cands, asked, named)
     return sorted(cands, key=lambda c: -c.score)
+
+
+def _label_named(label: str, question: str) -> bool:
+    """True when a term line's name, a joined or TeX name of six characters or more ("unix-filename-rubout",
+    "\\axisdefaultwidth"), is written in the question: "What is the difference between Ctrl-W and
+    unix-filename-rubout ...?" asks for that entry of Readline's command list."""
+    name = label.split(maxsplit=1)[0] if label.strip() else ""
+    if len(name) < 6 or not re.search(r"[-_\\]", name):
+        return False
+    return re.search(r"(?<![\w\\-])" + re.escape(name) + r"(?![\w-])", question) is not None
 
 
 def _names(text: str) -> set[str]:

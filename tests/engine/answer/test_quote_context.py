@@ -82,6 +82,12 @@ def test_a_short_sentence_about_the_one_before_is_quoted_with_it():
             "They are also available in HTML-format.") in texts
     assert "They are also available in HTML-format." not in texts
     assert "It is a long sentence that names its own subject and needs no other one." in texts  # long: alone
+    # and "This option is disabled by default." (Bash's pipefail) says whose default it is with its entry
+    entry = ("pipefail\nIf set, the return value of a pipeline is the value of the last (rightmost) command to exit\n"
+             "with a non-zero status, or zero if all commands in the pipeline exit successfully. This option is\n"
+             "disabled by default.")
+    texts = [c.text for c in candidate_sentences(pack_evidence([chunk(470, entry, 75)], 1000))]
+    assert any(t.endswith("exit successfully. This option is disabled by default.") for t in texts), texts
 
 
 def test_two_quotes_of_one_passage_that_share_a_sentence_are_not_both_quoted():
@@ -124,3 +130,23 @@ def test_a_need_is_quoted_with_the_sentence_that_says_how_it_is_met(embedder):
     ranked = rank_candidates(question, pack_evidence([chunk(1990, text, 363)], 1000), embedder)
     need = next(c for c in ranked if c.text.startswith("Occasionally"))
     assert need.text.endswith("This can be accomplished using \\pgfplotspointplotattime:"), need.text
+
+
+def test_a_command_named_with_its_key_binding_is_the_entry_the_question_names(embedder):
+    """The Bash reference manual's Readline commands ("unix-word-rubout (C-w)" / "Kill the word behind point,
+    ..."): the entry's name was no term line, and "What is the difference between Ctrl-W and
+    unix-filename-rubout ...?" quoted other commands' descriptions."""
+    from mmrag_desktop.engine.answer.extractive import is_term_line
+
+    assert is_term_line("unix-word-rubout (C-w)") and is_term_line("unix-filename-rubout ()")
+    assert is_term_line("re-read-init-file (C-x C-r)")
+    assert not is_term_line("well-known (x)") and not is_term_line("non-interactive (see below)")
+    text = ("Drag the word before point past the word after point, moving point past that word as well.\n"
+            "unix-word-rubout (C-w)\nKill the word behind point, using white space as a word boundary. The killed\n"
+            "text is saved on the kill-ring.\nunix-filename-rubout ()\nKill the word behind point, using white space "
+            "and the slash character as the word\nboundaries. The killed text is saved on the kill-ring.\n"
+            "delete-horizontal-space ()\nDelete all spaces and tabs around point. By default, this is unbound.")
+    question = "What is the difference between Ctrl-W and unix-filename-rubout when deleting the word before the cursor?"
+    best = rank_candidates(question, pack_evidence([chunk(898, text, 144)], 1000), embedder)[0]
+    assert best.text.startswith("unix-filename-rubout () Kill the word behind point, using white space and the slash")
+    assert best.entry
