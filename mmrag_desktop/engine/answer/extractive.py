@@ -150,7 +150,8 @@ _WH_QUESTION = re.compile(r"^\s*(?:which|what|how|why|when|where|who|does|do|is|
 _LOOKS_LIKE = re.compile(r"\blooks? like\b|\bshow me\b", re.I)
 _CAPTION = re.compile(r"^(?:\.\.\.\s*)?fig(?:ure)?\.?\s*\d", re.I)
 _CODE_MARK = re.compile(r"[={}\[\]<>/$;]|\w\(|(?:^|\s)--?[A-Za-z]")  # "(top level)" in prose is none
-# a short sentence whose subject is the sentence before it's: quoted with that sentence
+# a short sentence about what the sentence before it names ("They are also available in HTML-format."):
+# quoted with that sentence
 _REFERS_BACK = re.compile(r"^(?:they|it|these|those|this (?:option|setting|variable|command|macro|feature|mode|flag|key))"
                           r"\s+(?:are|is|were|was|can|could|will|also|have|has|do|does)\b", re.I)
 REFERS_BACK_WORDS = 8
@@ -1380,10 +1381,8 @@ def second_part_terms(question: str) -> frozenset[str]:
     """The content terms of a question's second part that its first part does not use: "What is the
     minimum Qt version ..., and which C++ standard must the compiler support?" -> c++, standard,
     compiler, support; empty for a question of one part."""
-    m = _SECOND_PART.search(question)
-    if m is None:
-        return frozenset()
-    return frozenset(content_terms(question[m.end():])) - frozenset(content_terms(question[:m.start()]))
+    parts = question_parts(question)
+    return parts[1][1] if parts else frozenset()
 
 
 def question_parts(question: str) -> list[tuple[str, frozenset[str]]]:

@@ -457,6 +457,8 @@ def _part_hits(library, question: str, hits: list) -> list:
 
 
 def _one_part_hit(library, part: str, terms: frozenset[str], hits: list):
+    """The first text hit of a search for `part` alone that carries its `terms`, in the manuals of the first
+    `hits`; None when a sentence of `hits` carries them already or no such hit is found."""
     need = second_part_need(terms)
 
     def carries(h) -> bool:  # in one sentence
