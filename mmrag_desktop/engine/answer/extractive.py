@@ -987,12 +987,25 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
 
 def _label_named(label: str, question: str) -> bool:
     """True when a term line's name, a joined or TeX name of six characters or more ("unix-filename-rubout",
-    "\\axisdefaultwidth"), is written in the question: "What is the difference between Ctrl-W and
-    unix-filename-rubout ...?" asks for that entry of Readline's command list."""
+    "\\axisdefaultwidth"), is written in the question, or the key bound to the command it names, however
+    spelled ("Ctrl-W" for "unix-word-rubout (C-w)"): "What is the difference between Ctrl-W and
+    unix-filename-rubout ...?" asks for those two entries of Readline's command list."""
+    bound = _BOUND_COMMAND.match(" ".join(label.split()))
+    if bound and _keys(label[label.rfind("("):]) & _keys(question):
+        return True
     name = label.split(maxsplit=1)[0] if label.strip() else ""
     if len(name) < 6 or not re.search(r"[-_\\]", name):
         return False
     return re.search(r"(?<![\w\\-])" + re.escape(name) + r"(?![\w-])", question) is not None
+
+
+# a key with a modifier, however spelled: "Ctrl-W", "Ctrl+W", "Control-w", "C-w"; "Meta-x", "Alt+x", "M-x"
+_MODIFIED_KEY = re.compile(r"(?<![\w-])(?:(ctrl|control|c)|alt|meta|m)[+-]([a-z0-9])(?![\w-])", re.I)
+
+
+def _keys(text: str) -> set[tuple[str, str]]:
+    """The modified keys `text` names, as (modifier, key): "Ctrl-W" and "C-w" are ("ctrl", "w")."""
+    return {("ctrl" if m.group(1) else "meta", m.group(2).lower()) for m in _MODIFIED_KEY.finditer(text)}
 
 
 def _names(text: str) -> set[str]:
@@ -1461,9 +1474,13 @@ def _choose(ranked: Sequence[Candidate], max_sentences: int, max_words: int,
         cut = held is not None and held.block_id != c.block_id  # a sentence cut at its chunk's end, whole in `c`
         # a sentence stating what is asked is never a repetition of one that only names it: "The default
         # radix is hexadecimal." after "RADIX <symbol> Selects the default radix from "oct" ... or "hex" ..."
+        # nor are two entries the question names ("unix-word-rubout (C-w) Kill the word behind point, using
+        # white space ..." and "unix-filename-rubout () Kill the word behind point, using white space and the
+        # slash character ...": what tells them apart is what is asked)
         dups = [o for o in chosen if not (cut and o is held)
-                and ((near_duplicate(c.text, o.text) and not (c.states and not o.states)) or _inside(c, o)
-                     or (o is not held and _shares_sentence(c, o)))]
+                and ((near_duplicate(c.text, o.text) and not (c.states and not o.states)
+                      and not (c.entry and o.entry and c.label and o.label and c.label != o.label))
+                     or _inside(c, o) or (o is not held and _shares_sentence(c, o)))]
         if dups:
             siblings = bool(_row_keys(c.text)) and not any(_inside(c, o) or near_duplicate(c.text, o.text, columns=False)
                                                            for o in dups)
