@@ -101,6 +101,8 @@ def is_abbreviation(before: str, after: str) -> bool:
     word = m.group(1)
     if len(word) == 1 and word.isupper() and before[max(0, m.start() - 1):m.start()] in ("[", "("):
         return True  # an initial opening a bracketed citation: "[D. Andrae in Relativistic ...]", "(J. Smith)"
+    if len(word) == 1 and before[max(0, m.start() - 1):m.start()] == "-":
+        return False  # an option's letter: Bash's "physical Same as -P." / "pipefail If set, ..." ("-p." is no page)
     low = word.lower().rstrip(".")
     if low in _SOFT:
         return bool(after[:1].isdigit())

@@ -252,11 +252,19 @@ def unknown_words(question: str, term_df: Callable[[list[str]], dict[str, int]])
         return []
     from ..search.query import part_spellings
 
-    variants = {w: _spellings(w) + _nouns_of(w) + part_spellings(w) + list(GREEK.get(w, "")) for w in words}
+    variants = {w: _spellings(w) + _nouns_of(w) + part_spellings(w) + list(GREEK.get(w, "")) + list(_GRADED.get(w, ()))
+                for w in words}
     parts = {w: _dotted_parts(w) for w in words}
     df = term_df(list(dict.fromkeys([*(v for vs in variants.values() for v in vs), *(p for ps in parts.values() for p in ps)])))
     return [w for w in words if not any(df.get(v, 0) for v in variants[w])
             and not (parts[w] and all(df.get(p, 0) for p in parts[w]))]
+
+
+# a judgement a question makes in one word and a manual in its opposite: "is that cheap for GMRES?" of PETSc's
+# "For certain KSP methods (e.g., GMRES), the construction of the solution is expensive": the library speaks
+# of the quality asked about, so the word is not unknown
+_GRADED = {"cheap": ("expensive", "costly"), "cheaper": ("expensive", "costly"), "inexpensive": ("expensive",),
+           "costly": ("cheap", "expensive"), "pricey": ("expensive",)}
 
 
 def _nouns_of(word: str) -> list[str]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ..elements import BBox
 from ..hits import Hit
+from ..search.highlight import PROSE_WORD
 from ..search.query import OPTION
 from ..sentence_split import CODE_LINE_END, DEFINITION_LINE, PROMPT, ends_a_row, ends_sentence
 from .events import Citation
@@ -75,8 +76,9 @@ def fenced(text: str) -> str:
 # line of its own, never the wrapped end of the description above it
 FIELD_NAME = r"[A-Z][a-z]+(?: [a-z]+)?: "
 _FIELD_LINE = re.compile(r"^" + FIELD_NAME + r"\S")
-# a footnote as the parser places it after its paragraph ("(2) The stopwatch is really a collection of ...")
-_FOOTNOTE_LINE = re.compile(r"^\(\d{1,2}\) [A-Z]")
+# a footnote as the parser places it after its paragraph ("(2) The stopwatch is really a collection of ...",
+# code_saturne's "(4) “little endian” on Intel or AMD processors, ..."; not "(2) and (3) below", a wrapped line)
+FOOTNOTE_LINE = re.compile(r"^\(\d{1,2}\) (?:[A-Z]|[\"'\u201c\u2018(][A-Za-z])")
 # a list item ("• 4000 MHz to 6000 MHz: -10 dBm to 0 dBm, generally decreasing as frequency increases"):
 # the next item is a line of its own, and so is a line opening in a capital after an item whose last
 # word cannot end it ("Through most of the frequency range ..." is the paragraph after the list)
@@ -137,6 +139,11 @@ def card_lines(lines: Sequence[str]) -> bool:
     return len(lines) >= CARD_MIN_LINES and sum(1 for line in lines if _CARD_LINE.match(line)) >= CARD_LINES * len(lines)
 
 
+# a line with fewer words of prose than this is no sentence that wraps: PETSc's block matrices
+# ("0 I 0 I 0 A−1 11 -A10 I 0 I" ran into "These can be accessed with -pc_fieldsplit_type ...")
+WRAPPED_PROSE_WORDS = 2
+
+
 def unwrap_lines(text: str) -> str:
     """Text with PDF line wraps joined: a long line not ending a sentence continues on the
     next; short lines without final punctuation (headings, list labels) stay on their own, and so
@@ -152,7 +159,8 @@ def unwrap_lines(text: str) -> str:
     heading ("9.1.4 *EOS_TAIT") one of the line above it or the line below it one of the heading, nor a
     figure's OCR text ("Text in figure: ...") one of its "Section: ..." line, nor a line of code after
     one that closes a comment or a brace (a C structure's members), nor any line of a reference card
-    (`card_lines`). A web address broken after "://" is joined without a space, and so is one broken at
+    (`card_lines`), nor a line of symbols with hardly a word ("0 I 0 I 0 A−1 11 -A10 I 0 I", a matrix's row the
+    text layer kept) one of the sentence below it. A web address broken after "://" is joined without a space, and so is one broken at
     a dot or a slash ("https://tiswww.case." / "edu/php/...") and a line that is a single punctuation
     mark ("programmer" / ".")."""
     lines = [" ".join(line.split()) for line in text.splitlines()]
@@ -178,9 +186,10 @@ def unwrap_lines(text: str) -> str:
         if out:
             prev = out[-1]
             wrapped = (len(prev.split()) >= 6 and not ends_sentence(prev, line) and not PROMPT.match(lines[i - 1])
+                       and len(PROSE_WORD.findall(prev)) >= WRAPPED_PROSE_WORDS
                        and not CODE_LINE_END.search(lines[i - 1])
                        and not DEFINITION_LINE.match(line) and not DEFINITION_LINE.match(lines[i - 1])
-                       and not _FIELD_LINE.match(line) and not FIGURE_OCR.match(line) and not _FOOTNOTE_LINE.match(line)
+                       and not _FIELD_LINE.match(line) and not FIGURE_OCR.match(line) and not FOOTNOTE_LINE.match(line)
                        and not _OPTION_LINE.match(line) and not _OPTION_ENTRY_LINE.match(line)
                        and not _NAME_ENTRY_LINE.match(line)
                        and not ends_a_row(prev, line)

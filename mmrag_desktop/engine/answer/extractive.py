@@ -67,7 +67,7 @@ from ..sentence_split import (
 )
 from ..sentence_split import PROMPT as _PROMPT
 from .confidence import STOPWORDS, content_terms
-from .evidence import FIELD_NAME, FIGURE_OCR, EvidenceBlock, card_lines
+from .evidence import FIELD_NAME, FIGURE_OCR, FOOTNOTE_LINE, EvidenceBlock, card_lines
 from .key_terms import terms
 from .quote_boxes import row_cells
 
@@ -151,9 +151,12 @@ _LOOKS_LIKE = re.compile(r"\blooks? like\b|\bshow me\b", re.I)
 _CAPTION = re.compile(r"^(?:\.\.\.\s*)?fig(?:ure)?\.?\s*\d", re.I)
 _CODE_MARK = re.compile(r"[={}\[\]<>/$;]|\w\(|(?:^|\s)--?[A-Za-z]")  # "(top level)" in prose is none
 # a short sentence about what the sentence before it names ("They are also available in HTML-format."):
-# quoted with that sentence
-_REFERS_BACK = re.compile(r"^(?:they|it|these|those|this (?:option|setting|variable|command|macro|feature|mode|flag|key))"
-                          r"\s+(?:are|is|were|was|can|could|will|also|have|has|do|does)\b", re.I)
+# quoted with that sentence, and so is one that says it is the default (code_saturne's "Above 150 million
+# hexahedral cells or so, it is thus imperative to configure the build to use 64-bit global element ids." /
+# "This is the default.")
+_REFERS_BACK = re.compile(r"^(?:(?:they|it|these|those|this (?:option|setting|variable|command|macro|feature|mode|flag|key))"
+                          r"\s+(?:are|is|were|was|can|could|will|also|have|has|do|does)\b"
+                          r"|(?:this|that) is (?:also |not )?the default\b)", re.I)
 REFERS_BACK_WORDS = 8
 # a fence that sets a transcript or an example off ("--cut--", "-- snip --", "--8<--", "--cut file 'x.ecp'--")
 _FENCE = re.compile(r"(?:^|(?<=\s))-{2,} ?(?:cut|snip|8<|>8)(?=[\s-])[^-\n]*-{2,}", re.I)
@@ -204,6 +207,10 @@ _ENTRY_CODE = re.compile(_CODE + r"\s")
 _CODE_START = re.compile(_CODE + r"\s+[A-Z]")
 # a numbered label inside a run of a figure's OCR text ("... 5. Debugger agent running 6.Breakpoint")
 _NUMBERED_LABEL = re.compile(r"(?:^|\s)\d{1,2}\.(?=[A-Z]|\s+[A-Z]|\s*$)")
+# the header of a keyword's entry in a reference manual (the Colvars manual's "• Keyword hillWidth ⟨Width 2σ of a
+# Gaussian hill, measured in number of grid points⟩", then "Context:", "Acceptable values:", "Default value:",
+# "Description: ..."): the sentences down to the next header are that keyword's
+_KEYWORD_HEAD = re.compile(r"(?:Keyword|Option|Parameter|Setting)\s+([A-Za-z_][\w.]*)\s*[\u27e8<]")
 # the line that opens an entry of a list of options or settings: "-F Normally, ...", "DOT_CLEANUP If the ..."
 _ENTRY_START = re.compile(r"(-{1,2}[A-Za-z][\w-]*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?:[ =](?:<[^<>]*>|\[[^\[\]]*\]))?\s+[A-Z]")
 SHORT_ENTRY = 10  # an entry's description shorter than this many words is quoted with the sentence after it
@@ -360,6 +367,7 @@ class Candidate:
     states: bool = False  # says what the question asks about is ("The default radix is hexadecimal.")
     listed: bool = False  # quoted with its term line: an entry of a definition list ("--pin-color <string> ...")
     under: str = ""  # the option or setting whose entry the sentence is part of ("DOT_CLEANUP If the ..." on)
+    keyword: str = ""  # the keyword whose reference entry the sentence is part of ("• Keyword hillWidth ⟨...⟩" on)
     named: bool = False  # a table row the question names (`_row_names_asked`)
     chunk: tuple[int, int, int] = (-1, -1, 0)  # the block's document id, chunk id and page
 
@@ -483,9 +491,12 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
         # (a whole sentence may open a section's introduction: "In addition to the preprocessor macros
         # ..." before avr-gcc's "-mmcu=architecture" entry)
         under = "?" if sentences and sentences[0][:1].islower() else ""
+        keyword = ""
         for pos, s in enumerate(sentences):
             if opens := _ENTRY_START.match(_BULLET.sub("", s.lstrip())) or _CODE_START.match(s):
-                under = opens.group(1)
+                under, keyword = opens.group(1), ""
+            elif head := _KEYWORD_HEAD.match(_BULLET.sub("", s.lstrip()).lstrip()):
+                under = keyword = head.group(1)
             words = s.split()
             if ocr and not _ocr_sentence(words, ocr):
                 continue
@@ -537,7 +548,7 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 # errors is in the rows, not in their lead-in
                 s, introduces = " ".join([s] + rows), True
             # a figure chunk's "Section: G.3.3 SOLA-330" line names no term
-            term = not name_code and not _LABELS.match(prev) and (
+            term = not name_code and not _LABELS.match(prev) and opens_a_line(prev, text) and (
                 is_term_line(prev) or synopsis_of_section(prev, b.hit.section) or bool(DEFINITION_LINE.match(prev)))
             if term and pos > 1 and sentences[pos - 2].rstrip()[-1:] == ":" and DECLARATION_LINE.match(prev):
                 # "A simpler interface ... is also available:" / "void tensorshade(...);" / "One can also
@@ -568,16 +579,28 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 s = f"{prev} {s}"
                 if pos > 1 and is_term_line(sentences[pos - 2]):
                     s = f"{' '.join(sentences[pos - 2].split())} {s}"
-            following = "" if introduces or not is_quotable(nxt) or _ENUMERATOR.match(nxt.strip()) or name_code else nxt
+            # (nor a footnote set where the page ends: "... or supplying command-line" / "(3) This may seem an odd way
+            # to implement ...", PETSc's; the sentence goes on on the next page)
+            following = ("" if introduces or not is_quotable(nxt) or _ENUMERATOR.match(nxt.strip()) or name_code
+                         or FOOTNOTE_LINE.match(nxt.strip()) else nxt)
             if short_default and term:  # too short to be matched alone: matched as the entry it closes
                 s, term = f"{prev} {s}", False
             elif short_default:
                 continue
             label = prev if term and not _example_of(prev, s) else ""
             out.append(Candidate(b.id, pos, s, following=following, label=label, introduces=introduces,
-                                 listed=bool(label) or short_default, under=under,
+                                 listed=bool(label) or short_default, under=under, keyword=keyword,
                                  chunk=(b.hit.doc_id, b.hit.chunk_id, b.hit.page)))
     return out
+
+
+def opens_a_line(piece: str, text: str) -> bool:
+    """True when `piece` (a sentence of `text`) starts one of its lines: a term line is a line of its own, not the
+    end of one after a sentence (PETSc's list "... optimization with constraints (Tao). TAO: Optimization Solvers"
+    / "• code for managing interactions between mesh data structures ... (DM);": the cross-reference's title
+    names the item above it, not the entry below)."""
+    head = " ".join(piece.split()[:4])
+    return any(" ".join(line.split()[:4]) == head for line in text.split("\n")) if head else False
 
 
 def notes_joined(sentences: list[str]) -> list[str]:
@@ -683,15 +706,28 @@ def _siblings_in_list(sentence: str, following: str) -> bool:
     return bool(a and b) and a.group(0).strip()[:1] == b.group(0).strip()[:1] and not a.group(0)[:1].isdigit()
 
 
+# a sentence that announces what follows it without a colon ("... the following configuration options may be
+# used for HDF5, CGNS, and MED respectively, as well as for Catalyst ...", code_saturne's installation guide)
+# (what it announces is what a user types: options, commands, settings; not "The following table shows ...", nor
+# "... are joined with the following line", a line the sentence speaks of, nor "the following code", often a
+# whole listing whose first line says nothing)
+_FOLLOWING = re.compile(r"(?<!\bwith )(?<!\bto )(?<!\bon )(?<!\bin )(?<!\bof )(?<!\bfrom )(?<!\bby )\bthe following "
+                        r"(?:[a-z-]+ ){0,2}(?:options?|commands?|settings?|statements|directives|variables|flags|switches|"
+                        r"parameters)\b", re.I)
+
+
 def introduces_code(sentence: str, following: str) -> bool:
     """True when `sentence` is a lead-in ("... using the following command:", "Had we only needed
-    the eigenvalues we could have used the assignment:") and `following`, the next line, the
+    the eigenvalues we could have used the assignment:", or a sentence that announces what follows
+    with a full stop: "... the following configuration options may be used for HDF5, CGNS, and MED
+    respectively." above "--with-hdf5=salome") and `following`, the next line, the
     command or code it introduces ("$ gpg --verify nut-X.Y.Z.tar.gz.sig", "> evals <-
     eigen(Sm)$values"): a prompt or code marks, no prose sentence, no list item, and short enough to
     quote together (PAIR_WORDS)."""
     nxt = " ".join(following.split())
     prompted = bool(_PROMPT.match(nxt))  # "> rm(x, y, z, ink, junk, temp, foo, bar)" ends in ")" but is no prose
-    if not sentence.rstrip().endswith(":") or not nxt or _BULLET.match(nxt) or (_reads_as_prose(nxt) and not prompted):
+    announces = sentence.rstrip().endswith(":") or (sentence.rstrip().endswith(".") and bool(_FOLLOWING.search(sentence)))
+    if not announces or not nxt or _BULLET.match(nxt) or (_reads_as_prose(nxt) and not prompted):
         return False
     if not (is_quotable(nxt) or _is_command_line(nxt)):  # a contents line, a transcript
         return False
@@ -703,7 +739,10 @@ def introduces_code(sentence: str, following: str) -> bool:
 def code_block(first: str, rest: Sequence[str], budget: int) -> list[str]:
     """The lines of the command block that starts with `first` (each with its white space
     normalised): `first`, then each line of `rest` that opens with the same prompt (">>>", "$ ",
-    "> ") and reads as no prose, while the block stays within `budget` words ("Connect SINE to A1
+    "> ") and reads as no prose (or, after a short line of code without a prompt, each such line:
+    "--with-hdf5=salome" / "--with-cgns=salome" / "--with-med=salome"; not the items of a list of names and
+    meanings, "GLP_NU — non-basic variable on its upper bound;", each an answer of its own), while the block stays within
+    `budget` words ("Connect SINE to A1
     and try:" introduces ">>>import expeyes.eyemath as em", ">>>t,v= p.capture_hr(1, 400,50)",
     ">>>vfit, par = em.fit_sine(t,v)")."""
     block = [" ".join(first.split())]
@@ -711,7 +750,10 @@ def code_block(first: str, rest: Sequence[str], budget: int) -> list[str]:
     used = len(block[0].split())
     for line in rest:
         line = " ".join(line.split())
-        if not prompt or _PROMPT_RUN.match(line).group(0) != prompt or (_reads_as_prose(line) and not _PROMPT.match(line)):
+        if (not prompt and _is_example(block[0]) and _is_example(line) and not _BULLET.match(line)
+                and not _LIST_ITEM.match(block[0]) and not _LIST_ITEM.match(line)):
+            pass  # lines of code without a prompt, one after another ("--with-hdf5=salome" / "--with-cgns=salome")
+        elif not prompt or _PROMPT_RUN.match(line).group(0) != prompt or (_reads_as_prose(line) and not _PROMPT.match(line)):
             break
         used += len(line.split())
         if used > budget:
@@ -894,7 +936,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         if (defining.get(c.block_id) == c.position or any(_describes(c.text, o, heads[c.block_id]) for o in options)
                 or (settings and settings.match(c.text))
                 or (DEFINITION_LINE.match(c.label) and any(starts_with_option(c.label, e) for e in entries))
-                or any(whatis_line(e, c.text) for e in entries) or _label_named(c.label, question)):
+                or any(whatis_line(e, c.text) for e in entries) or _label_named(c.label, question)
+                or _keyword_named(c.keyword, question)):
             # the entry of the option or setting the question names ("ITL1=x resets the dc iteration limit.")
             c.score += OPTION_BONUS
             c.entry = True
@@ -997,6 +1040,16 @@ def _label_named(label: str, question: str) -> bool:
     if len(name) < 6 or not re.search(r"[-_\\]", name):
         return False
     return re.search(r"(?<![\w\\-])" + re.escape(name) + r"(?![\w-])", question) is not None
+
+
+def _keyword_named(keyword: str, question: str) -> bool:
+    """True when the keyword whose entry a sentence is part of (set by a _KEYWORD_HEAD line) is written in
+    the question, a name of four characters or more in mixed case or with an underscore: "What hillWidth values are
+    recommended for metadynamics ...?" asks for hillWidth's entry ("Values between 1 and 3 are recommended for this
+    option ..."), which ranked seventh below other metadynamics keywords' sentences."""
+    if len(keyword) < 4 or keyword.islower() or keyword.isupper() and "_" not in keyword:
+        return False
+    return re.search(r"(?<![\w-])" + re.escape(keyword) + r"(?![\w-])", question) is not None
 
 
 # a key with a modifier, however spelled: "Ctrl-W", "Ctrl+W", "Control-w", "C-w"; "Meta-x", "Alt+x", "M-x"
@@ -1550,7 +1603,9 @@ def _inside(a: Candidate, b: Candidate) -> bool:
     same of its disk and of its tape controller), unless the two blocks are neighbouring chunks, whose
     overlap holds it twice, and `b` says more ("Here we use ... JACK." and "To record a file, you'd issue:
     ecasound ... Here we use ... JACK.", a command run into the sentence after it, were both quoted)."""
-    piece, whole = " ".join(a.text.split()), " ".join(b.text.split())
+    # (a chunk's first sentence begun in the chunk before is marked "... with the corresponding “tilt” angle ...",
+    # the Colvars manual's spinAngle note, whole in the neighbouring chunk: the mark is no part of the text)
+    piece, whole = " ".join(a.text.split()).removeprefix("... "), " ".join(b.text.split())
     if a is b or (a.block_id != b.block_id and not _cut_piece(a.text, b.text)
                   and not (_neighbours(a, b) and len(piece) < len(whole))):
         return False

@@ -90,6 +90,10 @@ SHORT_HIT_WORDS = 12
 # a chunk's last sentence cut by the chunk's end is completed from the next chunk when it ends within
 # this many of its lines (Searcher._sentence_end)
 TAIL_LINES = 4
+# a chunk's last line that ends with a semicolon is a clause of a sentence that goes on in the next chunk when
+# it has this many words of prose and no mark of code (_clause_goes_on)
+CLAUSE_PROSE_WORDS = 6
+_CODE_MARK = re.compile(r"[{}=*]|\w\(|^\s*(?://|#)")
 # a sentence that draws the consequence of the one before it: an answer's hit whose matched sentence
 # ends its chunk brings the chunk that goes on with such a sentence ("... not possible on UPDI locked
 # devices." / "Therefore, ... you have to provide -F to override this check.", AVRDUDE's manual)
@@ -198,6 +202,14 @@ def _lead_text(lead: list[dict]) -> list[str]:
         spans = sentence_spans(first)
         first = first[spans[-1][0]:] if spans else first
     return [first, *(ln["t"] for ln in lead[1:])]
+
+
+def _clause_goes_on(line: str) -> bool:
+    """True when `line` is prose that ends with a semicolon, its sentence going on below ("... its implementation is
+    currently limited to SPD problems;" / "moreover, because the technique requires ... MUMPS.", PETSc's manual, where a
+    chunk ended), not a statement of code ("PCShellSetApply(PC pc, ...);", "x = 1;")."""
+    t = line.rstrip()
+    return t.endswith(";") and len(PROSE_WORD.findall(t)) >= CLAUSE_PROSE_WORDS and not _CODE_MARK.search(t)
 
 
 def _tail_text(tail: list[dict]) -> list[str]:
@@ -874,7 +886,7 @@ class Searcher:
             return []
         lines = _boxed_lines(row)
         last = lines[-1] if lines else None
-        if not last or not last.get("s") or ends_sentence(last["t"]):
+        if not last or not last.get("s") or (ends_sentence(last["t"]) and not _clause_goes_on(last["t"])):
             return []
         found = self._next_text(row)
         if found is None:

@@ -1288,6 +1288,19 @@ def test_a_setting_s_name_or_a_credit_s_end_alone_on_its_line():
     assert unwrap_lines("The mesh size is given by the option called\nMesh.MeshSizeMax.").count("\n") == 0
 
 
+def test_a_row_of_symbols_is_no_wrapped_line_of_the_sentence_below():
+    """PETSc's block matrices kept a row of symbols in the text layer ("0 I 0 I 0 A−1 11 -A10 I 0 I"); the
+    unwrapping joined it to the sentence below, and the answer about PCFIELDSPLIT opened with
+    "0 I 0 I 0 A−1 11 -A10 I 0 I These can be accessed with -pc_fieldsplit_type ..."."""
+    from mmrag_desktop.engine.answer.evidence import unwrap_lines
+
+    text = ("A−1 00 0 -A01 0 I 0 A−1 00 0 .\n0 I 0 I 0 A−1 11 -A10 I 0 I\nThese can be accessed with "
+            "-pc_fieldsplit_type or the function\nPCFieldSplitSetType(). The prefixes are set.")
+    assert unwrap_lines(text).split("\n") == [
+        "A−1 00 0 -A01 0 I 0 A−1 00 0 .", "0 I 0 I 0 A−1 11 -A10 I 0 I",
+        "These can be accessed with -pc_fieldsplit_type or the function PCFieldSplitSetType(). The prefixes are set."]
+
+
 def test_the_members_of_a_structure_are_quoted_one_by_one(embedder):
     """Ghostscript's color notes list gsicc_manager_t's members, a line each with its comment. The
     unwrapping joined them into one run-on line, quoted cut at the word budget before the member asked

@@ -195,6 +195,18 @@ def test_a_line_that_ends_with_an_abbreviation_goes_on_on_the_next():
         "GRAY == not connected, etc.", "The next item.", "It is a path p.", "As shown."]
 
 
+def test_an_option_letter_ends_its_line_s_sentence():
+    """Bash's "physical Same as -P." above "pipefail If set, ...": "-P." was read as a page's "p.", the two
+    entries became one sentence, and the answer about pipefail quoted physical's line with it."""
+    from mmrag_desktop.engine.sentence_split import split_sentences as split_shared
+
+    assert split_shared("physical Same as -P.\npipefail If set, the return value of a pipeline is\nthat of the "
+                        "last command.", newlines=True) == [
+        "physical Same as -P.", "pipefail If set, the return value of a pipeline is\nthat of the last command."]
+    assert split_shared("See p. 23 for the -p option.\nIt is in Fig. 3.", newlines=True) == [
+        "See p. 23 for the -p option.", "It is in Fig. 3."]
+
+
 def test_sentence_split_moves_leading_marker_back():
     assert split_sentences("It is 5 V. [1] It has 8 pins [2].") == ["It is 5 V. [1]", "It has 8 pins [2]."]
     res = check_citations("It is 5 V. [1] It has 8 pins.", VALID)

@@ -88,6 +88,11 @@ def test_a_short_sentence_about_the_one_before_is_quoted_with_it():
              "disabled by default.")
     texts = [c.text for c in candidate_sentences(pack_evidence([chunk(470, entry, 75)], 1000))]
     assert any(t.endswith("exit successfully. This option is disabled by default.") for t in texts), texts
+    # and code_saturne's "This is the default." after the setting it is the default of
+    ids = ("Above 150 million hexahedral cells or so, it is thus imperative to configure the build to use 64-bit\n"
+           "global element ids. This is the default. Local indexes use the default int size.")
+    texts = [c.text for c in candidate_sentences(pack_evidence([chunk(1140, ids, 15)], 1000))]
+    assert any(t.endswith("64-bit global element ids. This is the default.") for t in texts), texts
 
 
 def test_two_quotes_of_one_passage_that_share_a_sentence_are_not_both_quoted():
@@ -155,3 +160,37 @@ def test_a_command_named_with_its_key_binding_is_the_entry_the_question_names(em
     # and both are quoted, though their descriptions read alike
     chosen = [c.text.split()[0] for c in select_sentences(question, blocks, embedder)]
     assert "unix-filename-rubout" in chosen and "unix-word-rubout" in chosen, chosen
+
+
+SALOME = ("Note that specifying a SALOME directory does not automatically force the configure script to find the\n"
+          "libraries of the SALOME distribution. To indicate that the versions from SALOME should be used, without\n"
+          "needing to provide the full paths, the following configuration options may be used for HDF5, CGNS, and\n"
+          "MED respectively.\n--with-hdf5=salome\n--with-cgns=salome\n--with-med=salome\n"
+          "As CGNS and MED file formats are portable, files produced by either remain interoperable.")
+
+
+def test_a_sentence_that_announces_options_with_a_full_stop_is_quoted_with_them():
+    """code_saturne's installation guide: "... the following configuration options may be used for HDF5, CGNS, and
+    MED respectively, as well as for Catalyst ..." ends with a full stop, not a colon; the options below it
+    ("--with-hdf5=salome" / "--with-cgns=salome" / "--with-med=salome") were not quoted with it, and a block of
+    code lines without a prompt gave its first line only."""
+    (lead,) = [c for c in candidate_sentences(pack_evidence([chunk(1144, SALOME, 16)], 1000)) if c.introduces]
+    assert lead.text.endswith("MED respectively. --with-hdf5=salome --with-cgns=salome --with-med=salome"), lead.text
+    # a sentence that speaks of a table or of the next line announces no code
+    table = ("The following table shows the function name to use for each operation.\nfunction p = mtimes (a, b)\n"
+             "Lines that end with ... are joined with the following line by the parser.\nx = long_name ...")
+    assert not [c for c in candidate_sentences(pack_evidence([chunk(7, table, 3)], 1000)) if c.introduces]
+
+
+def test_a_sentence_begun_in_the_chunk_before_is_quoted_once():
+    """The LAMMPS Colvars manual (asked in session 46): spinAngle's note was quoted twice, whole from one chunk
+    and from the next, which opens mid-sentence, as "... with the corresponding “tilt” angle equal to 180◦ ...":
+    the mark of a chunk that opens mid-sentence hid that the piece is the end of the whole sentence."""
+    from mmrag_desktop.engine.answer.extractive import Candidate, _choose
+
+    end = "with the corresponding tilt angle equal to 180 degrees: in those cases, spinAngle is undefined."
+    whole = Candidate(7, 3, f"Note: the value of spinAngle is continuous almost everywhere, with the exception of "
+                            f"configurations {end}", chunk=(1, 199, 32))
+    piece = Candidate(1, 0, f"... {end}", chunk=(1, 200, 32))
+    assert _choose([whole, piece], 4, 200) == [whole]
+    assert _choose([piece, whole], 4, 200) == [whole]

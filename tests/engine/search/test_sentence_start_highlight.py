@@ -26,21 +26,21 @@ SENTENCE = ["When the supervisor notices that the main loop has not answered for
 AFTER = ["Logging continues after the restart without any loss of the stored records."]
 
 
-def _page_lines(library) -> list[str]:
+def _page_lines(library, sentence: list[str] = SENTENCE) -> list[str]:
     """FILLER lines so that the chunk closes before the sentence's last line and the next chunk
     opens with its second line (the overlap: the last lines within OVERLAP_TOKENS)."""
     from mmrag_desktop.engine.ingest.pipeline import OVERLAP_TOKENS, TARGET_TOKENS
 
     cost = lambda text: library.embedder.count_tokens(text) + 1  # noqa: E731 - as chunking.py counts
-    assert cost(SENTENCE[1]) <= OVERLAP_TOKENS < cost(SENTENCE[0]) + cost(SENTENCE[1])
-    budget = TARGET_TOKENS - cost(SENTENCE[0]) - cost(SENTENCE[1])
+    assert cost(sentence[1]) <= OVERLAP_TOKENS < cost(sentence[0]) + cost(sentence[1])
+    budget = TARGET_TOKENS - cost(sentence[0]) - cost(sentence[1])
     lines: list[str] = []
     for text in FILLER * 3:
         if sum(map(cost, lines)) + cost(text) > budget:
             break
         lines.append(text)
-    assert sum(map(cost, lines + SENTENCE)) > TARGET_TOKENS
-    return lines + SENTENCE + AFTER
+    assert sum(map(cost, lines + sentence)) > TARGET_TOKENS
+    return lines + sentence + AFTER
 
 
 def test_a_highlight_that_starts_mid_sentence_grows_back_to_its_start(library, tmp_path):
@@ -233,6 +233,42 @@ def test_a_sentence_the_chunk_cuts_short_ends_with_the_next_chunks_lines(library
     answer = ask(library, "What happens after the grace period when the main loop has not answered?",
                  mode="extractive")
     assert " ".join(SENTENCE) in answer.text and "restarts the ..." not in answer.text, answer.text
+
+
+# a sentence whose chunk ends after a semicolon: the clause after it is the next chunk's
+CLAUSES = ["Since the adaptive choice of the grace period is still an open topic of research,",
+           "its implementation is currently limited to boards with one main loop;",
+           "moreover, because it drives the watchdog reset line, it needs board revision two."]
+
+
+def test_a_sentence_the_chunk_cuts_at_a_semicolon_ends_with_the_next_chunks_lines(library, tmp_path):
+    """PETSc's manual: a chunk closed with "... its implementation is currently limited to SPD problems;" and the
+    next went on "moreover, because the technique requires ... it needs the external package MUMPS."; the answer
+    to "Why is the adaptive selection ... limited to SPD problems and dependent on MUMPS?" quoted the first half
+    ending "SPD problems; ..." and, as another quote, the next chunk's "BDDC methods is still ... MUMPS.", which
+    opens mid-sentence: a semicolon ends a clause, not the sentence."""
+    from mmrag_desktop.engine.answer.pipeline import ask
+
+    lines = _page_lines(library, CLAUSES)
+    pdf = write_pdf(tmp_path / "grace.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines)]])
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    ids = [r[0] for r in library.conn.execute("SELECT id FROM chunks ORDER BY ord")]
+    rows = library.searcher.chunks.rows(ids)
+    cut = next(rows[i] for i in ids if json.loads(rows[i]["lines"])[-1]["t"] == CLAUSES[1])
+    assert [ln["t"] for ln in library.searcher._sentence_end(cut)] == CLAUSES[2:]
+    answer = ask(library, "Why is the adaptive grace period limited to boards with one main loop, and which "
+                 "board revision does it need?", mode="extractive")
+    assert " ".join(CLAUSES) in answer.text, answer.text
+    assert "one main loop; ..." not in answer.text and "\nits implementation" not in answer.text
+
+
+def test_which_lines_ending_with_a_semicolon_go_on():
+    from mmrag_desktop.engine.search.searcher import _clause_goes_on
+
+    assert _clause_goes_on("research, its implementation is currently limited to SPD problems;")
+    for code in ("PCShellSetApply(PC pc,PetscErrorCode (*apply)(PC,Vec,Vec));", "x = a + b;",
+                 "int count; /* the number of rows */", "limited to SPD;", "It ends here."):
+        assert not _clause_goes_on(code), code
 
 
 def test_the_tail_text_ends_where_the_sentence_does():
