@@ -1047,7 +1047,7 @@ def _keyword_named(keyword: str, question: str) -> bool:
     the question, a name of four characters or more in mixed case or with an underscore: "What hillWidth values are
     recommended for metadynamics ...?" asks for hillWidth's entry ("Values between 1 and 3 are recommended for this
     option ..."), which ranked seventh below other metadynamics keywords' sentences."""
-    if len(keyword) < 4 or keyword.islower() or keyword.isupper() and "_" not in keyword:
+    if len(keyword) < 4 or keyword.islower() or (keyword.isupper() and "_" not in keyword):
         return False
     return re.search(r"(?<![\w-])" + re.escape(keyword) + r"(?![\w-])", question) is not None
 

@@ -93,7 +93,7 @@ TAIL_LINES = 4
 # a chunk's last line that ends with a semicolon is a clause of a sentence that goes on in the next chunk when
 # it has this many words of prose and no mark of code (_clause_goes_on)
 CLAUSE_PROSE_WORDS = 6
-_CODE_MARK = re.compile(r"[{}=*]|\w\(|^\s*(?://|#)")
+_STATEMENT_MARK = re.compile(r"[{}=*]|\w\(|^\s*(?://|#)")
 # a sentence that draws the consequence of the one before it: an answer's hit whose matched sentence
 # ends its chunk brings the chunk that goes on with such a sentence ("... not possible on UPDI locked
 # devices." / "Therefore, ... you have to provide -F to override this check.", AVRDUDE's manual)
@@ -209,7 +209,7 @@ def _clause_goes_on(line: str) -> bool:
     currently limited to SPD problems;" / "moreover, because the technique requires ... MUMPS.", PETSc's manual, where a
     chunk ended), not a statement of code ("PCShellSetApply(PC pc, ...);", "x = 1;")."""
     t = line.rstrip()
-    return t.endswith(";") and len(PROSE_WORD.findall(t)) >= CLAUSE_PROSE_WORDS and not _CODE_MARK.search(t)
+    return t.endswith(";") and len(PROSE_WORD.findall(t)) >= CLAUSE_PROSE_WORDS and not _STATEMENT_MARK.search(t)
 
 
 def _tail_text(tail: list[dict]) -> list[str]:
