@@ -477,6 +477,7 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
         if b.hit.navigation:  # a contents or index chunk ("20 Enclosure Options 65 21 HackRF One's Buttons 67")
             continue
         text = b.text[:-4] if b.truncated and b.text.endswith(" ...") else b.text
+        heads = line_heads(text)
         if b.hit.kind == "table" or card_lines(text.split("\n")):
             # a row is one unit: "Description: Always defined. SDCC major ..." is not split (and a reference
             # card's line: "current error data dbg_err()", not the card's column run on as one sentence)
@@ -493,9 +494,10 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
         under = "?" if sentences and sentences[0][:1].islower() else ""
         keyword = ""
         for pos, s in enumerate(sentences):
-            if opens := _ENTRY_START.match(_BULLET.sub("", s.lstrip())) or _CODE_START.match(s):
+            bare = _BULLET.sub("", s.lstrip())
+            if opens := _ENTRY_START.match(bare) or _CODE_START.match(s):
                 under, keyword = opens.group(1), ""
-            elif head := _KEYWORD_HEAD.match(_BULLET.sub("", s.lstrip()).lstrip()):
+            elif head := _KEYWORD_HEAD.match(bare.lstrip()):
                 under = keyword = head.group(1)
             words = s.split()
             if ocr and not _ocr_sentence(words, ocr):
@@ -548,7 +550,7 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 # errors is in the rows, not in their lead-in
                 s, introduces = " ".join([s] + rows), True
             # a figure chunk's "Section: G.3.3 SOLA-330" line names no term
-            term = not name_code and not _LABELS.match(prev) and opens_a_line(prev, text) and (
+            term = not name_code and not _LABELS.match(prev) and opens_a_line(prev, heads) and (
                 is_term_line(prev) or synopsis_of_section(prev, b.hit.section) or bool(DEFINITION_LINE.match(prev)))
             if term and pos > 1 and sentences[pos - 2].rstrip()[-1:] == ":" and DECLARATION_LINE.match(prev):
                 # "A simpler interface ... is also available:" / "void tensorshade(...);" / "One can also
@@ -594,13 +596,17 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
     return out
 
 
-def opens_a_line(piece: str, text: str) -> bool:
-    """True when `piece` (a sentence of `text`) starts one of its lines: a term line is a line of its own, not the
-    end of one after a sentence (PETSc's list "... optimization with constraints (Tao). TAO: Optimization Solvers"
-    / "• code for managing interactions between mesh data structures ... (DM);": the cross-reference's title
-    names the item above it, not the entry below)."""
-    head = " ".join(piece.split()[:4])
-    return any(" ".join(line.split()[:4]) == head for line in text.split("\n")) if head else False
+def line_heads(text: str) -> frozenset[str]:
+    """The first four words of each line of `text` (white space normalised), for `opens_a_line`."""
+    return frozenset(" ".join(line.split()[:4]) for line in text.split("\n")) - {""}
+
+
+def opens_a_line(piece: str, heads: frozenset[str]) -> bool:
+    """True when `piece` (a sentence of a text whose `line_heads` are `heads`) starts one of its lines: a term
+    line is a line of its own, not the end of one after a sentence (PETSc's list "... optimization with
+    constraints (Tao). TAO: Optimization Solvers" / "• code for managing interactions between mesh data
+    structures ... (DM);": the cross-reference's title names the item above it, not the entry below)."""
+    return " ".join(piece.split()[:4]) in heads
 
 
 def notes_joined(sentences: list[str]) -> list[str]:
@@ -748,10 +754,10 @@ def code_block(first: str, rest: Sequence[str], budget: int) -> list[str]:
     block = [" ".join(first.split())]
     prompt = _PROMPT_RUN.match(block[0]).group(0)
     used = len(block[0].split())
+    bare_code = not prompt and _is_example(block[0]) and not _LIST_ITEM.match(block[0])
     for line in rest:
         line = " ".join(line.split())
-        if (not prompt and _is_example(block[0]) and _is_example(line) and not _BULLET.match(line)
-                and not _LIST_ITEM.match(block[0]) and not _LIST_ITEM.match(line)):
+        if bare_code and _is_example(line) and not _BULLET.match(line) and not _LIST_ITEM.match(line):
             pass  # lines of code without a prompt, one after another ("--with-hdf5=salome" / "--with-cgns=salome")
         elif not prompt or _PROMPT_RUN.match(line).group(0) != prompt or (_reads_as_prose(line) and not _PROMPT.match(line)):
             break

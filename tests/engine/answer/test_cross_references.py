@@ -8,7 +8,7 @@ item as the term line of the next: "TAO: Optimization Solvers • code for manag
 from __future__ import annotations
 
 from mmrag_desktop.engine.answer.evidence import pack_evidence
-from mmrag_desktop.engine.answer.extractive import candidate_sentences, opens_a_line
+from mmrag_desktop.engine.answer.extractive import candidate_sentences, line_heads, opens_a_line
 from mmrag_desktop.engine.hits import Hit
 
 CLASSES = ("The important PETSc classes include\n"
@@ -35,9 +35,9 @@ def test_a_title_after_a_sentence_on_its_line_names_no_entry_below():
 
 
 def test_which_pieces_open_a_line():
-    assert opens_a_line("~/.octaverc", ENTRY)
-    assert not opens_a_line("TAO: Optimization Solvers", "constraints (Tao). TAO: Optimization Solvers\n• code")
-    assert not opens_a_line("", ENTRY)
+    assert opens_a_line("~/.octaverc", line_heads(ENTRY))
+    assert not opens_a_line("TAO: Optimization Solvers", line_heads("constraints (Tao). TAO: Optimization Solvers\n• code"))
+    assert not opens_a_line("", line_heads(ENTRY))
 
 
 FOOTNOTE = ("Alternatively, you can have PCFieldSplit extract the diagonal blocks A00, A11 etc.\nout of Amat by calling "
