@@ -70,6 +70,11 @@ PROMPT = re.compile(_PROMPT_MARK + r"\s+\S")
 DEFINITION_LINE = re.compile(
     r"^[^\s.!?][^\n]{0,100}?(?<![.!?:;,])[ \t]\[(?:[A-Z][a-z]+[ -]){0,2}(?:Command|Function|Variable|Macro|Method|"
     r"Procedure|Driver|Option|Form|Constant|Type|Operator|Class|Hook|Predicate|Instruction)\][ \t]*$", re.M)
+# a term line naming a setting with the type of its value, LilyPond's "-d" options' way ("job-count num",
+# "aux-files bool", "backend symbol"): its description is on the lines below it (not "the string", "a list")
+TYPED_SETTING = re.compile(r"^(?!(?:the|an?|this|that|these|those|its|each|every|any|no|one|some|your|our|their|his|her|"
+                           r"my|of|as|in|on|to|by|for|with|and|or) )[a-z][a-z0-9]*(?:-[a-z0-9]+)* "
+                           r"(?:num|bool|string|symbol|integer|int|float|real|list|proc)$")
 # a C-style declaration on a line of its own, its type before its name ("real[] cubicroots(real a,
 # real b, real c, real d);" above "This numerically robust solver returns the real roots of ..."): the
 # entry's term, never the wrapped end of the sentence above it

@@ -63,6 +63,7 @@ from ..sentence_split import (
     DEFINITION_LINE,
     DOT_LEADERS,
     FINAL_PUNCTUATION,
+    TYPED_SETTING,
     split_sentences,
 )
 from ..sentence_split import PROMPT as _PROMPT
@@ -183,6 +184,10 @@ _ENUMERATOR = re.compile(r"^\(?(?:\d{1,3}|[A-Za-z]|[ivxIVX]{1,4})[.)]$")
 # a section that lists documents or links: its items are titles ("• UPS HOWTO (The Linux
 # Documentation Project)"), no answer to anything
 _REFERENCE_SECTION = re.compile(r"\b(?:links|references|bibliography|further reading|see also|resources)\b", re.I)
+# an entry of a bibliography, its citation key opening its line ("[Cla89b] M. E. Clarkson. An improved Laplace
+# transform package for MACSYMA. SIGSAM Bulletin, 19(2):31-33, May 1989."): authors, title and where it appeared
+# answer together; a number as the key only in a section of references ("[12] ...": elsewhere a list's steps)
+_CITATION_KEY = re.compile(r"^\[\u2060?(?:(?P<author>[A-Z][A-Za-z+-]*\d{2,4}[a-z]?)|\d{1,3})\][ \t]+\S")
 VALUE_BONUS = 0.15
 # a how-to question ("How do I delete all variables from the R workspace?") is answered by a command:
 # a lead-in quoted with its command gains as a sentence with an asked-for value does (dev: only t22's
@@ -241,6 +246,10 @@ _GIVES_REMEDY = re.compile(r"\b(?:work ?around|avoid|fix|solve|circumvent|overco
                            r"(?:this|that|it|the (?:problem|issue|bug))\b", re.I)
 LEAD_IN_PENALTY = 0.2
 _SHOWS_CODE = re.compile(r":\s+\S*(?:://|[/=@_])\S*$")  # a sentence that ends with the code it announces
+# a lead-in and, on the line below it, the command it announces, split as one sentence ("A hands-on Scheme sandbox
+# with all of LilyPond loaded is available with this command line:" / "lilypond scheme-sandbox"): a program's name
+# in lower case and its arguments
+_COMMAND_BELOW = re.compile(r":[ \t]*\n[ \t]*((?:[$%>][ \t]*)?[a-z][\w.+-]*(?:[ \t]+\S+)*)[ \t]*$")
 # an item of a list that names a thing and says what it is, its ";" the list's ("GLP_NU — non-basic variable on
 # its upper bound;", GLPK's status codes): a whole answer, no lead-in
 _LIST_ITEM = re.compile(r"^\S+(?: \S+)?\s+[—–-]\s+\w.*;$")
@@ -463,7 +472,7 @@ def is_term_line(line: str) -> bool:
     if len(words) > 1 and all(w.isalpha() and w.isupper() for w in words):
         return False  # a heading in capitals ("LOSSY TRANSMISSION LINES", a running header) names no entry
     return (bool(_TERM_LINE.search(line)) or any(t.kind == "name" for t in terms(line))
-            or bool(_BOUND_COMMAND.match(" ".join(words))))
+            or bool(_BOUND_COMMAND.match(" ".join(words))) or bool(TYPED_SETTING.match(" ".join(words))))
 
 
 def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max_words: int = 60) -> list[Candidate]:
@@ -478,15 +487,17 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             continue
         text = b.text[:-4] if b.truncated and b.text.endswith(" ...") else b.text
         heads = line_heads(text)
+        references = bool(_REFERENCE_SECTION.search(b.hit.section.split(" > ")[-1]))
         if b.hit.kind == "table" or card_lines(text.split("\n")):
             # a row is one unit: "Description: Always defined. SDCC major ..." is not split (and a reference
             # card's line: "current error data dbg_err()", not the card's column run on as one sentence)
             sentences = [line.strip() for line in text.split("\n") if line.strip()]
+        elif entries := bibliography_entries(text, references):
+            sentences = entries
         else:
             sentences = notes_joined([p for s in split_sentences(text, newlines=True) for p in _FIGURE_PART.split(s)])
         contents = any(_TOC.search(x) or DOT_LEADERS.search(x) for x in sentences)
         ocr = " ".join(m.group(2) for m in FIGURE_OCR.finditer(text)).split() if b.hit.kind == "figure" else []
-        references = bool(_REFERENCE_SECTION.search(b.hit.section.split(" > ")[-1]))
         # the entry of a list of options or settings the sentences so far belong to; a block that opens
         # mid-sentence ("ground. This is disabled by default, ...") goes on with whatever came before it
         # (a whole sentence may open a section's introduction: "In addition to the preprocessor macros
@@ -500,6 +511,8 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             elif head := _KEYWORD_HEAD.match(bare.lstrip()):
                 under = keyword = head.group(1)
             words = s.split()
+            below = _COMMAND_BELOW.search(s)
+            shown = bool(below) and len(below.group(1).split()) <= EXAMPLE_WORDS and not _reads_as_prose(below.group(1))
             if ocr and not _ocr_sentence(words, ocr):
                 continue
             # "Default value: 0.1" under "DT" is short, and quoted with the line it is the default of
@@ -549,6 +562,7 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 # ("Setting Affect" / "0 Messages, ..." / "2 Errors printed."): which setting prints only
                 # errors is in the rows, not in their lead-in
                 s, introduces = " ".join([s] + rows), True
+            introduces = introduces or shown
             # a figure chunk's "Section: G.3.3 SOLA-330" line names no term
             term = not name_code and not _LABELS.match(prev) and opens_a_line(prev, heads) and (
                 is_term_line(prev) or synopsis_of_section(prev, b.hit.section) or bool(DEFINITION_LINE.match(prev)))
@@ -594,6 +608,17 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                                  listed=bool(label) or short_default, under=under, keyword=keyword,
                                  chunk=(b.hit.doc_id, b.hit.chunk_id, b.hit.page)))
     return out
+
+
+def bibliography_entries(text: str, references: bool) -> list[str]:
+    """The entries of a bibliography in `text`, each its lines joined, when two lines or more open with a citation
+    key (_CITATION_KEY; a number only when `references`, the block's section lists references); the lines above
+    the first key (the end of an entry the chunk cut) are one piece. [] when `text` is no bibliography."""
+    lines = [line.strip() for line in text.split("\n") if line.strip()]
+    keyed = [i for i, line in enumerate(lines) if (m := _CITATION_KEY.match(line)) and (references or m.group("author"))]
+    if len(keyed) < 2:
+        return []
+    return [" ".join(lines[a:z]) for a, z in pairwise([0, *keyed, len(lines)]) if z > a]
 
 
 def line_heads(text: str) -> frozenset[str]:

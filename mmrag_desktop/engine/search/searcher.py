@@ -22,7 +22,7 @@ import numpy as np
 
 from ..elements import box_inside, union_bbox
 from ..hits import Hit
-from ..sentence_split import DOT_LEADERS, ends_a_row, ends_sentence, sentence_spans
+from ..sentence_split import DOT_LEADERS, TYPED_SETTING, ends_a_row, ends_sentence, sentence_spans
 from ..store.chunks import Filters
 from .doc_names import named_documents, without_names
 from .fusion import mmr, weighted_rrf
@@ -238,13 +238,16 @@ def _with_lead(lead: list[str], text: str) -> str:
 
 def _just_above(line: dict, below: dict) -> bool:
     """True when stored line `line` is the line just before `below` in the flow and does not end a
-    sentence: on the same page at most a line's height above it, or at the end of the page before."""
+    sentence: on the same page at most a line's height above it (or overlapping it by less than half a line,
+    as tightly set lines' boxes do: the Maxima book's "... ode2 checks to see if" / "there is an integrating
+    factor ..."), or at the end of the page before."""
     if ends_sentence(line["t"]):
         return False
     if line["p"] == below["p"] - 1:
         return True
     height = line["b"][3] - line["b"][1]
-    return line["p"] == below["p"] and 0 <= below["b"][1] - line["b"][3] <= height
+    return (line["p"] == below["p"] and below["b"][1] > line["b"][1]
+            and -height / 2 <= below["b"][1] - line["b"][3] <= height)
 
 
 def _entry_above(line: dict, below: dict) -> bool:
@@ -856,7 +859,8 @@ class Searcher:
                 term = before[at - 1] if at > 0 else None
             if term is None:
                 return []
-            if len(term["t"].split()) <= TERM_LEAD_WORDS and _TERM_LEAD.match(term["t"]) and _just_above(term, first):
+            lead = _TERM_LEAD.match(term["t"]) or TYPED_SETTING.match(" ".join(term["t"].split()))
+            if len(term["t"].split()) <= TERM_LEAD_WORDS and lead and _just_above(term, first):
                 return [term]
             # the entry's first sentence, with its term, is the line before a chunk that goes on with the
             # description ("--with-fftw3=no Do not check for ..." / "Use an internal fft algorithm instead.")
@@ -897,8 +901,12 @@ class Searcher:
             if not after[j].get("s"):
                 return []
             sentence, rest = max(after[j]["s"]), after[j + 1:]
-        elif after and after[0].get("s") and _just_above(last, after[0]):
-            sentence, rest = min(after[0]["s"]), after  # no overlap: the next chunk opens with the sentence's end
+        elif (after and after[0].get("s") and _just_above(last, after[0])
+              and not (after[0]["t"][:1].isupper() and len(PROSE_WORD.findall(last["t"])) < 3)):
+            # no overlap: the next chunk opens with the sentence's end (not a sentence of its own after a line of
+            # code: LilyPond's "\displayMusic \addAccent c4" ends a page, "Advanced tweaks may be performed by using
+            # Scheme." opens the next section on the next page)
+            sentence, rest = min(after[0]["s"]), after
         else:
             return []
         end: list[dict] = []

@@ -150,6 +150,30 @@ def test_a_term_line_before_the_chunk_opens_its_text(library, tmp_path):
     assert f"{TERM} {DESC[0]}" in answer.text, answer.text
 
 
+SETTING = "anti-alias-factor num"
+SETTING_DESC = ["Render at a higher resolution using factor num, which must be a positive integer,",
+                "and scale down the result to prevent jaggies in the pictures of each page. Default: 1."]
+
+
+def test_a_setting_named_with_its_value_s_type_before_the_chunk_opens_its_text(library, tmp_path):
+    """LilyPond's "-d" options: "anti-alias-factor num" ended one chunk and "Render at a higher resolution ..."
+    opened the next; the answer quoted the description without the setting it describes."""
+    from mmrag_desktop.engine.answer.pipeline import ask
+
+    lines = _filler_closing_with(library, SETTING, SETTING_DESC) + [SETTING, *SETTING_DESC, *AFTER]
+    pdf = write_pdf(tmp_path / "options.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines)]])
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    stored = [json.loads(r[0]) for r in library.conn.execute("SELECT lines FROM chunks ORDER BY id")]
+    assert any(a[-2]["t"] == SETTING and b[0]["t"] == SETTING_DESC[0] for a, b in zip(stored, stored[1:], strict=False))
+
+    hit = next(h for h in library.search("render at a higher resolution to prevent jaggies", k=3)
+               if SETTING_DESC[1] in h.text)
+    assert [ln["t"] for ln in hit.lead] == [SETTING] and hit.text.startswith(SETTING)
+    answer = ask(library, "Which setting renders at a higher resolution and scales down to prevent jaggies?",
+                 mode="extractive")
+    assert f"{SETTING} {SETTING_DESC[0]}" in answer.text, answer.text
+
+
 def test_which_first_lines_may_continue_a_sentence():
     """flex's "prefix= option) to rename each yyFlexLexer ..." continues "If you want to create multiple
     (different) lexer classes, you use the '-P' flag (or the"; Octave's "x = csvread (filename, ...)" is
@@ -299,6 +323,10 @@ def test_a_chunk_that_ends_on_an_abbreviation_goes_on_in_the_next():
         assert ends_sentence(whole)
     assert ends_sentence("Resistors, capacitors, etc.", "The next") and not ends_sentence("(e.g.", "3.4.4")
     assert not _just_above(line("The pins are listed below.", 248), below)
+    # tightly set lines: the box of the line below overlaps this one's by a little (the Maxima book's "... but is
+    # not exact, ode2 checks to see if" at 71.4-84.8 / "there is an integrating factor ..." from 83.4)
+    assert _just_above(line("... but is not exact, ode2 checks to see if", 248), line("there is a factor.", 257.6))
+    assert not _just_above(line("... but is not exact, ode2 checks to see if", 248), line("there is a factor.", 248))
 
 
 def test_a_sentence_goes_on_after_a_formula_or_a_line_of_code_set_apart():
@@ -428,3 +456,37 @@ def test_which_sentence_a_box_shows_whole():
     turned = [line("The parameters are required when the", [1], 780, page=6),
               line("voltage starts inside the loop. Then they set the state.", [1, 2], 90)]
     assert box(turned, 2)[1] == 90  # begun on the page before: the box stays on its page
+
+
+def test_a_line_of_code_at_a_page_s_end_is_not_continued_by_the_next_section(library, tmp_path):
+    """LilyPond's Extending manual: page 20 ends with the example "\\displayMusic \\addAccent c4" and page 21 opens
+    section 2 with "Advanced tweaks may be performed by using Scheme."; the hit ending with the code line carried
+    that sentence as its sentence's end, and "\\displayMusic \\addAccent c4 Advanced tweaks may be performed by
+    using Scheme." was the first quote of the answer to how to stop \\displayMusic typesetting its music."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    first = doc.new_page(width=595, height=842)
+    for i, text in enumerate(FILLER):
+        first.insert_text((72, 90 + 16 * i), text, fontsize=11)
+    first.insert_text((72, 90 + 16 * len(FILLER)), "We then verify that this music function works correctly:", fontsize=11)
+    first.insert_text((100, 106 + 16 * len(FILLER)), "\\displayMusic \\addAccent c4", fontsize=11, fontname="cour")
+    second = doc.new_page(width=595, height=842)
+    second.insert_text((72, 90), "2 Interfaces for programmers", fontsize=20, fontname="hebo")
+    for i, text in enumerate(["Advanced tweaks may be performed by using Scheme. If you are not familiar with it,",
+                              "you may wish to read the tutorial chapter first.", *FILLER[:3]]):
+        second.insert_text((72, 130 + 16 * i), text, fontsize=11)
+    path = tmp_path / "extending.pdf"
+    doc.save(path)
+    doc.close()
+    assert [e.stage for e in library.add([path]) if e.stage in ("done", "failed")] == ["done"]
+    rows = library.searcher.chunks.rows([r[0] for r in library.conn.execute("SELECT id FROM chunks ORDER BY ord")])
+    code = next(r for r in rows.values() if json.loads(r["lines"])[-1]["t"] == "\\displayMusic \\addAccent c4")
+    after = library.searcher._next_text(code)
+    assert after is not None and after[1][0]["t"].startswith("Advanced tweaks")  # the case: no overlap, next page
+    assert library.searcher._sentence_end(code) == []
+    # a line of prose cut at the page's end still goes on with the next page's first line
+    from mmrag_desktop.engine.search.searcher import _just_above
+
+    assert _just_above({"t": "the result of the", "p": 20, "b": [72, 760, 500, 771], "s": [3]},
+                       {"t": "Fourier transform is shown.", "p": 21, "b": [72, 90, 500, 101], "s": [0]})

@@ -1,0 +1,126 @@
+"""Asked in session 47 (no set's): LilyPond's Usage manual lists its "-d" options as "job-count num" /
+"Process in parallel, using num jobs. ..." and the Extending manual shows a command on the line under its lead-in;
+the Maxima book ends with a bibliography ("[Cla89b] M. E. Clarkson. An improved Laplace transform package for
+MACSYMA. SIGSAM Bulletin, 19(2):31-33, May 1989."); code_saturne's studymanager guide never says "remote" or
+"ssh". Real MiniLM embedder where a ranking or a score is tested."""
+
+from __future__ import annotations
+
+from mmrag_desktop.engine.answer.confidence import absent_names, assess, unknown_words
+from mmrag_desktop.engine.answer.evidence import pack_evidence
+from mmrag_desktop.engine.answer.extractive import (
+    bibliography_entries,
+    candidate_sentences,
+    is_term_line,
+    rank_candidates,
+)
+from mmrag_desktop.engine.hits import Hit
+
+OPTIONS = ("include-settings string\nInclude file string for global settings, which is included before the score is "
+           "processed. Default: #f (meaning no global settings file).\njob-count num\nProcess in parallel, using num "
+           "jobs. Default: #f (meaning no parallel processing).\nlog-file string\nOutput log to file string.log.")
+
+
+def block(text: str, *, doc: str = "lilypond-usage.pdf", section: str = "1.2 Command-line usage",
+          chunk_id: int = 115) -> Hit:
+    return Hit(chunk_id=chunk_id, doc_id=1, doc=doc, page=11, bbox=(72.0, 100.0, 500.0, 300.0), kind="text",
+               score=0.03, text=text, section=section)
+
+
+def test_a_setting_named_with_the_type_of_its_value_is_a_term_line():
+    """"job-count num" was no term line: "How can I make lilypond process my files in parallel with several jobs?"
+    was answered "Process in parallel, using num jobs." without the setting's name."""
+    for term in ("job-count num", "anti-alias-factor num", "aux-files bool", "backend symbol", "log-file string"):
+        assert is_term_line(term), term
+    for line in ("the string", "Output num", "job count num", "job-count number of jobs", "a b c num"):
+        assert not is_term_line(line), line
+    labels = {c.text[:30]: c.label for c in candidate_sentences(pack_evidence([block(OPTIONS)], 1000))}
+    assert labels["Process in parallel, using num"] == "job-count num"
+    assert labels["Output log to file string.log."] == "log-file string"
+
+
+def test_a_one_letter_option_is_named_with_its_value_written_on_to_it():
+    """"My PNG output looks jagged; which -d option renders at a higher resolution ...?" was "not covered": no
+    page found wrote "-d" alone, the pages found write "-dcrop" and "-dresolution=N"."""
+    pages = [block("In addition to --png, either --eps, -dcrop, or -dpreview should be used to get proper image "
+                   "scaling without clipping. Set resolution with -dresolution=N.")]
+    assert absent_names("Which -d option renders at a higher resolution?", pages) == []
+    assert absent_names("Which -W option turns warnings into errors?", pages) == ["-W"]
+    # a word with a hyphen inside is no option written with its value
+    prose = [block("The score is laid out page-dependent and the music is well-defined.")]
+    assert absent_names("Which -d option renders at a higher resolution?", prose) == ["-d"]
+
+
+SANDBOX = ("The LilyPond installation includes the Guile implementation of Scheme. A hands-on Scheme sandbox with all "
+           "of LilyPond loaded is available with this command line:\nlilypond scheme-sandbox\nOnce the sandbox is "
+           "running, you will receive a guile prompt:\nguile>\nYou can enter Scheme expressions at this prompt to "
+           "experiment with Scheme.")
+
+
+def test_a_lead_in_with_its_command_on_the_line_below_is_no_fragment():
+    """The sentence splitter keeps "... available with this command line:" / "lilypond scheme-sandbox" together;
+    the sentence, ending without a full stop, was taken for a lead-in cut short and ranked last of its block."""
+    cands = {c.text[:20]: c for c in candidate_sentences(pack_evidence([block(SANDBOX)], 1000))}
+    assert cands["A hands-on Scheme sa"].introduces
+    assert cands["A hands-on Scheme sa"].text.endswith("command line: lilypond scheme-sandbox")
+    assert not cands["The LilyPond install"].introduces
+    # a lead-in whose next line is prose introduces nothing of its own
+    other = "Two kinds of cells are used here:\nThe standard cells hold input and output apart."
+    assert not any(c.introduces for c in candidate_sentences(pack_evidence([block(other)], 1000)))
+
+
+BIBLIOGRAPHY = ("September–October 1991.\n"
+                "[Cla89a] M. Clarkson. MACSYMS’s inverse Laplace transform. SIGSAM Bulletin, 23(1):33–38, January 1989.\n"
+                "[Cla89b] M. E. Clarkson. An improved Laplace transform package for MACSYMA. SIGSAM Bulletin,\n"
+                "19(2):31–33, May 1989.\n"
+                "[Cla90] M. E. Clarkson. Praxis: An expert system for Macsyma. In Miola [Mio90], pages 264–265.")
+
+
+def test_a_bibliography_entry_is_quoted_whole():
+    """"Is there a reference for an improved Laplace transform package for MACSYMA? Who wrote it and in which
+    journal did it appear?" was answered with the title alone ("An improved Laplace transform package for
+    MACSYMA."): the splitter cut the entry at its full stops."""
+    assert bibliography_entries(BIBLIOGRAPHY, False) == [
+        "September–October 1991.",
+        "[Cla89a] M. Clarkson. MACSYMS’s inverse Laplace transform. SIGSAM Bulletin, 23(1):33–38, January 1989.",
+        "[Cla89b] M. E. Clarkson. An improved Laplace transform package for MACSYMA. SIGSAM Bulletin, 19(2):31–33, "
+        "May 1989.",
+        "[Cla90] M. E. Clarkson. Praxis: An expert system for Macsyma. In Miola [Mio90], pages 264–265."]
+    steps = "[1] Unpack the archive.\n[2] Run the configure script.\n[3] Run make."
+    assert bibliography_entries(steps, False) == []  # numbered steps, outside a list of references
+    assert len(bibliography_entries(steps, True)) == 3
+    assert bibliography_entries("[Cla89a] M. Clarkson. One entry alone.", False) == []
+
+
+def test_the_entry_asked_for_is_the_answer(embedder):
+    q = "Is there a reference for an improved Laplace transform package for MACSYMA? Who wrote it and in which journal?"
+    blocks = pack_evidence([block(BIBLIOGRAPHY, doc="maximabook.pdf", section="Bibliography", chunk_id=602)], 1000)
+    ranked = rank_candidates(q, blocks, embedder)
+    assert "Clarkson. An improved Laplace transform package for MACSYMA. SIGSAM Bulletin, 19(2)" in ranked[0].text, [
+        c.text for c in ranked]
+
+
+def test_two_words_the_library_never_uses_need_a_higher_score(embedder):
+    """"How do I make studymanager run the cases on a remote machine over ssh?" was answered (score 0.72, above
+    the threshold and its margin for a word the library never uses) with example files of cases."""
+    pages = [block("The case has to be repeated in the file of parameters. studymanager runs each case in the "
+                   "destination directory and compares the results.", doc="studymanager.pdf", section="3 Run")]
+    q = "How do I make studymanager run the cases on a remote machine over ssh?"
+
+    def never(*unused):
+        return lambda words: {w: int(w not in unused) for w in words}
+
+    one = assess(q, pages, embedder, term_df=never("ssh"))
+    two = assess(q, pages, embedder, term_df=never("ssh", "remote"))
+    assert one.unknown == ["ssh"] and sorted(two.unknown) == ["remote", "ssh"] and one.score == two.score
+    # a threshold that puts the score just above the margin for one such word, below the margin for two
+    threshold = one.score - 0.25
+    assert not assess(q, pages, embedder, threshold, term_df=never("ssh")).insufficient
+    assert assess(q, pages, embedder, threshold, term_df=never("ssh", "remote")).insufficient
+    # a word that joins words the library uses is the asker's phrasing, no second thing it never names (pgfplots'
+    # "Which TeX compilation route does the manual consider trouble-free ...?"); nor is what is left of "don't"
+    joined = "How do I make studymanager run the cases in a trouble-free way over ssh?"
+    report = assess(joined, pages, embedder, term_df=never("ssh", "trouble-free"))
+    assert sorted(report.unknown) == ["ssh", "trouble-free"]
+    assert not assess(joined, pages, embedder, report.score - 0.25, term_df=never("ssh", "trouble-free")).insufficient
+    assert unknown_words("Why don't I set it myself?", never("don", "myself", "set")) == ["set"]
