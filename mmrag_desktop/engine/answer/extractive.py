@@ -158,6 +158,9 @@ _CODE_MARK = re.compile(r"[={}\[\]<>/$;]|\w\(|(?:^|\s)--?[A-Za-z]")  # "(top lev
 _REFERS_BACK = re.compile(r"^(?:(?:they|it|these|those|this (?:option|setting|variable|command|macro|feature|mode|flag|key))"
                           r"\s+(?:are|is|were|was|can|could|will|also|have|has|do|does)\b"
                           r"|(?:this|that) is (?:also |not )?the default\b)", re.I)
+# and so are the examples it gives, however few their words ("Some of the Bacula code ... has been released to the
+# public domain." / "E.g. md5.c, SQLite.")
+_GIVES_EXAMPLES = re.compile(r"^(?:e\.g\.|i\.e\.)\s", re.I)
 REFERS_BACK_WORDS = 8
 # a fence that sets a transcript or an example off ("--cut--", "-- snip --", "--8<--", "--cut file 'x.ecp'--")
 _FENCE = re.compile(r"(?:^|(?<=\s))-{2,} ?(?:cut|snip|8<|>8)(?=[\s-])[^-\n]*-{2,}", re.I)
@@ -526,7 +529,8 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             short_row = short_row or name_code
             # an option's entry with a description of two words ("-D Enable debugging.", GPSBabel's options)
             short_row = short_row or (len(words) >= 3 and bool(_OPTION_ENTRY.match(s)) and words[1][:1].isupper())
-            if ((len(words) < min_words and not short_default and not short_row) or not is_quotable(s)
+            examples = pos > 0 and bool(_GIVES_EXAMPLES.match(s))
+            if ((len(words) < min_words and not short_default and not short_row and not examples) or not is_quotable(s)
                     or (contents and _CHAPTER_ENTRY.match(" ".join(words)))):
                 continue
             if references and _BULLET.match(s) and s.rstrip()[-1:] not in ".!?":  # a listed title
@@ -586,7 +590,7 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                         prev = f"{sentences[pos - 2].strip()} {prev}"
                 else:
                     s = f"... {s}"
-            if (not term and not introduces and prev and _REFERS_BACK.match(s) and len(s.split()) <= REFERS_BACK_WORDS
+            if (not term and not introduces and prev and (_REFERS_BACK.match(s) or examples) and len(s.split()) <= REFERS_BACK_WORDS
                     and prev[-1:] in ".!?" and is_quotable(prev)):
                 # "They are also available in HTML-format." says nothing without what "they" are: "For instance,
                 # Ecasound's man pages are a very good (and up-to-date!) source of information." (with the term
@@ -828,8 +832,9 @@ def _example_of(line: str, sentence: str) -> bool:
     return command is not None and prints_option(sentence, command) > 0
 
 
-def _overlap(a: set[str], b: set[str]) -> float:
-    return len(a & b) / max(1, min(len(a), len(b)))
+def _said_in(a: set[str], b: set[str]) -> float:
+    """The share of the words `a` that `b` has too."""
+    return len(a & b) / max(1, len(a))
 
 
 def _row_keys(text: str) -> tuple[str, ...]:
@@ -839,8 +844,9 @@ def _row_keys(text: str) -> tuple[str, ...]:
 
 
 def near_duplicate(sentence: str, other: str, *, columns: bool = True) -> bool:
-    """True when `sentence` says nothing `other` does not: most of the content words of the shorter
-    are in the longer, and `sentence` carries no number or name that `other` lacks (a table row
+    """True when `sentence` says nothing `other` does not: most of its content words are in `other` (not
+    when it says more: "Passwords are never sent over the wire in plain text." is no duplicate of "These
+    passwords are plain text."), and `sentence` carries no number or name that `other` lacks (a table row
     "Threads: 8 | CPU time [s]: 32.4" is not a duplicate of a sentence about threads and CPU time).
     Two rows with the same columns ("Name: R | ... | Default: 0.0", "Name: G | ...") are
     duplicates: the best row answers, its siblings only differ in their values (`columns=False`: not
@@ -848,7 +854,7 @@ def near_duplicate(sentence: str, other: str, *, columns: bool = True) -> bool:
     keys = _row_keys(sentence)
     if columns and keys and keys == _row_keys(other):
         return True
-    if _overlap(set(content_terms(sentence)), set(content_terms(other))) <= 0.7:
+    if _said_in(set(content_terms(sentence)), set(content_terms(other))) <= 0.7:
         return False
     have = {(t.kind, t.norm, t.value, t.unit) for t in terms(other)}
     return all((t.kind, t.norm, t.value, t.unit) in have for t in terms(sentence))

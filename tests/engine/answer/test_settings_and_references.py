@@ -124,3 +124,27 @@ def test_two_words_the_library_never_uses_need_a_higher_score(embedder):
     assert sorted(report.unknown) == ["ssh", "trouble-free"]
     assert not assess(joined, pages, embedder, report.score - 0.25, term_df=never("ssh", "trouble-free")).insufficient
     assert unknown_words("Why don't I set it myself?", never("don", "myself", "set")) == ["set"]
+
+
+def test_a_sentence_that_says_more_is_no_duplicate_of_a_shorter_one():
+    """Bacula's problem guide: "Is there a special tool for generating the passwords ..., and do those passwords go
+    over the network in clear text?" ranked "Passwords are never sent over the wire in plain text." third, and it was
+    dropped as a duplicate of the quoted "These passwords are plain text.", all of whose words it has."""
+    from mmrag_desktop.engine.answer.extractive import near_duplicate
+
+    longer, shorter = "Passwords are never sent over the wire in plain text.", "These passwords are plain text."
+    assert not near_duplicate(longer, shorter)
+    assert near_duplicate(shorter, longer)  # the shorter says nothing the longer does not
+    assert near_duplicate("The default timeout is 30 seconds.", "By default the timeout is 30 seconds for each job.")
+    assert not near_duplicate("The default timeout is 60 seconds.", "The default timeout is 30 seconds.")
+
+
+def test_the_examples_a_sentence_gives_are_quoted_with_it():
+    """"Which parts of the Bacula code are in the public domain?": the answer is the sentence after it, "E.g. md5.c,
+    SQLite.", three words, which no quote held."""
+    text = ("Some of the Bacula code, or code that Bacula references, has been released to the public domain. "
+            "E.g. md5.c, SQLite.\nThis permits third parties to use these parts of our code in their programs.")
+    texts = [c.text for c in candidate_sentences(pack_evidence([block(text, doc="bacula-utility.pdf",
+                                                                        section="3.4 Public Domain")], 1000))]
+    assert any(t.endswith("released to the public domain. E.g. md5.c, SQLite.") for t in texts), texts
+    assert "E.g. md5.c, SQLite." not in texts  # never alone: it names no subject
