@@ -224,13 +224,22 @@ def assess(
     decisive = decisive_unknown(question, unknown)
     f["decisive_unknown"] = float(len(decisive))
     u_thr = thr + (UNKNOWN_MARGIN if unknown_margin is None else float(unknown_margin))
-    if len([w for w in unknown if not _joins_known_words(w, term_df)]) >= 2:
+    if len([w for w in unknown if not _joins_known_words(w, term_df) and stem(w) not in _EVERYDAY]) >= 2:
         u_thr += UNKNOWN_MORE_MARGIN
     stated = bool(unknown) and states_the_numbers(question, hits)
     f["numbers_stated"] = float(stated)
     return ConfidenceReport(score=score, insufficient=(not hits) or score < thr or bool(absent) or bool(decisive)
                             or (bool(unknown) and score < u_thr and not stated), threshold=thr,
                             features=f, absent=absent, unknown=unknown)
+
+
+# everyday verbs and words of a question's frame, which a small library may well never write ("how can I accept a
+# key=value option ... and fall back to a default", Circuit_macros): not the second thing it never names
+_EVERYDAY = frozenset(stem(w) for w in """accept allow avoid begin bring call care carry change choose come cope
+    deal decide end enter fall feel fit follow forget happen help hold hope keep leave let like live look lose mean
+    move notice pass pick place plan prefer prevent pull push reach read remember rely return run save say see seem
+    send set sit stand stay stop suggest suppose take talk think throw touch try turn wait walk wish wonder work worry
+    worth write""".split())
 
 
 def _joins_known_words(word: str, term_df: Callable[[list[str]], dict[str, int]] | None) -> bool:

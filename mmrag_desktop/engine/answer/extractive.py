@@ -832,9 +832,9 @@ def _example_of(line: str, sentence: str) -> bool:
     return command is not None and prints_option(sentence, command) > 0
 
 
-def _said_in(a: set[str], b: set[str]) -> float:
-    """The share of the words `a` that `b` has too."""
-    return len(a & b) / max(1, len(a))
+def _said_in(a: set[str], b: set[str], either: bool = False) -> float:
+    """The share of the words `a` that `b` has too (`either`: of the shorter's words that the longer has)."""
+    return len(a & b) / max(1, min(len(a), len(b)) if either else len(a))
 
 
 def _row_keys(text: str) -> tuple[str, ...]:
@@ -843,18 +843,19 @@ def _row_keys(text: str) -> tuple[str, ...]:
     return tuple(k.strip().lower() for k, _ in row_cells(text))
 
 
-def near_duplicate(sentence: str, other: str, *, columns: bool = True) -> bool:
+def near_duplicate(sentence: str, other: str, *, columns: bool = True, either: bool = False) -> bool:
     """True when `sentence` says nothing `other` does not: most of its content words are in `other` (not
     when it says more: "Passwords are never sent over the wire in plain text." is no duplicate of "These
     passwords are plain text."), and `sentence` carries no number or name that `other` lacks (a table row
     "Threads: 8 | CPU time [s]: 32.4" is not a duplicate of a sentence about threads and CPU time).
     Two rows with the same columns ("Name: R | ... | Default: 0.0", "Name: G | ...") are
     duplicates: the best row answers, its siblings only differ in their values (`columns=False`: not
-    for that alone)."""
+    for that alone). `either`: most of the shorter's words are in the longer, whichever of the two it is (a pair
+    of sentences that holds one chosen and brings no number or name of its own repeats it)."""
     keys = _row_keys(sentence)
     if columns and keys and keys == _row_keys(other):
         return True
-    if _said_in(set(content_terms(sentence)), set(content_terms(other))) <= 0.7:
+    if _said_in(set(content_terms(sentence)), set(content_terms(other)), either) <= 0.7:
         return False
     have = {(t.kind, t.norm, t.value, t.unit) for t in terms(other)}
     return all((t.kind, t.norm, t.value, t.unit) in have for t in terms(sentence))
@@ -1454,9 +1455,9 @@ def select_sentences(
 ) -> list[Candidate]:
     """The best sentences for `question` (see `rank_candidates`), grouped by block: the block of the
     best sentence first, then the others by their best sentence; within a block the entry of what
-    the question names first ("ITL1=x resets ...", not the default of the setting above it), then
-    reading order (a sentence and the next read as on the page), or the best first among a table's
-    rows and a definition list's entries. Near-duplicates (`near_duplicate`) are skipped. Returns [] when
+    the question names first ("ITL1=x resets ...", not the default of the setting above it), then the
+    best first, a sentence that goes on with another of its block right after that one (`_GOES_ON`: "Then ON
+    or OFF determine ..."). Near-duplicates (`near_duplicate`) are skipped. Returns [] when
     the blocks hold no usable sentence.
 
     `include` (a candidate of `ranked`, the answer model's pick, answer/pick.py) is quoted whatever
@@ -1470,7 +1471,7 @@ def select_sentences(
     if include is not None and not any(o is include or _inside(include, o) or near_duplicate(include.text, o.text)
                                        for o in chosen):
         chosen = [c for c in chosen if not _inside(c, include)] + [include]
-    return _in_reading_order(chosen, blocks)
+    return _in_block_order(chosen, blocks)
 
 
 def second_part(question: str) -> str:
@@ -1564,11 +1565,15 @@ def _choose(ranked: Sequence[Candidate], max_sentences: int, max_words: int,
         cut = held is not None and held.block_id != c.block_id  # a sentence cut at its chunk's end, whole in `c`
         # a sentence stating what is asked is never a repetition of one that only names it: "The default
         # radix is hexadecimal." after "RADIX <symbol> Selects the default radix from "oct" ... or "hex" ..."
+        # (a pair of sentences that holds one chosen repeats it unless it brings a number or name of its own, or the
+        # sentence chosen goes on from the other: "If an iteration is to continue until all available data is
+        # consumed, use the symbol * ..." + "This can be used to process all columns ...", gnuplot's)
         # nor are two entries the question names ("unix-word-rubout (C-w) Kill the word behind point, using
         # white space ..." and "unix-filename-rubout () Kill the word behind point, using white space and the
         # slash character ...": what tells them apart is what is asked)
         dups = [o for o in chosen if not (cut and o is held)
-                and ((near_duplicate(c.text, o.text) and not (c.states and not o.states)
+                and ((near_duplicate(c.text, o.text, either=o is held and not _GOES_ON.match(o.text))
+                      and not (c.states and not o.states)
                       and not (c.entry and o.entry and c.label and o.label and c.label != o.label))
                      or _inside(c, o) or (o is not held and _shares_sentence(c, o)))]
         if dups:
@@ -1593,7 +1598,14 @@ def _choose(ranked: Sequence[Candidate], max_sentences: int, max_words: int,
     return chosen
 
 
-def _in_reading_order(chosen: list[Candidate], blocks: Sequence[EvidenceBlock]) -> list[Candidate]:
+# a sentence that goes on with the one before it: it opens with a word that refers back or joins, or names what it
+# is about as the one before it did ("You'll know you have this problem if upsd shows up as UTC ...", NUT's)
+_GOES_ON = re.compile(r"(?:then|this|that|these|those|it|its|they|their|such|thus|hence|so|therefore|otherwise|however|"
+                      r"also|but|and|or|here|there|instead|again|likewise|similarly|finally|afterwards)\b"
+                      r"|(?:\S+\s+){1,4}(?:this|these|those|such)\s+\w", re.I)
+
+
+def _in_block_order(chosen: list[Candidate], blocks: Sequence[EvidenceBlock]) -> list[Candidate]:
     """`chosen` grouped by block (the block of the best sentence first), each block's sentences
     as `select_sentences` says; a change log's release or a reference entry's name said once, before the
     first quote under it (not when a quote before it names the entry)."""
@@ -1606,7 +1618,16 @@ def _in_reading_order(chosen: list[Candidate], blocks: Sequence[EvidenceBlock]) 
     # and so are a definition list's entries: "--crosshair-color <string> Color of the crosshair. Default:
     # '#ff0000'" asked for comes before the "--black-color" entry above it when both are quoted
     lists = {c.block_id for c in chosen} - {c.block_id for c in chosen if not c.listed}
-    chosen.sort(key=lambda c: (first[c.block_id], not c.entry, -c.score if c.block_id in tables | lists else c.position))
+    # and so are a passage's sentences: the best first (LilyPond's "A Windows user would run forfiles /s /M *.ly ..."
+    # after, not before, "The following example searches and processes all input files ... recursively."), but a
+    # sentence that goes on with the one before it ("Then ON or OFF determine the initial state of the switch.")
+    # right after that one
+    chosen.sort(key=lambda c: (first[c.block_id], not c.entry, -c.score))
+    for c in [c for c in chosen if _GOES_ON.match(c.text) and c.block_id not in tables | lists]:
+        before = [o for o in chosen if o.block_id == c.block_id and o.position < c.position]
+        if before:
+            chosen.remove(c)
+            chosen.insert(chosen.index(max(before, key=lambda o: o.position)) + 1, c)
     by_id, named, said = {b.id: b for b in blocks}, set(), []
     for c in chosen:  # a release or a reference entry is named once, before the first quote under it
         b = by_id[c.block_id]

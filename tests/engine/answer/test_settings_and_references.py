@@ -124,6 +124,11 @@ def test_two_words_the_library_never_uses_need_a_higher_score(embedder):
     assert sorted(report.unknown) == ["ssh", "trouble-free"]
     assert not assess(joined, pages, embedder, report.score - 0.25, term_df=never("ssh", "trouble-free")).insufficient
     assert unknown_words("Why don't I set it myself?", never("don", "myself", "set")) == ["set"]
+    # nor an everyday verb ("how can I accept a key=value option ... and fall back to a default ...?")
+    everyday = "How do I make studymanager accept the cases over ssh?"
+    report = assess(everyday, pages, embedder, term_df=never("ssh", "accept"))
+    assert sorted(report.unknown) == ["accept", "ssh"]
+    assert not assess(everyday, pages, embedder, report.score - 0.25, term_df=never("ssh", "accept")).insufficient
 
 
 def test_a_sentence_that_says_more_is_no_duplicate_of_a_shorter_one():
@@ -148,3 +153,44 @@ def test_the_examples_a_sentence_gives_are_quoted_with_it():
                                                                         section="3.4 Public Domain")], 1000))]
     assert any(t.endswith("released to the public domain. E.g. md5.c, SQLite.") for t in texts), texts
     assert "E.g. md5.c, SQLite." not in texts  # never alone: it names no subject
+
+
+def test_a_passage_s_best_sentence_comes_first_and_what_goes_on_from_another_follows_it():
+    """LilyPond's "How do I run lilypond on every .ly file in a folder and all its subfolders from the Windows
+    command prompt?" quoted "The following example searches and processes all input files ..." and "The output files
+    are located ..." before the best sentence, "A Windows user would run forfiles /s /M *.ly ...", which follows them on
+    the page. A sentence that goes on with another ("Then ON or OFF determine the initial state of the switch.", "You'll
+    know you have this problem if ...") still comes right after the one it goes on from."""
+    from mmrag_desktop.engine.answer.extractive import Candidate, _in_block_order
+
+    passage = block("The following example searches and processes all input files recursively. The output files are "
+                    "located in the same directory. A Windows user would run forfiles /s /M *.ly.")
+    chosen = [Candidate(1, 2, "A Windows user would run forfiles /s /M *.ly.", score=1.1),
+              Candidate(1, 0, "The following example searches and processes all input files recursively.", score=0.75),
+              Candidate(1, 1, "The output files are located in the same directory.", score=0.69)]
+    blocks = pack_evidence([passage], 1000)
+    assert [c.position for c in _in_block_order(chosen, blocks)] == [2, 0, 1]
+    switch = [Candidate(1, 1, "Then ON or OFF determine the initial state of the switch.", score=0.9),
+              Candidate(1, 0, "The instance parameters ON or OFF are required when the voltage starts inside the loop.",
+                        score=0.8),
+              Candidate(1, 3, "You'll know you have this problem if upsd shows up as UTC.", score=0.85),
+              Candidate(1, 2, "Next we must put /etc/localtime inside the jail.", score=0.7)]
+    assert [c.position for c in _in_block_order(switch, blocks)] == [0, 1, 2, 3]
+
+
+def test_a_pair_that_holds_a_chosen_sentence_takes_its_place_when_that_one_goes_on_from_the_other():
+    """A sentence quoted with the one after it ("If an iteration is to continue until all available data is consumed,
+    use the symbol * instead of an integer <end>. This can be used to process all columns in a line ...") holds the
+    second, chosen first; it takes its place when the second goes on from the first ("This can be used ..." alone
+    says nothing of "*"), not when the second says it all by itself (Asymptote's "Particularly useful key bindings in
+    this mode are C-c C-c ..." needs no "Users of emacs can edit Asymptote code with the mode asy-mode ...")."""
+    from mmrag_desktop.engine.answer.extractive import Candidate, _choose
+
+    first = "If an iteration is to continue until all available data is consumed, use the symbol * instead of a number."
+    goes_on = "This can be used to process all columns in a line or all files matching a template."
+    chosen = _choose([Candidate(1, 1, goes_on, score=1.0), Candidate(1, 0, f"{first} {goes_on}", score=0.9)], 3, 110)
+    assert [c.text for c in chosen] == [f"{first} {goes_on}"]
+    context = "Users of emacs can edit code with the mode asy-mode, which is enabled by default."
+    whole = "Particularly useful key bindings in this mode are C-c C-c, which compiles and displays the buffer."
+    chosen = _choose([Candidate(1, 1, whole, score=1.1), Candidate(1, 0, f"{context} {whole}", score=0.65)], 3, 110)
+    assert [c.text for c in chosen] == [whole]
