@@ -1602,7 +1602,8 @@ def _choose(ranked: Sequence[Candidate], max_sentences: int, max_words: int,
 # is about as the one before it did ("You'll know you have this problem if upsd shows up as UTC ...", NUT's)
 _GOES_ON = re.compile(r"(?:then|this|that|these|those|it|its|they|their|such|thus|hence|so|therefore|otherwise|however|"
                       r"also|but|and|or|here|there|instead|again|likewise|similarly|finally|afterwards)\b"
-                      r"|(?:\S+\s+){1,4}(?:this|these|those|such)\s+\w", re.I)
+                      r"|(?:\S+\s+){1,4}(?:this|these|those|such)\s+\w"
+                      r"|[^()]*\)", re.I)  # (or closes a bracket the one before it opened: "Reynolds for example) only ...")
 
 
 def _in_block_order(chosen: list[Candidate], blocks: Sequence[EvidenceBlock]) -> list[Candidate]:

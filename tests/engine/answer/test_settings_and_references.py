@@ -176,6 +176,11 @@ def test_a_passage_s_best_sentence_comes_first_and_what_goes_on_from_another_fol
               Candidate(1, 3, "You'll know you have this problem if upsd shows up as UTC.", score=0.85),
               Candidate(1, 2, "Next we must put /etc/localtime inside the jail.", score=0.7)]
     assert [c.position for c in _in_block_order(switch, blocks)] == [0, 1, 2, 3]
+    # a list item cut in two, the second piece closing the bracket the first opened (code_saturne's studymanager)
+    item = [Candidate(1, 1, "Reynolds for example) only for 2 time iterations in the destination directory.", score=0.9),
+            Candidate(1, 0, "• run cases tagged coarse (standing for coarse mesh) and hr (standing for high ...",
+                      score=0.8)]
+    assert [c.position for c in _in_block_order(item, blocks)] == [0, 1]
 
 
 def test_a_pair_that_holds_a_chosen_sentence_takes_its_place_when_that_one_goes_on_from_the_other():
