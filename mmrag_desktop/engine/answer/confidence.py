@@ -200,7 +200,8 @@ def assess(
     when a name of the question is in no hit (`absent_names`; a family named in a hit's model number
     counts: "SAMD" in "at91samd"), or when a word of the question occurs
     nowhere in the library (`unknown_words`, needs `term_df`) and the score is below the threshold
-    plus `unknown_margin` (default UNKNOWN_MARGIN).
+    plus `unknown_margin` (default UNKNOWN_MARGIN; UNKNOWN_MORE_MARGIN more for two such words or more, a word
+    joining words the library uses and an everyday verb aside).
 
     `embedder` is the library's text embedder (anything with `encode(list[str])` returning
     L2-normalised rows); without it similarity falls back to term coverage. `term_df` is the

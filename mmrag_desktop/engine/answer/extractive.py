@@ -458,7 +458,8 @@ def is_term_line(line: str) -> bool:
     """True for the term line of a definition list: at most three words, no closing punctuation, and
     an identifier, file name or path in it ("~/.octaverc", "FIT_LOG", "--persist"); or a call's
     signature of at most eight words ("x = csvread (filename, dlm_opt1, . . .)"), or a declaration
-    ("real[] cubicroots(real a, real b, real c, real d);")."""
+    ("real[] cubicroots(real a, real b, real c, real d);"), or a setting named with the type of its value
+    ("job-count num", TYPED_SETTING)."""
     words = line.split()
     if len(words) <= 8 and _SIGNATURE.match(" ".join(words)):
         return True
@@ -1565,12 +1566,12 @@ def _choose(ranked: Sequence[Candidate], max_sentences: int, max_words: int,
         cut = held is not None and held.block_id != c.block_id  # a sentence cut at its chunk's end, whole in `c`
         # a sentence stating what is asked is never a repetition of one that only names it: "The default
         # radix is hexadecimal." after "RADIX <symbol> Selects the default radix from "oct" ... or "hex" ..."
-        # (a pair of sentences that holds one chosen repeats it unless it brings a number or name of its own, or the
-        # sentence chosen goes on from the other: "If an iteration is to continue until all available data is
-        # consumed, use the symbol * ..." + "This can be used to process all columns ...", gnuplot's)
         # nor are two entries the question names ("unix-word-rubout (C-w) Kill the word behind point, using
         # white space ..." and "unix-filename-rubout () Kill the word behind point, using white space and the
-        # slash character ...": what tells them apart is what is asked)
+        # slash character ...": what tells them apart is what is asked); a pair of sentences that holds one
+        # chosen repeats it unless it brings a number or name of its own, or the sentence chosen goes on from the
+        # other ("If an iteration is to continue until all available data is consumed, use the symbol * ..." +
+        # "This can be used to process all columns ...", gnuplot's: the pair takes its place)
         dups = [o for o in chosen if not (cut and o is held)
                 and ((near_duplicate(c.text, o.text, either=o is held and not _GOES_ON.match(o.text))
                       and not (c.states and not o.states)
