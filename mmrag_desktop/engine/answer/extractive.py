@@ -515,8 +515,6 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             elif head := _KEYWORD_HEAD.match(bare.lstrip()):
                 under = keyword = head.group(1)
             words = s.split()
-            below = _COMMAND_BELOW.search(s)
-            shown = bool(below) and len(below.group(1).split()) <= EXAMPLE_WORDS and not _reads_as_prose(below.group(1))
             if ocr and not _ocr_sentence(words, ocr):
                 continue
             # "Default value: 0.1" under "DT" is short, and quoted with the line it is the default of
@@ -536,6 +534,9 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 continue
             if references and _BULLET.match(s) and s.rstrip()[-1:] not in ".!?":  # a listed title
                 continue
+            # (read before the sentence's white space is normalised: the command is on the line below the lead-in)
+            below = _COMMAND_BELOW.search(s)
+            shown = bool(below) and len(below.group(1).split()) <= EXAMPLE_WORDS and not _reads_as_prose(below.group(1))
             s = " ".join(words[:max_words]) + (" ..." if len(words) > max_words else "")
             whatis = _WHATIS.match(s)
             if (pos == 0 and s[:1].islower() and not titles_section(b.hit.section, words[0])
