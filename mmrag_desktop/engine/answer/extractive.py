@@ -1167,12 +1167,34 @@ def _row_names_asked(row: str, asked_words: set[str], question: str) -> bool:
     the second cell)."""
     named = row_cells(row)
     if named:
-        if _names_asked(named[0][1], asked_words, question):
+        if (_names_asked(named[0][1], asked_words, question) or _value_asked(*named[0], question)
+                or any(_cell_is_phrase_asked(v, question) for _, v in named[1:])):
             return True
         cells = [v.strip() for _, v in named[1:]]
     else:
         cells = [v.strip() for v in row.split(" | ")] if row.count(" | ") >= 2 else []
     return any(len(v) > 1 and v.isupper() and v in asked_words for v in cells)
+
+
+def _value_asked(column: str, key: str, question: str) -> bool:
+    """True when the question writes a row's first cell as it is and either names its column ("Threads:
+    8" for "... with 8 threads") or the cell is written in symbols ("Operation: [a, b]" for "horizontal
+    concatenation [a, b]"), not a plain word or number alone."""
+    key = key.strip()
+    if not key or not _written(key, question):
+        return False
+    return bool(set(content_terms(column)) & set(content_terms(question))) or (
+        len(key) >= 3 and re.search(r"[^\w\s]", key) is not None)
+
+
+def _cell_is_phrase_asked(cell: str, question: str) -> bool:
+    """True when a cell says, word for word, two or more words the question has in a row, none a stopword
+    ("Parameter: Saturation current" for "diode model parameter for saturation current and its default"; not
+    "Sidewall saturation current")."""
+    words = _PHRASE_WORD.findall(cell.lower())
+    if len(words) < 2 or any(w in STOPWORDS for w in words):
+        return False
+    return f" {' '.join(words)} " in f" {' '.join(_PHRASE_WORD.findall(question.lower()))} "
 
 
 def _names_asked(key: str, asked_words: set[str], question: str) -> bool:
@@ -1308,7 +1330,8 @@ def _lift_what_is_asked_for(question: str, blocks: Sequence[EvidenceBlock], cand
             best.entry = True
     if asks_for_figure(question):
         kinds = {b.id: b.hit.kind for b in blocks}
-        captions = [c for c in cands if kinds[c.block_id] == "figure" and _CAPTION.match(c.text)]
+        # a figure's caption in the figure's block or in a block of its own ("Figure 8.2: VBIC thermal network")
+        captions = [c for c in cands if kinds[c.block_id] in ("figure", "caption") and _CAPTION.match(c.text)]
         if captions:  # only the best one: other figures' captions are no answer
             max(captions, key=lambda c: c.score).score += FIGURE_BONUS
 
@@ -1424,8 +1447,14 @@ _SETS_VALUE = re.compile(r"\b(?:is|are|gets?) set to\b|" + _DEFAULT_IS, re.I)
 
 # a question about a default, and a sentence that states one, in words or numbers ("Per default the distance
 # to the beam axis is the radius of a joint.")
-_ASKS_DEFAULT = re.compile(r"\bdefaults?\b", re.I)
-_STATES_DEFAULT = re.compile(r"\b(?:by|per) default\b|" + _DEFAULT_IS, re.I)
+# (or in other words: "what circuit temperature is assumed when none is given", "... unless I change it", "... if I
+# don't set one")
+_ASKS_DEFAULT = re.compile(r"\bdefaults?\b|\bunless (?:i|you|we) (?:change|set|specify|give)\b"
+                           r"|\bwhen (?:none|nothing|no \w+) is (?:given|set|specified)\b"
+                           r"|\bif (?:i|you|we) (?:don't|do not|never) (?:set|specify|give|change)\b"
+                           r"|\bis assumed\b", re.I)
+# "Circuit temperature has a default (nominal) value of 27°C ..."
+_STATES_DEFAULT = re.compile(r"\b(?:by|per) default\b|\bdefault (?:\(\w+\) )?values? of\b|" + _DEFAULT_IS, re.I)
 
 
 def _carries(text: str, asked: str) -> bool:
