@@ -274,7 +274,9 @@ def unknown_words(question: str, term_df: Callable[[list[str]], dict[str, int]])
     """The question's words (three letters or more, not stopwords, not numbers) that occur in no
     chunk of the library ("consumption", "link-time", "grafana"): with a middling score, the pages
     found are about something near but not the thing asked. `term_df` is the library's."""
-    words = list(dict.fromkeys(t.lower() for t in _TERM.findall(question) if len(t) > 2 and not t.isdigit()
+    # (a sentence's full stop is no part of its last word: "... instead of right away. How do I ...")
+    terms = (t.rstrip(".") for t in _TERM.findall(question))
+    words = list(dict.fromkeys(t.lower() for t in terms if len(t) > 2 and not t.isdigit()
                                and t.lower() not in STOPWORDS and t.lower() not in _GENERAL_WORDS))
     if not words:
         return []

@@ -90,6 +90,9 @@ _GOES_ON = re.compile(r"(?:\b(?:the|a|an|of|to|in|on|at|by|for|with|and|or|nor|f
                       r"their|this|these|not|per|via|into|if|when|where|while|can|may|will|should|must)|[,(/-])$",
                       re.I)
 # an option of a usage synopsis ("[-w bin_width] # FFT bin width (frequency resolution) in Hz, 2445-5000000")
+# a line that is a call and nothing else but a comment: code, no wrapped line of prose ("env.POUpdate(['en','pl']) #
+# messages.pot --> [en.po, pl.po]" / "Example 2. Update en.po and pl.po from foo.pot template:", SCons' examples)
+_CALL_LINE = re.compile(r"^[A-Za-z_$][\w.$]*\(.*\)\s*(?:(?:#|//).*)?$")
 _OPTION_LINE = re.compile(r"^(?:\[-{1,2}[A-Za-z0-9]|\(-{1,2}\w+\) )")  # "(-1)": "[-1]" neutralised
 # an option's entry in a list of options ("--crosshair-color <string>" above "Color of the crosshair.
 # Default: '#ff0000'"): the option alone, with its argument's placeholder
@@ -187,7 +190,7 @@ def unwrap_lines(text: str) -> str:
             prev = out[-1]
             wrapped = (len(prev.split()) >= 6 and not ends_sentence(prev, line) and not PROMPT.match(lines[i - 1])
                        and len(PROSE_WORD.findall(prev)) >= WRAPPED_PROSE_WORDS
-                       and not CODE_LINE_END.search(lines[i - 1])
+                       and not CODE_LINE_END.search(lines[i - 1]) and not _CALL_LINE.match(lines[i - 1])
                        and not DEFINITION_LINE.match(line) and not DEFINITION_LINE.match(lines[i - 1])
                        and not _FIELD_LINE.match(line) and not FIGURE_OCR.match(line) and not FOOTNOTE_LINE.match(line)
                        and not _OPTION_LINE.match(line) and not _OPTION_ENTRY_LINE.match(line)

@@ -112,7 +112,9 @@ _NAME_Q = re.compile(
     r"\bwhat\s+(?:do|should|must|am|can)\s+I\s+(?:[\w-]+\s+){0,2}?(?:to\s+)?call\b", re.I)
 # a file or directory is asked for: "where does gnuplot write the fit log", "which startup file ...", "What
 # extension must a Netgen mesh size file have?"
-_FILE_Q = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:files?|director(?:y|ies)|folders?|paths?)\b|"
+# (and the URL of a web service: "Which URLs should they use now to authorize and to get a token?" / "Authorization
+# URL: /oauth/authorize Access Token URL: /oauth/token", Bacula's console manual)
+_FILE_Q = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:files?|director(?:y|ies)|folders?|paths?|urls?|endpoints?)\b|"
                      r"\b(?:which|what)\s+(?:file(?:name)?\s+)?extensions?\b|"
                      r"^\s*where\b.*\b(?:writes?|written|stored?|saved?|put|keep|kept|installed?|go|goes|"
                      r"searche[sd]|look(?:s|ed)?|reads?|loads?|found)\b", re.I)
@@ -164,6 +166,8 @@ _GIVES_EXAMPLES = re.compile(r"^(?:e\.g\.|i\.e\.)\s", re.I)
 REFERS_BACK_WORDS = 8
 # a fence that sets a transcript or an example off ("--cut--", "-- snip --", "--8<--", "--cut file 'x.ecp'--")
 _FENCE = re.compile(r"(?:^|(?<=\s))-{2,} ?(?:cut|snip|8<|>8)(?=[\s-])[^-\n]*-{2,}", re.I)
+# a comment that stands for lines of an example left out ("# ...", SCons' examples)
+_ELIDED = re.compile(r"^(?:#|//)\s*(?:\.\.\.|\u2026)$")
 _PROMPT_RUN = re.compile(r"[$>%#]*")  # the prompt a line of a command block opens with (">>>", "$", "")
 _PLACEHOLDER = re.compile(r"\[[^\]]*\]|<[^>]*>|\{[^}]*\}")  # a synopsis's optional and variable parts
 # a value that belongs to the sentence before it: "VNTOL=x resets the absolute voltage error tolerance."
@@ -295,8 +299,8 @@ PROHIBITION_BONUS = 0.2
 _ASKS_ADVICE = re.compile(r"\bwhat\s+(?:does|do|would)\s+(?:[\w-]+\s+){0,3}?(?:suggest|recommend|advise)\b|"
                           r"\b(?:advice|suggestions?|recommendations?|work[- ]?around)\b|\bwhat should I\b|"
                           r"\bhow (?:do|can|should) I (?:fix|avoid|solve|prevent|get around)\b", re.I)
-_ADVISES = re.compile(r"\b(?:try|should|recommend(?:s|ed)?|suggest(?:s|ed)?|work[- ]?arounds?|to fix this|instead)\b",
-                      re.I)
+_ADVISES = re.compile(r"\b(?:try|should|recommend(?:s|ed)?|suggest(?:s|ed)?|work[- ]?arounds?|to fix this|instead"
+                      r"|remed(?:y|ies|ied)|can be (?:fixed|avoided|solved|worked around))\b", re.I)
 ADVICE_BONUS = 0.15
 # the manual's own question (an FAQ's: "Which of these two are better: [Ff]oot or (F|f)oot ?") is answered by the
 # sentence after it ("From a performance point of view, they're equivalent ..."): that sentence scores at least
@@ -572,9 +576,12 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             # a figure chunk's "Section: G.3.3 SOLA-330" line names no term
             term = not name_code and not _LABELS.match(prev) and opens_a_line(prev, heads) and (
                 is_term_line(prev) or synopsis_of_section(prev, b.hit.section) or bool(DEFINITION_LINE.match(prev)))
-            if term and pos > 1 and sentences[pos - 2].rstrip()[-1:] == ":" and DECLARATION_LINE.match(prev):
+            if term and pos > 1 and sentences[pos - 2].rstrip()[-1:] == ":" and (
+                    DECLARATION_LINE.match(prev) or introduces_code(sentences[pos - 2], prev)):
                 # "A simpler interface ... is also available:" / "void tensorshade(...);" / "One can also
-                # smoothly shade ...": the declaration is the lead-in's, the next paragraph is not about it
+                # smoothly shade ...": the declaration is the lead-in's, the next paragraph is not about it (nor is
+                # the code a lead-in announces: "... on Windows systems:" / "Program('hello.c')" / "If you want to
+                # build a program with a different name ...", SCons')
                 term = False
             with_term = False  # prev already carries the entry's term line
             if (not term and pos > 1 and is_term_line(sentences[pos - 2])
@@ -786,6 +793,8 @@ def code_block(first: str, rest: Sequence[str], budget: int) -> list[str]:
     prompt = _PROMPT_RUN.match(block[0]).group(0)
     used = len(block[0].split())
     bare_code = not prompt and _is_example(block[0]) and not _LIST_ITEM.match(block[0])
+    if _ELIDED.match(block[0]):  # "# ..." stands for lines left out; the code goes on below it
+        prompt, bare_code = "", True
     for line in rest:
         line = " ".join(line.split())
         if bare_code and _is_example(line) and not _BULLET.match(line) and not _LIST_ITEM.match(line):
@@ -1167,8 +1176,11 @@ def _row_names_asked(row: str, asked_words: set[str], question: str) -> bool:
     the second cell)."""
     named = row_cells(row)
     if named:
-        if (_names_asked(named[0][1], asked_words, question) or _value_asked(*named[0], question)
-                or any(_cell_is_phrase_asked(v, question) for _, v in named[1:])):
+        if _names_asked(named[0][1], asked_words, question) or _value_asked(*named[0], question):
+            return True
+        # (of a question of one part: of two, each part's row is quoted as the rows' rule says, "Character: G |
+        # Description: Glitch (zero width)" and "Character: M | Description: Metastable Condition")
+        if not question_parts(question) and any(_cell_is_phrase_asked(v, question) for _, v in named[1:]):
             return True
         cells = [v.strip() for _, v in named[1:]]
     else:

@@ -97,8 +97,12 @@ _STATEMENT_MARK = re.compile(r"[{}=*]|\w\(|^\s*(?://|#)")
 # a sentence that draws the consequence of the one before it: an answer's hit whose matched sentence
 # ends its chunk brings the chunk that goes on with such a sentence ("... not possible on UPDI locked
 # devices." / "Therefore, ... you have to provide -F to override this check.", AVRDUDE's manual)
+# (or the remedy for it: "... users will not be able to double-click on the file name in compilation error messages"
+# / "This can be remedied by adding the Visual C/C++ /FC compiler option ...", SCons')
 _CONCLUSION = re.compile(r"(?:therefore|thus|hence|consequently|as a result|for this reason|this means|"
-                         r"that is why|in that case|otherwise|so)\b(?!-)", re.I)  # not "So-called ..."
+                         r"that is why|in that case|otherwise|so)\b(?!-)"  # not "So-called ..."
+                         r"|(?:this|that|it) can (?:easily )?be (?:remedied|fixed|avoided|solved|worked around)\b"
+                         r"|to (?:fix|avoid|remedy|work around|solve|get around) (?:this|that|it)\b", re.I)
 # and a chunk that ends with a command-line option brings the chunk that goes on to say what it does
 # ("... through the command line option" / "-sBlendColorProfile = my_blend_profile.icc" / "When this
 # option is used, ... the blending result should not depend upon the output device color model.")
@@ -676,7 +680,7 @@ class Searcher:
         lines = _boxed_lines(row)
         if not lines or (lines[-1].get("s") or [None])[-1] != hl.segment:
             return None
-        return self._next_opening(row, lines, _CONCLUSION)
+        return self._next_opening(row, lines, _CONCLUSION, after_cut=True)
 
     def _explained(self, row: dict) -> dict | None:
         """The text chunk (row) after `row` when `row` ends with a command-line option and the next
@@ -688,15 +692,21 @@ class Searcher:
             return None
         return self._next_opening(row, lines, _EXPLAINS)
 
-    def _next_opening(self, row: dict, lines: list[dict], opening: re.Pattern) -> dict | None:
+    def _next_opening(self, row: dict, lines: list[dict], opening: re.Pattern, after_cut: bool = False) -> dict | None:
         """The text chunk (row) after `row` (whose boxed lines are `lines`) when, past the line the two
-        share, it opens with `opening`; None otherwise."""
+        share, it opens with `opening` (`after_cut`: past the end of a sentence `row` cuts short, too); None
+        otherwise."""
         found = self._next_text(row)
         if found is None:
             return None
         new, new_lines = found
         j = _shared_line(new_lines, lines[-1])
         text = " ".join(ln["t"] for ln in new_lines[(-1 if j is None else j) + 1:]).lstrip()
+        if after_cut and not ends_sentence(lines[-1]["t"]):
+            # the sentence `row` cuts ends in the next chunk first: what opens after it ("... users will not be able
+            # to double-click on the file name ... output" / "window. This can be remedied by adding ...", SCons')
+            spans = sentence_spans(text)
+            text = text[spans[1][0]:] if len(spans) > 1 else ""
         return new if opening.match(text) else None
 
     def _next_text(self, row: dict) -> tuple[dict, list[dict]] | None:
@@ -926,6 +936,11 @@ class Searcher:
             i += 1
             text = "\n".join(e["t"] for e in end)
             if text.rstrip()[-1:] in ".!?" or len(sentence_spans(text)) > 1:
+                break
+            if text.rstrip().endswith(":") and i < len(rest) and _STATEMENT_MARK.search(rest[i]["t"]):
+                # a lead-in that ends in the next chunk, with the line of code it announces ("... you simply put the
+                # target" / "file name to the left of the source file name:" / "Program('new_hello', 'hello.c')")
+                end.append(rest[i])
                 break
         else:
             return []  # a sentence the next chunk does not end within TAIL_LINES lines

@@ -76,6 +76,43 @@ BIBLIOGRAPHY = ("September–October 1991.\n"
                 "[Cla90] M. E. Clarkson. Praxis: An expert system for Macsyma. In Miola [Mio90], pages 264–265.")
 
 
+def test_the_code_a_lead_in_announces_is_no_term_of_the_sentence_after_it():
+    """SCons' user guide: "... and an executable program named hello.exe on Windows systems:" / "Program('hello.c')"
+    / "If you want to build a program with a different name ...": the code line is the lead-in's, and was also taken
+    as the term line of the next sentence, quoted "Program('hello.c') If you want to build ..." after the lead-in
+    that ends with it."""
+    text = ("That is, the following call will build an executable program named hello on POSIX systems, and an "
+            "executable program named hello.exe on Windows systems:\nProgram('hello.c')\nIf you want to build a "
+            "program with a different name than the base of the source file name, you simply put the target file "
+            "name to the left of the source file name:\nProgram('new_hello', 'hello.c')")
+    cands = candidate_sentences(pack_evidence([block(text, doc="scons-user.pdf", section="3.1 Specifying the Name "
+                                                     "of the Target (Output) File")], 1000))
+    texts = [c.text for c in cands]
+    assert texts[0].endswith("on Windows systems: Program('hello.c')"), texts
+    second = next(c for c in cands if "different name" in c.text)
+    assert second.label == "" and second.text.startswith("If you want"), (second.label, second.text)
+    assert second.text.endswith("Program('new_hello', 'hello.c')")
+
+
+def test_an_example_s_code_below_an_elided_line_is_quoted_with_its_lead_in():
+    """SCons' gettext examples: "Example 2. Update en.po and pl.po from foo.pot template:" / "# ..." /
+    "env.POUpdate(['en', 'pl'], ['foo']) # foo.pot --> [en.po, pl.pl]" / "Example 3. ...": the lead-in was quoted with
+    "# ..." alone, and the call line ran on into the next example's title as one line of prose."""
+    from mmrag_desktop.engine.answer.evidence import unwrap_lines
+
+    text = ("Example 1. Update en.po and pl.po from messages.pot template:\n# ...\nenv.POUpdate(['en','pl']) # "
+            "messages.pot --> [en.po, pl.po]\nExample 2. Update en.po and pl.po from foo.pot template:\n# ...\n"
+            "env.POUpdate(['en', 'pl'], ['foo']) # foo.pot --> [en.po, pl.pl]\nExample 3. Update en.po and pl.po "
+            "from foo.pot (another version):")
+    assert unwrap_lines(text) == text  # a call line is no wrapped line of prose
+    assert unwrap_lines("the call printf(x) is used to write the\nvalue of the variable x to the screen.") == (
+        "the call printf(x) is used to write the value of the variable x to the screen.")
+    texts = [c.text for c in candidate_sentences(pack_evidence([block(text, doc="scons-user.pdf", section="POUpdate()")],
+                                                               1000))]
+    assert "Update en.po and pl.po from foo.pot template: # ... env.POUpdate(['en', 'pl'], ['foo']) # " \
+           "foo.pot --> [en.po, pl.pl]" in texts, texts
+
+
 def test_a_bibliography_entry_is_quoted_whole():
     """"Is there a reference for an improved Laplace transform package for MACSYMA? Who wrote it and in which
     journal did it appear?" was answered with the title alone ("An improved Laplace transform package for
@@ -129,6 +166,20 @@ def test_two_words_the_library_never_uses_need_a_higher_score(embedder):
     report = assess(everyday, pages, embedder, term_df=never("ssh", "accept"))
     assert sorted(report.unknown) == ["accept", "ssh"]
     assert not assess(everyday, pages, embedder, report.score - 0.25, term_df=never("ssh", "accept")).insufficient
+
+
+def test_a_full_stop_is_no_part_of_the_word_it_ends():
+    """Bacula's console manual (session 48): "... begin tonight instead of right away. How do I do that with the run
+    command?" counted "away." as a second word the library never uses (the library writes "away"), so the margin
+    for two such words made the answer "not covered"."""
+    library = {"away", "begin", "start", "job", "bconsole", "run", "command", "instead", "right", "x.status", "set"}
+
+    def df(words):
+        return {w: int(w in library) for w in words}
+
+    q = "I want to start a job from bconsole but have it begin tonight instead of right away. How do I run it?"
+    assert unknown_words(q, df) == ["tonight"]
+    assert unknown_words("When is x.status set for the job?", df) == []  # a dotted name stays whole
 
 
 def test_a_sentence_that_says_more_is_no_duplicate_of_a_shorter_one():

@@ -198,6 +198,56 @@ def test_which_openings_draw_a_conclusion():
                                               "In that case the part is erased.", "Thus, no reset is needed."))
     assert not any(_CONCLUSION.match(t) for t in ("So-called fuses hold the clock settings.", "Sometimes it fails.",
                                                   "Thereafter the part is reset."))
+    # and the remedy for what the sentence before says ("... users will not be able to double-click on the file name
+    # in compilation error messages ..." / "This can be remedied by adding the Visual C/C++ /FC compiler option ...",
+    # SCons' user guide, the remedy on the next chunk)
+    assert all(_CONCLUSION.match(t) for t in ("This can be remedied by adding the /FC option.",
+                                              "To avoid this, set the variable.", "It can easily be fixed by a reset."))
+    assert not any(_CONCLUSION.match(t) for t in ("This can be set in the file.", "To fix the part, use clips."))
+
+
+# a problem that ends a page (its sentence whole, or cut short) and the remedy that opens the next
+PROBLEM = ["Because zap always runs its build commands from the top directory, users will not be able",
+           "to double-click on the file name in the error messages shown in the console window."]
+REMEDY = "This can be remedied by adding the -FC compiler option so that full path names are printed."
+ASKED_FIX = "Double-clicking a file name in the error messages of the zap console window does nothing. How do I fix that?"
+
+
+def _problem_then_remedy(library, tmp_path, sentence: list[str], rest: str) -> list[list[dict]]:
+    """The page-lines PDF with `rest` opening the second page, added to `library`: its chunks' stored lines."""
+    lines = _page_lines(library, sentence, rest)
+    cut = lines.index(rest)
+    pdf = write_pdf(tmp_path / "remedy.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines[:cut])],
+                                              [(72, 90 + 16 * i, t) for i, t in enumerate(lines[cut:])]])
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    return [json.loads(r[0]) for r in library.conn.execute("SELECT lines FROM chunks ORDER BY id")]
+
+
+def test_a_remedy_opening_the_next_chunk_follows_the_problem(library, tmp_path):
+    """SCons' user guide: "Note that because SCons always executes its build commands from the directory ... users
+    will not be able to double-click on the file name in compilation error messages displayed in the Visual Studio
+    console output window." ended a chunk; "This can be remedied by adding the Visual C/C++ /FC compiler option
+    ..." opened the next, and "... How do I fix that?" was answered with the problem alone."""
+    from mmrag_desktop.engine.answer import pipeline
+
+    stored = _problem_then_remedy(library, tmp_path, PROBLEM, REMEDY)
+    assert stored[0][-1]["t"] == PROBLEM[-1] and stored[1][1]["t"] == REMEDY  # the case this is about
+    along = library.search(ASKED_FIX, k=1, companions=2)
+    assert any(REMEDY in h.text for h in along if not h.reserve), [h.text for h in along]
+    answer = pipeline.ask(library, ASKED_FIX, mode="extractive")
+    assert REMEDY in answer.text, answer.text
+
+
+def test_a_remedy_after_the_end_of_a_sentence_the_chunk_cuts_follows_the_problem(library, tmp_path):
+    """The same, as SCons' user guide sets it: the chunk cuts the problem's sentence ("... users will not be able to
+    double-click on the file name in compilation error messages displayed in the Visual Studio console output"), and
+    the next chunk goes on "window. This can be remedied by adding ...": the remedy opens after the sentence's end."""
+    cut_short = [PROBLEM[0], PROBLEM[1].removesuffix(" window.")]
+    rest = f"window. {REMEDY}"
+    stored = _problem_then_remedy(library, tmp_path, cut_short, rest)
+    assert stored[0][-1]["t"] == cut_short[-1] and rest in [ln["t"] for ln in stored[1]]  # the case this is about
+    along = library.search(ASKED_FIX, k=1, companions=2)
+    assert any(REMEDY in h.text for h in along if not h.reserve), [h.text for h in along]
 
 
 def test_which_openings_say_what_an_option_does():

@@ -286,6 +286,27 @@ def test_a_sentence_the_chunk_cuts_at_a_semicolon_ends_with_the_next_chunks_line
     assert "one main loop; ..." not in answer.text and "\nits implementation" not in answer.text
 
 
+# a lead-in the chunk cuts short, ending in the next chunk with the line of code it announces
+LEAD_IN = ["If you want to build the firmware image under a name other than the base name of its first source,",
+           "you simply put the target",
+           "file name to the left of the source file name, the way an assignment reads in most languages:",
+           "Program('new_hello', 'hello.c')"]
+
+
+def test_a_lead_in_the_chunk_cuts_short_ends_with_the_code_it_announces(library, tmp_path):
+    """SCons' user guide: a chunk closed with "... you simply put the target" and the next went on "file name to the
+    left of the source file name:" / "Program('new_hello', 'hello.c')"; the sentence ends with no full stop, so it
+    was quoted cut ("you simply put the target ...") and "How do I give Program a different output name?" got no
+    answer."""
+    lines = _page_lines(library, LEAD_IN)
+    pdf = write_pdf(tmp_path / "firmware.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines)]])
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    ids = [r[0] for r in library.conn.execute("SELECT id FROM chunks ORDER BY ord")]
+    rows = library.searcher.chunks.rows(ids)
+    cut = next(rows[i] for i in ids if json.loads(rows[i]["lines"])[-1]["t"] == LEAD_IN[1])
+    assert [ln["t"] for ln in library.searcher._sentence_end(cut)] == LEAD_IN[2:]
+
+
 def test_which_lines_ending_with_a_semicolon_go_on():
     from mmrag_desktop.engine.search.searcher import _clause_goes_on
 

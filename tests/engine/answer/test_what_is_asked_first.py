@@ -1,12 +1,17 @@
-"""Session 48, the dev set's first sentences (the sentence a reader sees first did not state the fact while a later
-one did): a table row whose first cell the question writes ("Threads: 8" for "... with 8 threads"), a default asked
-for in other words ("... assumed when none is given"), a figure's caption in a block of its own. Texts from the
-ngspice and Octave manuals; real MiniLM embedder."""
+"""Session 48: the sentence a reader sees first should state what is asked. From the dev set (a later sentence stated
+the fact): a table row whose first cell the question writes ("Threads: 8" for "... with 8 threads"), a default asked
+for in other words ("... assumed when none is given"), a figure's caption in a block of its own; from Bacula's console
+manual: the URLs a question asks for. Texts from the ngspice, Octave and Bacula manuals; real MiniLM embedder."""
 
 from __future__ import annotations
 
 from mmrag_desktop.engine.answer.evidence import pack_evidence
-from mmrag_desktop.engine.answer.extractive import _ASKS_DEFAULT, _STATES_DEFAULT, rank_candidates
+from mmrag_desktop.engine.answer.extractive import (
+    _ASKS_DEFAULT,
+    _STATES_DEFAULT,
+    _asked_kind,
+    rank_candidates,
+)
 from mmrag_desktop.engine.hits import Hit
 
 
@@ -113,3 +118,11 @@ def test_the_row_whose_cell_says_the_words_asked_comes_first(embedder):
     ranked = rank_candidates("diode model parameter for saturation current and its default", blocks, embedder)
     assert ranked[0].text.startswith("Name: IS (JS) |"), ranked[0].text
     assert not next(c for c in ranked if c.text.startswith("Name: JSW")).named
+
+
+def test_urls_asked_for_are_paths():
+    """"Which URLs should they use now to authorize and to get a token?" asked for nothing in particular; "Authorization
+    URL: /oauth/authorize Access Token URL: /oauth/token" was left out for sentences about OAuth2 in general."""
+    assert _asked_kind("Our own scripts use OAuth2. Which URLs should they use now to authorize?") == "file"
+    assert _asked_kind("What endpoint returns the token?") == "file"
+    assert _asked_kind("What address does the bootloader start at?") != "file"
