@@ -10,7 +10,7 @@ captions linked to their figure or table.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -31,7 +31,7 @@ from .pdf_figures import (
     vector_regions,
 )
 from .pdf_footnotes import footnote_lines, mark_set_apart
-from .pdf_furniture import Signature, furniture_ids, signature
+from .pdf_furniture import Signature, drawing_mark, furniture_ids, margin_marks, signature
 from .pdf_headings import FontStats, match_toc, toc_by_page
 from .pdf_layout import reading_segments, same_row
 from .pdf_lines import (
@@ -77,6 +77,7 @@ class _Extracted:
     drawings: list[dict[str, Any]]
     underscores: list[BBox]  # the short rules among `drawings` (underscore_rules)
     tex_codes: bool = False  # the page's text holds a TeX font's codes (has_tex_codes)
+    marks: frozenset = frozenset()  # where the drawings in the margin bands lie (margin_marks)
 
     def words(self) -> list[tuple]:
         """The page's word list, exponents marked ("10^6"), words an underscore rule joins joined;
@@ -168,8 +169,8 @@ class PdfDocument:
             while nxt < n and nxt <= i + WINDOW:
                 buf[nxt] = self._guard(nxt, self._extract, nxt)
                 nxt += 1
-            neighbours = [buf[k].sig for k in range(i - WINDOW, i + WINDOW + 1) if k != i and k in buf]
-            content = self._guard(i, self._finish, buf[i], neighbours)
+            near = [buf[k] for k in range(i - WINDOW, i + WINDOW + 1) if k != i and k in buf]
+            content = self._guard(i, self._finish, buf[i], [e.sig for e in near], [e.marks for e in near])
             buf[i].textpage = None
             buf[i].page = None
             buf[i].drawings = []
@@ -209,9 +210,9 @@ class PdfDocument:
         page_dict = dict_with_underscores(tp.extractRAWDICT(), rules) if rules else tp.extractDICT()
         lines = lines_from_dict(page_dict, index + 1)
         return _Extracted(index, page, tp, lines, signature(lines, page.rect.height), exponent_marks(page_dict),
-                          drawings, rules, has_tex_codes(page_dict))
+                          drawings, rules, has_tex_codes(page_dict), margin_marks(drawings, page.rect.height))
 
-    def _finish(self, ext: _Extracted, neighbours: list[Signature]) -> PageContent:
+    def _finish(self, ext: _Extracted, neighbours: list[Signature], neighbour_marks: Sequence[frozenset] = ()) -> PageContent:
         page = ext.page
         pno = ext.index + 1
         width, height = float(page.rect.width), float(page.rect.height)
@@ -235,9 +236,17 @@ class PdfDocument:
 
         regions: list[Block] = []
         drawings = ext.drawings
+        # a drawing in a margin band where a neighbouring page has one too is the page's furniture, no figure: a
+        # logo in the running header or footer and its rule (Bacula's manuals, SCons' user guide: each page's
+        # "figure" was the logo, and outranked the text in search)
+        running = {m for m in ext.marks if any(m in other for other in neighbour_marks)}
+        drawn = [d for d in drawings if drawing_mark(d) not in running] if running else drawings
         clusters: list[BBox] = []
-        if len(drawings) >= 2:
-            clusters = [(r.x0, r.y0, r.x1, r.y1) for r in page.cluster_drawings(drawings=drawings)]
+        if len(drawn) >= 2:
+            clusters = [(r.x0, r.y0, r.x1, r.y1) for r in page.cluster_drawings(drawings=drawn)]
+        elif drawn:
+            r = drawn[0]["rect"]
+            clusters = [(r.x0, r.y0, r.x1, r.y1)] if len(drawn) < len(drawings) else []
         words: list[tuple] | None = None
         tables = []
         if (

@@ -28,6 +28,8 @@ Signature = list[tuple[str, float, float, float, bool]]
 SLOT_PAGES = 2
 SET_APART = 1.5  # line heights between a header (footer) and the text below (above) it
 LARGER = 1.25  # a line this much taller than the page's middle line is a title, no header
+MATE_GAP = 0.5  # line heights between the lines of a running header of two lines (header_mates)
+SET_APART_LINES = 0.5  # line heights between such a header and the text below (above) it
 _SENTENCE_INSIDE = re.compile(r"[a-z]{2,}[.!?]\s+[A-Z]")
 
 
@@ -42,6 +44,20 @@ def in_margin(line: Line, height: float) -> bool:
 
 def _centre(line: Line) -> float:
     return (line.bbox[1] + line.bbox[3]) / 2
+
+
+def drawing_mark(drawing: dict) -> tuple[int, int, int, int]:
+    """Where a drawing (of `page.get_drawings()`) lies, to the point: the same logo or rule on two pages has
+    the same mark."""
+    r = drawing["rect"]
+    return round(r.x0), round(r.y0), round(r.x1), round(r.y1)
+
+
+def margin_marks(drawings: list[dict], height: float) -> frozenset[tuple[int, int, int, int]]:
+    """The marks (`drawing_mark`) of the drawings that lie wholly in the top or bottom margin band of a page of
+    `height`: a running header's or footer's logo and rules, when a neighbouring page has them too."""
+    top, bottom = height * MARGIN_FRACTION, height * (1 - MARGIN_FRACTION)
+    return frozenset(drawing_mark(d) for d in drawings if d["rect"].y1 <= top or d["rect"].y0 >= bottom)
 
 
 def margin_lines(lines: list[Line], height: float) -> list[Line]:
@@ -79,20 +95,50 @@ def _title_like(text: str) -> bool:
 def _set_apart(line: Line, lines: list[Line], height: float, middle: float) -> bool:
     """True when `line` is the page's last line (first, in the top band), apart from lines beside it, at
     least SET_APART of its heights below (above) the text, and set no larger than the page's text
-    (`middle`, the page's middle line height: a title at the top of each page is no header)."""
-    c = _centre(line)
+    (`middle`, the page's middle line height: a title at the top of each page is no header). A header of two
+    lines (`header_mates`: "Getting Values Set by Command-Line Options: the" / "GetOption Function", flush right
+    atop SCons' pages) is set apart as one."""
     if line.bbox[3] - line.bbox[1] > LARGER * middle:
         return False
-    others = [ln for ln in lines if abs(_centre(ln) - c) > Y_TOLERANCE]
-    if c > height / 2:
-        if any(_centre(ln) > c for ln in others):
+    group = header_mates(line, lines, height)
+    ids = {id(ln) for ln in group}
+    top, bottom = min(ln.bbox[1] for ln in group), max(ln.bbox[3] for ln in group)
+    others = [ln for ln in lines if id(ln) not in ids and not any(abs(_centre(ln) - _centre(g)) <= Y_TOLERANCE
+                                                                   for g in group)]
+    if _centre(line) > height / 2:
+        if any(_centre(ln) > bottom for ln in others):
             return False
-        gap = line.bbox[1] - max((ln.bbox[3] for ln in others), default=float("-inf"))
+        gap = top - max((ln.bbox[3] for ln in others), default=float("-inf"))
     else:
-        if any(_centre(ln) < c for ln in others):
+        if any(_centre(ln) < top for ln in others):
             return False
-        gap = min((ln.bbox[1] for ln in others), default=float("inf")) - line.bbox[3]
-    return gap >= SET_APART * (line.bbox[3] - line.bbox[1])
+        gap = min((ln.bbox[1] for ln in others), default=float("inf")) - bottom
+    # (a header of two lines stands closer to the text: SCons' are 10 pt above it, three quarters of a line)
+    return gap >= (SET_APART if len(group) == 1 else SET_APART_LINES) * (line.bbox[3] - line.bbox[1])
+
+
+def header_mates(line: Line, lines: list[Line], height: float) -> list[Line]:
+    """`line` and the lines of its margin band it runs on with: in the same place (`_same_place`), each at most
+    MATE_GAP of its height from the one before (a running header of two lines), top to bottom; [line] when it is
+    in no margin band."""
+    if not in_margin(line, height):
+        return [line]
+    top_band = _centre(line) < height / 2
+    group = [line]
+    grown = True
+    while grown:
+        grown = False
+        for ln in lines:
+            if any(ln is g for g in group) or not in_margin(ln, height) or (_centre(ln) < height / 2) != top_band:
+                continue
+            if not _same_place(line.bbox[0], line.bbox[2], ln.bbox[0], ln.bbox[2]):
+                continue
+            h = ln.bbox[3] - ln.bbox[1]
+            if any(-h * MATE_GAP <= ln.bbox[1] - g.bbox[3] <= h * MATE_GAP or -h * MATE_GAP <= g.bbox[1] - ln.bbox[3]
+                   <= h * MATE_GAP for g in group):
+                group.append(ln)
+                grown = True
+    return sorted(group, key=lambda ln: ln.bbox[1])
 
 
 def _same_place(x0: float, x1: float, a: float, b: float) -> bool:
@@ -109,7 +155,10 @@ def furniture_ids(lines: list[Line], height: float, neighbours: list[Signature],
     SLOT_PAGES neighbouring pages (a header naming the current section). `own` is the page's signature
     (of these `lines`)."""
     drop: set[int] = set()
+    headers: list[Line] = []  # dropped lines set apart as a header is
     for ln, (key, yc, x0, x1, apart) in zip(margin_lines(lines, height), own, strict=True):
+        if apart:
+            headers.append(ln)
         if _PAGE_NUMBER.match(ln.text.strip()):
             drop.add(id(ln))
         elif any(any(t == key and abs(y - yc) <= Y_TOLERANCE for t, y, _, _, _ in sig) for sig in neighbours):
@@ -117,6 +166,10 @@ def furniture_ids(lines: list[Line], height: float, neighbours: list[Signature],
         elif apart and sum(any(their_apart and abs(y - yc) <= Y_TOLERANCE and _same_place(x0, x1, a, b)
                                for _, y, a, b, their_apart in sig) for sig in neighbours) >= SLOT_PAGES:
             drop.add(id(ln))
+    # the second line of a running header dropped here is the header's too ("GetOption Function" below "Getting Values
+    # Set by Command-Line Options: the", SCons' user guide; it ran on as a sentence with the page's first paragraph)
+    for ln in [ln for ln in headers if id(ln) in drop]:
+        drop.update(id(m) for m in header_mates(ln, lines, height) if not _SENTENCE_INSIDE.search(m.text))
     # the page number beside a running header dropped here, on its row below the margin band (Ghostscript's
     # color notes: "Artifex Software Inc. www.artifex.com" and "25" at 12% of the page; the number was
     # indexed and quoted, "34 void gscms_get_name2device_link(...)")

@@ -235,6 +235,37 @@ def test_a_running_header_centred_or_flush_right_that_names_the_section_is_dropp
     assert all(page[0].startswith("Line 0 of page") for page in middle), [page[:2] for page in middle]
 
 
+def test_a_running_header_of_two_lines_that_names_the_section_is_dropped(tmp_path):
+    """SCons' user guide (DocBook, Apache FOP): a long section title is its page's running header over two lines,
+    flush right, 10 pt above the text ("Getting Values Set by Command-Line Options: the" / "GetOption Function"). Neither
+    line was set apart from the text as a header of one line is, and the two ran on with the page's first paragraph:
+    "Getting Values Set by Command-Line Options: the GetOption Function If, for example, you are using a POSIX shell
+    ..." was quoted first."""
+    import pymupdf
+
+    titles = [("Controlling the Build From the Command Line: the", "SCONSFLAGS Variable"),
+              ("Getting Values Set by Command-Line Options: the", "GetOption Function"),
+              ("Setting Values of Command-Line Options: the", "SetOption Function"),
+              ("Strings for Getting or Setting Values of Command-", "Line Options"),
+              ("Adding Custom Command-Line Options: the", "AddOption Function"),
+              ("Command-Line variable=value Build Variables", None)]
+    doc = pymupdf.open()
+    for n, (first, second) in enumerate(titles):
+        page = doc.new_page(width=612, height=792)
+        for k, text in enumerate(t for t in (first, second) if t):
+            width = pymupdf.get_text_length(text, fontname="tiro", fontsize=10)
+            page.insert_text((540 - width, 44 + 12 * k), text, fontsize=10, fontname="tiro")
+        for i in range(40):
+            page.insert_text((72, 80 + 12 * i), f"If, for example, line {i} of page {80 + n} says what the option does.",
+                             fontsize=10, fontname="tiro")
+    doc.save(tmp_path / "scons.pdf")
+    texts = [[ln.text for b in p.blocks for ln in b.lines] for p in parse(tmp_path / "scons.pdf")]
+    middle = texts[2:-2]  # (a page has two neighbours either side to compare with)
+    heads = {t for pair in titles for t in pair if t}
+    assert not any(t in heads for page in middle for t in page), [page[:3] for page in middle]
+    assert all(page[0].startswith("If, for example, line 0 of page") for page in middle), [page[:2] for page in middle]
+
+
 def test_footnote_is_taken_out_of_the_text_flow(tmp_path):
     note = "A negative resistor can cause convergence problems."
     sample = make_page_break_pdf(tmp_path / "f.pdf", footnote=note)
@@ -448,6 +479,38 @@ def test_an_image_drawn_on_many_pages_is_no_figure(tmp_path):
     assert not any(near(f, (72, 100, 312, 220), 2.0) for page in figures for f in page), figures
     assert [len(f) for f in figures] == [0, 1, 0, 0, 1]
     assert all(near(page[0], (72, 300, 312, 420), 2.0) for page in (figures[1], figures[4]))
+
+
+def test_a_drawing_in_the_running_header_or_footer_is_no_figure(tmp_path):
+    """Bacula's manuals draw their logo as vector shapes in the running header (left on even pages, right on odd),
+    the SCons user guide its logo and a rule in the footer: every page had a "figure" of the logo (SCons: 340
+    figure chunks), and in search such a "figure", of no words but its section's, stood before the page's text. A
+    drawing in a margin band where a neighbouring page has the same one is furniture; a drawing in the body, or
+    in a margin band on one page only, stays a figure."""
+    import pymupdf
+
+    def logo(page, x):  # a small emblem of a few shapes, as a vector logo is drawn
+        page.draw_circle((x + 20, 36), 14, color=(0.8, 0.1, 0.1), fill=(0.8, 0.1, 0.1))
+        page.draw_rect((x, 22, x + 40, 50), color=(0, 0, 0), width=1)
+
+    doc = pymupdf.open()
+    for n in range(5):
+        page = doc.new_page(width=595, height=842)
+        logo(page, 28 if n % 2 == 0 else 527)  # left on odd page numbers, right on even ones
+        page.draw_line((72, 790), (523, 790), color=(0.5, 0.5, 0.5), width=1)  # the footer's rule
+        page.draw_rect((480, 796, 523, 822), color=(0.2, 0.2, 0.6), fill=(0.2, 0.2, 0.6))  # and its badge
+        page.insert_text((72, 120), f"Chapter {n + 1}. The console commands and what they do.", fontsize=11)
+        if n == 2:  # a diagram in the body
+            page.draw_rect((150, 300, 450, 500), color=(0, 0, 0), fill=(0.2, 0.4, 0.8))
+            page.draw_circle((300, 400), 60, color=(0, 0, 0))
+        if n == 4:  # a stamp at the foot of the last page only
+            page.draw_rect((150, 770, 330, 830), color=(0, 0.5, 0), width=2)
+            page.draw_circle((240, 800), 24, color=(0, 0.5, 0), fill=(0, 0.5, 0))
+    pages = _saved_and_parsed(doc, tmp_path / "logos.pdf")
+    figures = [[b.figure.bbox for b in p.blocks if b.kind == "figure"] for p in pages]
+    assert [len(f) for f in figures] == [0, 0, 1, 0, 1], figures
+    assert near(figures[2][0], (150, 300, 450, 500), 3.0)
+    assert near(figures[4][0], (150, 770, 330, 830), 3.0)  # the stamp drawn once is a figure
 
 
 def test_caption_without_region_is_unlinked(tmp_path):
