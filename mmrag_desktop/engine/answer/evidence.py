@@ -89,10 +89,10 @@ _NUMBERED_ITEM = re.compile(r"^\d{1,2}[.)]\s")
 _GOES_ON = re.compile(r"(?:\b(?:the|a|an|of|to|in|on|at|by|for|with|and|or|nor|from|as|is|are|was|be|that|which|than|its|"
                       r"their|this|these|not|per|via|into|if|when|where|while|can|may|will|should|must)|[,(/-])$",
                       re.I)
-# an option of a usage synopsis ("[-w bin_width] # FFT bin width (frequency resolution) in Hz, 2445-5000000")
 # a line that is a call and nothing else but a comment: code, no wrapped line of prose ("env.POUpdate(['en','pl']) #
 # messages.pot --> [en.po, pl.po]" / "Example 2. Update en.po and pl.po from foo.pot template:", SCons' examples)
 _CALL_LINE = re.compile(r"^[A-Za-z_$][\w.$]*\(.*\)\s*(?:(?:#|//).*)?$")
+# an option of a usage synopsis ("[-w bin_width] # FFT bin width (frequency resolution) in Hz, 2445-5000000")
 _OPTION_LINE = re.compile(r"^(?:\[-{1,2}[A-Za-z0-9]|\(-{1,2}\w+\) )")  # "(-1)": "[-1]" neutralised
 # an option's entry in a list of options ("--crosshair-color <string>" above "Color of the crosshair.
 # Default: '#ff0000'"): the option alone, with its argument's placeholder
@@ -161,7 +161,8 @@ def unwrap_lines(text: str) -> str:
     above it that ends with its default ("... Default: 0.1" / "timing/dslope=..."), nor a numbered
     heading ("9.1.4 *EOS_TAIT") one of the line above it or the line below it one of the heading, nor a
     figure's OCR text ("Text in figure: ...") one of its "Section: ..." line, nor a line of code after
-    one that closes a comment or a brace (a C structure's members), nor any line of a reference card
+    one that closes a comment or a brace (a C structure's members) or after a call with at most a comment
+    ("env.POUpdate(['en','pl']) # messages.pot --> [en.po, pl.po]" / "Example 2. ..."), nor any line of a reference card
     (`card_lines`), nor a line of symbols with hardly a word ("0 I 0 I 0 A−1 11 -A10 I 0 I", a matrix's row the
     text layer kept) one of the sentence below it. A web address broken after "://" is joined without a space, and so is one broken at
     a dot or a slash ("https://tiswww.case." / "edu/php/...") and a line that is a single punctuation

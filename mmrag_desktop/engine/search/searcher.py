@@ -894,8 +894,9 @@ class Searcher:
         """The stored lines of the chunk after a text chunk where the chunk's last sentence ends, when
         it ends there (chunks overlap by lines, not sentences: "... Real time simulation speeds of" /
         "20Mhz pics are possible."); [] when the chunk ends its sentence, ends with a lead-in (see
-        _continue_lead_ins), or the sentence does not end with a full stop within TAIL_LINES lines, or is
-        not prose."""
+        _continue_lead_ins), or the sentence does not end with a full stop within TAIL_LINES lines (nor with a
+        colon and the line of code it announces: "... you simply put the target" / "file name to the left of the
+        source file name:" / "Program('new_hello', 'hello.c')"), or is not prose."""
         if row["kind"] != "text":
             return []
         lines = _boxed_lines(row)

@@ -206,6 +206,12 @@ def test_a_running_header_that_names_the_current_section_is_dropped(tmp_path):
     assert [page[0] for page in texts] == [t.title() for t in sections[:3]]
 
 
+def _middle_pages_lines(doc, path) -> list[list[str]]:
+    """The text lines of each page of `doc`, saved to `path` and parsed, but the first and last two (a page has
+    two neighbours either side to compare its margins with)."""
+    return [[ln.text for b in p.blocks for ln in b.lines] for p in _saved_and_parsed(doc, path)][2:-2]
+
+
 def test_a_running_header_centred_or_flush_right_that_names_the_section_is_dropped(tmp_path):
     """NETGEN's manual (LaTeX): even pages carry "18  CHAPTER 3. OTHER GEOMETRY FORMATS", the chapter's title
     centred, odd ones "2.4. KNOWN PROBLEMS AND WORK-AROUNDS  15", the section's flush right: a different text
@@ -228,9 +234,7 @@ def test_a_running_header_centred_or_flush_right_that_names_the_section_is_dropp
         for i in range(36):
             page.insert_text((90, 120 + 16 * i), f"Line {i} of page {14 + n}, the mesher's text about geometries.",
                              fontsize=10, fontname="helv")
-    doc.save(tmp_path / "netgen.pdf")
-    texts = [[ln.text for b in p.blocks for ln in b.lines] for p in parse(tmp_path / "netgen.pdf")]
-    middle = texts[2:-2]  # (a page has two neighbours either side to compare with)
+    middle = _middle_pages_lines(doc, tmp_path / "netgen.pdf")
     assert not any(h in t for page in middle for t in page for h in headers), [page[:2] for page in middle]
     assert all(page[0].startswith("Line 0 of page") for page in middle), [page[:2] for page in middle]
 
@@ -258,9 +262,7 @@ def test_a_running_header_of_two_lines_that_names_the_section_is_dropped(tmp_pat
         for i in range(40):
             page.insert_text((72, 80 + 12 * i), f"If, for example, line {i} of page {80 + n} says what the option does.",
                              fontsize=10, fontname="tiro")
-    doc.save(tmp_path / "scons.pdf")
-    texts = [[ln.text for b in p.blocks for ln in b.lines] for p in parse(tmp_path / "scons.pdf")]
-    middle = texts[2:-2]  # (a page has two neighbours either side to compare with)
+    middle = _middle_pages_lines(doc, tmp_path / "scons.pdf")
     heads = {t for pair in titles for t in pair if t}
     assert not any(t in heads for page in middle for t in page), [page[:3] for page in middle]
     assert all(page[0].startswith("If, for example, line 0 of page") for page in middle), [page[:2] for page in middle]
