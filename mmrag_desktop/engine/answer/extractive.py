@@ -1180,7 +1180,7 @@ def _row_names_asked(row: str, asked_words: set[str], question: str) -> bool:
             return True
         # (of a question of one part: of two, each part's row is quoted as the rows' rule says, "Character: G |
         # Description: Glitch (zero width)" and "Character: M | Description: Metastable Condition")
-        if not question_parts(question) and any(_cell_is_phrase_asked(v, question) for _, v in named[1:]):
+        if any(_cell_is_phrase_asked(v, question) for _, v in named[1:]) and not question_parts(question):
             return True
         cells = [v.strip() for _, v in named[1:]]
     else:

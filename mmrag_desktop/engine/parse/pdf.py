@@ -242,11 +242,8 @@ class PdfDocument:
         running = {m for m in ext.marks if any(m in other for other in neighbour_marks)}
         drawn = [d for d in drawings if drawing_mark(d) not in running] if running else drawings
         clusters: list[BBox] = []
-        if len(drawn) >= 2:
+        if len(drawings) >= 2 and drawn:  # (one drawing left of several is a cluster of its own)
             clusters = [(r.x0, r.y0, r.x1, r.y1) for r in page.cluster_drawings(drawings=drawn)]
-        elif drawn:
-            r = drawn[0]["rect"]
-            clusters = [(r.x0, r.y0, r.x1, r.y1)] if len(drawn) < len(drawings) else []
         words: list[tuple] | None = None
         tables = []
         if (

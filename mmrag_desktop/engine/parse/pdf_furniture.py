@@ -39,7 +39,12 @@ _WORD = re.compile(r"[A-Za-z]{2,}")
 
 def in_margin(line: Line, height: float) -> bool:
     """True when the line lies in the top or bottom margin band of a page of `height`."""
-    return line.bbox[3] <= height * MARGIN_FRACTION or line.bbox[1] >= height * (1 - MARGIN_FRACTION)
+    return _in_bands(line.bbox[1], line.bbox[3], height)
+
+
+def _in_bands(y0: float, y1: float, height: float) -> bool:
+    """True when what spans `y0` to `y1` lies wholly in the top or bottom margin band of a page of `height`."""
+    return y1 <= height * MARGIN_FRACTION or y0 >= height * (1 - MARGIN_FRACTION)
 
 
 def _centre(line: Line) -> float:
@@ -56,8 +61,7 @@ def drawing_mark(drawing: dict) -> tuple[int, int, int, int]:
 def margin_marks(drawings: list[dict], height: float) -> frozenset[tuple[int, int, int, int]]:
     """The marks (`drawing_mark`) of the drawings that lie wholly in the top or bottom margin band of a page of
     `height`: a running header's or footer's logo and rules, when a neighbouring page has them too."""
-    top, bottom = height * MARGIN_FRACTION, height * (1 - MARGIN_FRACTION)
-    return frozenset(drawing_mark(d) for d in drawings if d["rect"].y1 <= top or d["rect"].y0 >= bottom)
+    return frozenset(drawing_mark(d) for d in drawings if _in_bands(d["rect"].y0, d["rect"].y1, height))
 
 
 def margin_lines(lines: list[Line], height: float) -> list[Line]:
@@ -124,15 +128,14 @@ def header_mates(line: Line, lines: list[Line], height: float) -> list[Line]:
     if not in_margin(line, height):
         return [line]
     top_band = _centre(line) < height / 2
+    # the lines that may join: of the same band, in the same place
+    candidates = [ln for ln in lines if ln is not line and in_margin(ln, height) and (_centre(ln) < height / 2) == top_band
+                  and _same_place(line.bbox[0], line.bbox[2], ln.bbox[0], ln.bbox[2])]
     group = [line]
     grown = True
     while grown:
         grown = False
-        for ln in lines:
-            if any(ln is g for g in group) or not in_margin(ln, height) or (_centre(ln) < height / 2) != top_band:
-                continue
-            if not _same_place(line.bbox[0], line.bbox[2], ln.bbox[0], ln.bbox[2]):
-                continue
+        for ln in [ln for ln in candidates if not any(ln is g for g in group)]:
             h = ln.bbox[3] - ln.bbox[1]
             if any(-h * MATE_GAP <= ln.bbox[1] - g.bbox[3] <= h * MATE_GAP or -h * MATE_GAP <= g.bbox[1] - ln.bbox[3]
                    <= h * MATE_GAP for g in group):

@@ -234,6 +234,16 @@ def test_which_line_above_opens_the_entry_a_chunk_goes_on_with():
     assert not _entry_above(entry, line(ENTRY_DESC[0], 428, (0,), page=6))
 
 
+def _one_page_chunks(library, path, sentence: list[str]) -> list[dict]:
+    """The page-lines PDF around `sentence` (`_page_lines`) written to `path` and added to `library`: its chunks'
+    rows in document order."""
+    pdf = write_pdf(path, [[(72, 90 + 16 * i, t) for i, t in enumerate(_page_lines(library, sentence))]])
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    ids = [r[0] for r in library.conn.execute("SELECT id FROM chunks ORDER BY ord")]
+    rows = library.searcher.chunks.rows(ids)
+    return [rows[i] for i in ids]
+
+
 def test_a_sentence_the_chunk_cuts_short_ends_with_the_next_chunks_lines(library, tmp_path):
     """gpsim's introduction: "gpsim has been designed to be as fast as possible. Real time simulation
     speeds of" closed a chunk and "20Mhz pics are possible." was the next chunk's; the answer to "How fast
@@ -241,14 +251,10 @@ def test_a_sentence_the_chunk_cuts_short_ends_with_the_next_chunks_lines(library
     speed (about one in six of the bench sets' extractive answers quoted such a cut sentence)."""
     from mmrag_desktop.engine.answer.pipeline import ask
 
-    lines = _page_lines(library)
-    pdf = write_pdf(tmp_path / "supervisor.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines)]])
-    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
-    ids = [r[0] for r in library.conn.execute("SELECT id FROM chunks ORDER BY ord")]
-    rows = library.searcher.chunks.rows(ids)
-    cut = next(rows[i] for i in ids if json.loads(rows[i]["lines"])[-1]["t"] == SENTENCE[1])  # the case
+    rows = _one_page_chunks(library, tmp_path / "supervisor.pdf", SENTENCE)
+    cut = next(r for r in rows if json.loads(r["lines"])[-1]["t"] == SENTENCE[1])  # the case
     assert [ln["t"] for ln in library.searcher._sentence_end(cut)] == SENTENCE[2:]
-    whole = next(rows[i] for i in ids if json.loads(rows[i]["lines"])[-1]["t"] != SENTENCE[1])
+    whole = next(r for r in rows if json.loads(r["lines"])[-1]["t"] != SENTENCE[1])
     assert library.searcher._sentence_end(whole) == []  # it ends with a sentence of its own
 
     hit = next(h for h in library.search("objects kept by name, supervisor grace period restarts", k=3)
@@ -273,12 +279,8 @@ def test_a_sentence_the_chunk_cuts_at_a_semicolon_ends_with_the_next_chunks_line
     opens mid-sentence: a semicolon ends a clause, not the sentence."""
     from mmrag_desktop.engine.answer.pipeline import ask
 
-    lines = _page_lines(library, CLAUSES)
-    pdf = write_pdf(tmp_path / "grace.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines)]])
-    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
-    ids = [r[0] for r in library.conn.execute("SELECT id FROM chunks ORDER BY ord")]
-    rows = library.searcher.chunks.rows(ids)
-    cut = next(rows[i] for i in ids if json.loads(rows[i]["lines"])[-1]["t"] == CLAUSES[1])
+    rows = _one_page_chunks(library, tmp_path / "grace.pdf", CLAUSES)
+    cut = next(r for r in rows if json.loads(r["lines"])[-1]["t"] == CLAUSES[1])
     assert [ln["t"] for ln in library.searcher._sentence_end(cut)] == CLAUSES[2:]
     answer = ask(library, "Why is the adaptive grace period limited to boards with one main loop, and which "
                  "board revision does it need?", mode="extractive")
@@ -298,12 +300,8 @@ def test_a_lead_in_the_chunk_cuts_short_ends_with_the_code_it_announces(library,
     left of the source file name:" / "Program('new_hello', 'hello.c')"; the sentence ends with no full stop, so it
     was quoted cut ("you simply put the target ...") and "How do I give Program a different output name?" got no
     answer."""
-    lines = _page_lines(library, LEAD_IN)
-    pdf = write_pdf(tmp_path / "firmware.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines)]])
-    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
-    ids = [r[0] for r in library.conn.execute("SELECT id FROM chunks ORDER BY ord")]
-    rows = library.searcher.chunks.rows(ids)
-    cut = next(rows[i] for i in ids if json.loads(rows[i]["lines"])[-1]["t"] == LEAD_IN[1])
+    rows = _one_page_chunks(library, tmp_path / "firmware.pdf", LEAD_IN)
+    cut = next(r for r in rows if json.loads(r["lines"])[-1]["t"] == LEAD_IN[1])
     assert [ln["t"] for ln in library.searcher._sentence_end(cut)] == LEAD_IN[2:]
 
 
