@@ -31,7 +31,7 @@ from .pdf_figures import (
     vector_regions,
 )
 from .pdf_footnotes import footnote_lines, mark_set_apart
-from .pdf_furniture import Signature, drawing_mark, furniture_ids, margin_marks, signature
+from .pdf_furniture import Signature, boxed_header, drawing_mark, furniture_ids, margin_marks, signature
 from .pdf_headings import FontStats, match_toc, toc_by_page
 from .pdf_layout import reading_segments, same_row
 from .pdf_lines import (
@@ -256,6 +256,13 @@ class PdfDocument:
             tables = find_ruled_tables(page, words, lines, pno, self.tables, drawings)
             self.stats["table_pages_checked"] += 1
             self.stats["tables"] += len(tables)
+        # a ruled box round the running header (code_saturne's "EDF R&D | Code Saturne Theory Guide | Page
+        # 301/428" atop every page: 335 "tables" and 68 "figures" of its theory guide) is the page's furniture
+        furniture = [ln for ln in ext.lines if id(ln) in drop]
+        boxed = [t.bbox for t in tables if _boxed_header(t.bbox, ext.lines, furniture, height)]
+        if boxed:
+            tables = [t for t in tables if t.bbox not in boxed]
+            lines = _outside(lines, boxed)
         captions = uncaptioned_table_captions(lines, tables) if self.tables == "layout" else []
         if captions:
             if words is None:
@@ -270,8 +277,12 @@ class PdfDocument:
             lines = [ln for ln in lines if id(ln) not in ids]
             regions.append(Block("table", table_lines(t, pno, inside), table=t))
 
-        figures = self._figure_boxes(page, ext, clusters, words, lines, [t.bbox for t in tables], has_images,
+        figures = self._figure_boxes(page, ext, clusters, words, lines, [t.bbox for t in tables] + boxed, has_images,
                                      drawings)
+        header_boxes = [box for box, _ in figures if _boxed_header(box, ext.lines, furniture, height)]
+        if header_boxes:
+            figures = [(box, source) for box, source in figures if box not in header_boxes]
+            lines = _outside(lines, header_boxes)
         for box, source in figures:
             labels = [ln for ln in lines_inside(box, lines) if not caption_kind(ln.text)]
             ids = {id(ln) for ln in labels}
@@ -400,6 +411,17 @@ class PdfDocument:
             if b.kind == "heading":
                 b.kind, b.level = "text", 0  # OCR sizes are too rough for heading levels
         return blocks
+
+
+def _boxed_header(box: BBox, lines: list[Line], furniture: list[Line], height: float) -> bool:
+    """`boxed_header` of the page's `lines` and `furniture` lines inside `box`."""
+    return bool(furniture) and boxed_header(box, lines_inside(box, lines), lines_inside(box, furniture), height)
+
+
+def _outside(lines: list[Line], boxes: list[BBox]) -> list[Line]:
+    """The `lines` in none of the `boxes`."""
+    inside = {id(ln) for box in boxes for ln in lines_inside(box, lines)}
+    return [ln for ln in lines if id(ln) not in inside]
 
 
 def _only_code_frames(drawings: list[dict[str, Any]], lines: list[Line]) -> bool:

@@ -181,3 +181,14 @@ def furniture_ids(lines: list[Line], height: float, neighbours: list[Signature],
             if any(id(o) in drop and abs(_centre(o) - _centre(ln)) <= Y_TOLERANCE for o in lines):
                 drop.add(id(ln))
     return drop
+
+
+def boxed_header(box: tuple[float, float, float, float], inside: list[Line], furniture: list[Line], height: float) -> bool:
+    """True when a ruled box lies wholly in the top or bottom HEADER_FRACTION of a page of `height` and half or more
+    of the lines `inside` it are `furniture` (dropped from the page as a running header or footer), of two words or
+    more: the box drawn round a running header ("EDF R&D | Code Saturne Theory Guide | Page 65/428" atop
+    code_saturne's pages, some of its lines below the margin band), furniture and no table. A figure at the top
+    of a page with a line that its neighbours repeat (pgfplots' "% Preamble: \\pgfplotsset{...}" atop an example's
+    code) or a label in the band that a neighbouring page has in its place (Circuit_macros' "R") is no header."""
+    return (sum(len(_WORD.findall(ln.text)) for ln in furniture) >= 2 and 2 * len(furniture) >= len(inside)
+            and (box[3] <= height * HEADER_FRACTION or box[1] >= height * (1 - HEADER_FRACTION)))

@@ -515,6 +515,63 @@ def test_a_drawing_in_the_running_header_or_footer_is_no_figure(tmp_path):
     assert near(figures[4][0], (150, 770, 330, 830), 3.0)  # the stamp drawn once is a figure
 
 
+@pytest.mark.parametrize("underscored", [True, False])
+def test_a_ruled_box_round_the_running_header_is_no_table(tmp_path, underscored):
+    """code_saturne's theory guide draws a ruled box of three cells round its running header ("EDF R&D | Code Saturne
+    Theory Guide | Code Saturne documentation Page 65/428") atop each of its 428 pages, its lower lines a few points
+    below the margin band: 335 of its 398 "tables" were the header, and for any question naming code_saturne they
+    stood first in search. A ruled box that lies in the page's top fifth, half its lines running header, is furniture
+    with all its lines, whether it is read as a table (the guide's underscores, "Code_Saturne", drawn as rules make
+    its third horizontal rule) or as a figure (a box of two rules); a table in the body stays one."""
+    import pymupdf
+
+    def ruled(page, x0, y0, widths, height):  # a row of cells, each rule a line of its own as LaTeX draws them
+        x1 = x0 + sum(widths)
+        page.draw_line((x0, y0), (x1, y0), width=0.4)
+        page.draw_line((x0, y0 + height), (x1, y0 + height), width=0.4)
+        x = x0
+        for w in [0, *widths]:
+            x += w
+            page.draw_line((x, y0), (x, y0 + height), width=0.4)
+
+    doc = pymupdf.open()
+    for n in range(5):
+        page = doc.new_page(width=612, height=792)
+        shift = 2.2 * (n % 2)  # the box a little lower on every other page, as the guide's is
+        ruled(page, 80, 35 + shift, [120, 210, 130], 54)
+        page.insert_text((97, 73.5 + shift), "EDF R&D", fontsize=9)
+        page.insert_text((216, 76 + shift), "Code Saturne Theory Guide", fontsize=11)
+        page.insert_text((461, 52.5 + shift), "Code Saturne", fontsize=9)
+        page.insert_text((456, 70 + shift), "documentation", fontsize=9)
+        page.insert_text((461, 81 + shift), f"Page {n + 64}/428", fontsize=9)
+        if underscored:
+            page.draw_line((244, 74.5 + shift), (247.5, 74.5 + shift), width=0.4)
+            page.draw_line((480, 52 + shift), (482.5, 52 + shift), width=0.4)
+        page.insert_text((92, 140), f"{n + 7}.1 The standard model of section {n + 7}", fontsize=12)
+        page.insert_text((92, 170), "The constants of the model are given in the table below.", fontsize=10)
+        if n in (1, 3):  # a plot in the page's bottom fifth, the example's first line the same on both pages
+            page.draw_rect((100, 660, 300, 770), color=(0, 0, 0), width=1)
+            page.draw_circle((200, 700), 20, color=(0.8, 0.1, 0.1))
+            for i, tick in enumerate(("2", "4", "6", "8")):
+                page.insert_text((120 + 40 * i, 690), f"{tick}.5", fontsize=8)
+            page.insert_text((110, 760), "% Preamble: pgfplotsset width 7cm", fontsize=8)
+        if n == 2:  # a table in the body
+            ruled(page, 150, 300, [60, 60, 60], 40)
+            page.draw_line((150, 320), (330, 320), width=0.4)
+            for i, (name, value) in enumerate([("C_mu", "0.09"), ("C_e1", "1.44"), ("C_e2", "1.92")]):
+                page.insert_text((156 + 60 * i, 314), name, fontsize=10)
+                page.insert_text((156 + 60 * i, 334), value, fontsize=10)
+    pages = _saved_and_parsed(doc, tmp_path / "boxed_header.pdf")
+    tables = [[b.text for b in p.blocks if b.kind == "table"] for p in pages]
+    assert [len(t) for t in tables] == [0, 0, 1, 0, 0], tables
+    assert "1.44" in tables[2][0] and "C_mu" in tables[2][0]
+    text = "\n".join(b.text for p in pages for b in p.blocks)
+    assert "Theory Guide" not in text and "/428" not in text and "EDF" not in text, text
+    # nor a figure; a plot in the page's bottom fifth with a line its neighbours repeat stays one
+    assert [sum(b.kind == "figure" for b in p.blocks) for p in pages] == [0, 1, 0, 1, 0], text
+    assert all("The constants of the model" in "\n".join(b.text for b in p.blocks) for p in pages)
+
+
 def test_caption_without_region_is_unlinked(tmp_path):
     import pymupdf
 
