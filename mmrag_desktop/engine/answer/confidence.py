@@ -280,10 +280,10 @@ def unknown_words(question: str, term_df: Callable[[list[str]], dict[str, int]])
                                and t.lower() not in STOPWORDS and t.lower() not in _GENERAL_WORDS))
     if not words:
         return []
-    from ..search.query import part_spellings
+    from ..search.query import part_spellings, symbol_spellings
 
     variants = {w: _spellings(w) + _nouns_of(w) + part_spellings(w) + list(GREEK.get(w, "")) + list(_GRADED.get(w, ()))
-                for w in words}
+                + symbol_spellings(w) for w in words}
     parts = {w: _dotted_parts(w) for w in words}
     df = term_df(list(dict.fromkeys([*(v for vs in variants.values() for v in vs), *(p for ps in parts.values() for p in ps)])))
     return [w for w in words if not any(df.get(v, 0) for v in variants[w])
@@ -411,7 +411,8 @@ def absent_names(question: str, hits: Sequence[Hit]) -> list[str]:
     index = TermIndex("\n".join(f"{h.section}\n{h.text}" for h in hits))
     absent = [t.text for t in missing_terms(names, index)
               if not _named_by_parts(t.norm, index.low) and not _named_as_the_tools_do(t.text, index.low)
-              and not _named_by_its_number(t.text, question, index.low) and not _named_with_its_value(t.norm, index.low)]
+              and not _named_by_its_number(t.text, question, index.low) and not _named_with_its_value(t.norm, index.low)
+              and not _named_as_formulas_do(t.norm, index.low)]
     absent += [n for n in codes if not re.search(r"(?<![\w.])" + n.lower() + r"(?![\w])", index.low)]
     return list(dict.fromkeys(absent))  # a hexadecimal code is a name too
 
@@ -430,6 +431,19 @@ def _named_as_the_tools_do(name: str, text: str) -> bool:
     from ..search.query import part_spellings
 
     return any(re.search(r"(?<![\w.])" + re.escape(v) + r"(?![\w])", text) for v in part_spellings(name))
+
+
+def _named_as_formulas_do(name: str, text: str) -> bool:
+    """True when the symbol `name` spells in Latin letters ("C_mu", "sigma_eps": search/query.symbol_spellings) is
+    in `text` (lower case) as a formula writes it: "Cµ" (micro's sign or the Greek letter), "C ε1", "σε", "k − ε"."""
+    from ..search.query import symbol_spellings
+
+    spelled = symbol_spellings(name.lower())
+    if not spelled:
+        return False
+    letters = {letter[0]: letter for letter in GREEK.values()}
+    pattern = r"[\s\u2212\u2013-]{0,3}".join(f"[{letters[c]}]" if c in letters else re.escape(c) for c in spelled[0].replace(" ", ""))
+    return re.search(r"(?<!\w)" + pattern + r"(?!\w)", text) is not None
 
 
 def _named_with_its_value(name: str, text: str) -> bool:

@@ -92,6 +92,7 @@ def plan_query(query: str) -> QueryPlan:
     lowered = [w.lower() for w in words]
     terms = [w for w in lowered if w not in STOPWORDS and len(w) > 1] or lowered
     terms += [v for w in words for v in part_spellings(w)]
+    terms += [v for w in lowered for v in symbol_spellings(w)]
     # FTS5 tokenises '4-12' as '4' '12': split compound words the same way inside a phrase
     fts = " OR ".join(quote_term(t) for t in dict.fromkeys(terms))
     identifiers = [w for w in words if _is_identifier(w)]
@@ -122,6 +123,32 @@ def part_spellings(name: str) -> list[str]:
     processors); [] for a name that is no such part number."""
     m = _PART_RE.fullmatch(name)
     return [m.group(1)[0].lower() + m.group(2).lower()] if m else []
+
+
+# a Greek letter's name, or "eps" for epsilon as code writes it, then any index: a part of a symbol spelled in Latin
+# letters ("C_mu", "sigma_eps1")
+_GREEK_PART = re.compile(r"(?P<name>[a-z]+?)(?P<index>\d*)")
+_GREEK_SHORT = {"eps": "epsilon"}
+GREEK_NAMES = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau "
+               "upsilon phi chi psi omega").split()
+_GREEK_LOWER = dict(zip(GREEK_NAMES, "αβγδεζηθικλμνξοπρστυφχψω", strict=True))
+
+
+def symbol_spellings(word: str) -> list[str]:
+    """The ways a typeset formula writes a symbol that `word` (lower case) spells out in ASCII, as the index reads
+    them: "c_mu" -> "cμ" (a table's "Cµ"), "c_eps1" -> "cε1", "sigma_k" -> "σk", "k-epsilon" -> "kε" and "k ε"
+    ("k − ε"); [] for a word with no Greek letter's name among its parts (split at "_" and "-")."""
+    parts = re.split(r"[_-]", word)
+    if len(parts) < 2 or not all(parts):
+        return []
+    forms = []
+    for part in parts:
+        m = _GREEK_PART.fullmatch(part)
+        letter = _GREEK_LOWER.get(_GREEK_SHORT.get(m["name"], m["name"])) if m else None
+        forms.append(letter + m["index"] if letter else part)
+    if forms == parts:
+        return []
+    return ["".join(forms), " ".join(forms)]
 
 
 def quantity_forms(text: str) -> list[str]:

@@ -250,3 +250,33 @@ def test_a_pair_that_holds_a_chosen_sentence_takes_its_place_when_that_one_goes_
     whole = "Particularly useful key bindings in this mode are C-c C-c, which compiles and displays the buffer."
     chosen = _choose([Candidate(1, 1, whole, score=1.1), Candidate(1, 0, f"{context} {whole}", score=0.65)], 3, 110)
     assert [c.text for c in chosen] == [whole]
+
+
+def test_a_symbol_spelled_in_latin_letters_is_known_where_the_library_typesets_it(library, tmp_path):
+    """code_saturne's theory guide: "What values does code_saturne use for the standard k-epsilon constants C_mu,
+    C_eps1, C_eps2, sigma_k and sigma_eps, and how is C_eps3 chosen?" was answered "not covered": the guide writes
+    "Cµ", "Cε1", "σk" and "k − ε", and the question's seven ASCII spellings were words the library never uses, and
+    the search looked for them alone (Table 7.1, the answer, was not among the hits). A symbol whose parts (split at
+    "_" and "-") name a Greek letter ("eps" for epsilon, as code writes it) is looked up and searched for as the
+    formula writes it."""
+    from mmrag_desktop.engine.search.query import plan_query, symbol_spellings
+
+    guide = tmp_path / "turbulence.md"
+    guide.write_text("# 7.1.1 The standard k \u2212 \u03b5 model\n\nTable 7.1: Standard k \u2212 \u03b5 model constants.\n\n"
+                     "| C\u00b5 | C\u03b51 | C\u03b52 | \u03c3k | \u03c3\u03b5 |\n|---|---|---|---|---|\n"
+                     "| 0.09 | 1.44 | 1.92 | 1.0 | 1.3 |\n\n"
+                     "The values chosen are those of [LS74]. C\u03b53 = 0 if G \u2a7e 0 (unstable stratification) and "
+                     "C\u03b53 = 1 otherwise.\n", encoding="utf-8")
+    list(library.add([guide]))
+    question = ("What values does the standard k-epsilon model use for C_mu, C_eps1, C_eps2, sigma_k and sigma_eps, "
+                "and how is C_eps3 chosen?")
+    assert unknown_words(question, library.term_df) == []
+    # a symbol the library never writes stays unknown, and a word with no Greek letter's name is itself alone
+    assert unknown_words("What is C_phi for the k-omega model?", library.term_df) == ["c_phi", "k-omega"]
+    assert symbol_spellings("x-axis") == [] and symbol_spellings("c_mu") == ["c\u03bc", "c \u03bc"]
+    assert symbol_spellings("k-epsilon") == ["k\u03b5", "k \u03b5"] and symbol_spellings("sigma_eps") == [
+        "\u03c3\u03b5", "\u03c3 \u03b5"]
+    terms = plan_query(question).terms
+    assert {"c\u03bc", "c\u03b51", "\u03c3k", "k \u03b5"} <= set(terms), terms
+    (top, *_) = library.search("What are C_mu and sigma_eps?", k=3)
+    assert "1.44" in top.text and "0.09" in top.text
