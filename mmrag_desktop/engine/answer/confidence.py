@@ -237,7 +237,7 @@ def assess(
 # everyday verbs and words of a question's frame, which a small library may well never write ("how can I accept a
 # key=value option ... and fall back to a default", Circuit_macros): not the second thing it never names
 _EVERYDAY = frozenset(stem(w) for w in """accept allow avoid begin bring call care carry change choose come cope
-    deal decide end enter fall feel fit follow forget happen help hold hope keep leave let like live look lose mean
+    buy deal decide end enter fall feel fit follow forget happen help hold hope keep leave let like live look lose mean
     move notice pass pick place plan prefer prevent pull push reach read remember rely return run save say see seem
     send set sit stand stay stop suggest suppose take talk think throw touch try turn wait walk wish wonder work worry
     worth write""".split())
@@ -283,11 +283,30 @@ def unknown_words(question: str, term_df: Callable[[list[str]], dict[str, int]])
     from ..search.query import part_spellings, symbol_spellings
 
     variants = {w: _spellings(w) + _nouns_of(w) + part_spellings(w) + list(GREEK.get(w, "")) + list(_GRADED.get(w, ()))
-                + symbol_spellings(w) for w in words}
+                + symbol_spellings(w) + _IRREGULAR.get(w, []) for w in words}
     parts = {w: _dotted_parts(w) for w in words}
     df = term_df(list(dict.fromkeys([*(v for vs in variants.values() for v in vs), *(p for ps in parts.values() for p in ps)])))
     return [w for w in words if not any(df.get(v, 0) for v in variants[w])
             and not (parts[w] and all(df.get(p, 0) for p in parts[w]))]
+
+
+# an irregular verb's past forms, which no stemmer takes back to the verb a manual writes ("If I broke the terms of
+# the licence and then stopped, do I get it back?" of the AGPL's "if you cease all violation ...", whose text
+# writes "break" but never "broke"): the verb is the word, and so are its other forms
+_IRREGULAR = {past: [verb, *(f for f in forms.split("/") if f != past)]
+              for verb, forms in (line.split(":") for line in """
+    begin:began/begun bend:bent bind:bound bite:bit/bitten blow:blew/blown break:broke/broken bring:brought
+    build:built buy:bought catch:caught choose:chose/chosen deal:dealt dig:dug draw:drew/drawn drive:drove/driven
+    eat:ate/eaten fall:fell/fallen feed:fed feel:felt fight:fought find:found fly:flew/flown
+    forbid:forbade/forbidden forget:forgot/forgotten freeze:froze/frozen give:gave/given grow:grew/grown hang:hung
+    hear:heard hide:hid/hidden hold:held know:knew/known lay:laid lead:led leave:left lend:lent lose:lost make:made
+    mean:meant pay:paid ride:rode/ridden ring:rang/rung rise:rose/risen run:ran say:said see:saw/seen seek:sought
+    sell:sold send:sent shake:shook/shaken shine:shone shoot:shot show:shown shrink:shrank/shrunk sing:sang/sung
+    sink:sank/sunk sit:sat sleep:slept slide:slid speak:spoke/spoken spend:spent spin:spun stand:stood
+    steal:stole/stolen stick:stuck strike:struck swear:swore/sworn swim:swam/swum take:took/taken teach:taught
+    tear:tore/torn tell:told think:thought throw:threw/thrown understand:understood wake:woke/woken wear:wore/worn
+    win:won wind:wound write:wrote/written""".split())
+              for past in forms.split("/")}
 
 
 # a judgement a question makes in one word and a manual in its opposite: "is that cheap for GMRES?" of PETSc's

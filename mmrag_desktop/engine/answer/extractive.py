@@ -567,6 +567,12 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 items = list_items(numbered_items(sentences[pos + 1:]), PAIR_WORDS - len(s.split()))
                 if items:
                     s, introduces = " ".join([s] + items), True
+            elif shown and not s.endswith(" ...") and (more := code_block(below.group(1), [nxt, *rest],
+                                                                         PAIR_WORDS - len(s.split()))[1:]):
+                # the code on the line below a lead-in goes on below it ("A pretty much minimal config file would look
+                # like the following:" / "client = yes" / "[29103]" / "accept = localhost:9103" / ..., Bacula's
+                # stunnel set-up): quoted whole, not its first line
+                s = " ".join([s, *more])
             elif rows := _table_after(s, sentences[pos + 1:], PAIR_WORDS - len(s.split())):
                 # and "Sets the types of messages that are printed." with the table of values below it
                 # ("Setting Affect" / "0 Messages, ..." / "2 Errors printed."): which setting prints only

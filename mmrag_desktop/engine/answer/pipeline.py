@@ -459,7 +459,12 @@ def _part_hits(library, question: str, hits: list) -> list:
 def _one_part_hit(library, part: str, terms: frozenset[str], hits: list):
     """The first text hit of a search for `part` alone that carries its `terms`, in the manuals of the first
     `hits`; None when a sentence of `hits` carries them already or no such hit is found."""
-    need = second_part_need(terms)
+    # a hit has the part when one of its sentences carries two of its terms (all of a part of two) or what a
+    # sentence must carry to answer it (second_part_need), whichever is more: Bacula's "... and which date and time
+    # variables can I use?" was held answered by "To create an ISO date: DLT-${Year}-..." (one of "date", "time"),
+    # and the list of the variables ("... special variables such as the date and time. The following variables
+    # are available: Year - the full year ...") was never searched for
+    need = max(second_part_need(terms), 2)
 
     def carries(h) -> bool:  # in one sentence
         return any(carried(terms, t) >= need for t in split_sentences(h.text, newlines=True))

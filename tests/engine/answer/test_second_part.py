@@ -71,3 +71,45 @@ def test_the_second_part_of_a_question_is_searched_alone_when_no_hit_carries_it(
     # compiled with by default, and how do I build them with -O3 ...?" found the -O3 passages only)
     turned = "What test proportion does /BINOMIAL assume when p is omitted, and i" + FIRST[1:] + "?"
     assert [h.chunk_id for h in _part_hits(library, turned, hits)] == [found[0].chunk_id]
+
+
+VARIABLES = [
+    ["Variable expansion is somewhat similar to Unix shell variable expansion. When using variable expansion",
+     "characters in a Volume Label Format record, the format should always be enclosed in double quotes.",
+     "For example, ${HOME} will be replaced by your home directory as defined in the environment."],
+    ["To create an ISO date: DLT-${Year}-${Month:p/2/0/r}-${Day:p/2/0/r} on 20 June 2003 would give",
+     "DLT-2003-06-20. Quoting the label format keeps the shell from expanding the variables itself."],
+    ["Counters are defined by the Counter resources in the Director's conf file. A counter variable is",
+     "incremented by postfixing a plus sign after the variable name in the label format."],
+    ["Internal variables are read-only, and may be related to the current job, or maybe special variables",
+     "such as the date and time. The following variables are available: Year - the full year; Month - the",
+     "current month 1-12; Day - the day of the month 1-31; Hour - the hour 0-24; Minute - the current minute."],
+]
+FILLER = ["The Storage daemon writes each job's data to a volume mounted in one of its devices, and it asks",
+          "the operator to mount another volume when the one in the drive is full or was not found in the pool.",
+          "A pool groups the volumes that jobs may write to, and its resource says how many of them it may hold,",
+          "whether they are recycled, and how long the catalog keeps the records of the files saved on them.",
+          "The Director reads its resources from its configuration file at start-up and when it is reloaded.",
+          "Messages of every daemon go to the destinations its Messages resource names: the console, a file,",
+          "the system log or an address, each with the classes of messages it is to receive from the daemons."]
+LABEL_FIRST = "When I put variables in a Volume Label Format, do I need to quote the format"
+LABEL_QUESTION = LABEL_FIRST + ", and which date and time variables can I use?"
+
+
+def test_a_hit_that_carries_one_term_of_a_part_of_two_does_not_answer_it(library, tmp_path):
+    """Bacula's miscellaneous guide: "When I put variables in a Volume Label Format, do I need to quote the format,
+    and which date and time variables can I use?" was held answered by "To create an ISO date: DLT-${Year}-..."
+    (one of "date" and "time"); the list of the variables, which a search for the second part alone finds first,
+    was never among the evidence. A hit has a part of two terms or more when a sentence carries two of them."""
+    from mmrag_desktop.engine.answer.pipeline import _part_hits
+
+    # each passage a page of its own, under a paragraph on other things (a page's few lines would be one chunk)
+    pages = [[*FILLER[k:], *FILLER[:k], *p] for k, p in enumerate(VARIABLES)]
+    pdf = write_pdf(tmp_path / "misc.pdf", [[(57, 80 + 14 * i, t) for i, t in enumerate(p)] for p in pages],
+                    fontsize=10)
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    hits = [h for h in library.search(LABEL_FIRST + "?", k=4) if h.page != 4][:3]
+    assert any(h.page == 2 for h in hits), [h.page for h in hits]  # the ISO date example, "date" and no "time"
+    found = _part_hits(library, LABEL_QUESTION, hits)
+    assert [h.page for h in found] == [4], [(h.page, h.text[:50]) for h in found]
+    assert _part_hits(library, LABEL_QUESTION, [*hits, *found]) == []  # the list found, nothing more to search
