@@ -69,6 +69,11 @@ def test_a_lead_in_with_its_command_on_the_line_below_is_no_fragment():
     assert not any(c.introduces for c in candidate_sentences(pack_evidence([block(other)], 1000)))
 
 
+def _candidates(text: str, **where):
+    """The candidate sentences of one passage of `text` (block's keywords: doc, section)."""
+    return candidate_sentences(pack_evidence([block(text, **where)], 1000))
+
+
 def test_the_code_on_the_line_below_a_lead_in_is_quoted_whole():
     """Bacula's stunnel set-up: "A pretty much minimal config file would look like the following:" / "client = yes" /
     "[29103]" / "accept = localhost:9103" / "connect = server:29103": the splitter keeps the lead-in with the first
@@ -78,13 +83,12 @@ def test_the_code_on_the_line_below_a_lead_in_is_quoted_whole():
             "minimal config file would look like the following:\nclient = yes\n[29103]\naccept = localhost:9103\n"
             "connect = server:29103\nThe above config file does encrypt the data but it does not require a "
             "certificate, so it is subject to the man\nin the middle attack.")
-    cands = candidate_sentences(pack_evidence([block(text, doc="bacula-misc.pdf", section="2.7 Stunnel Configuration "
-                                                     "for the Data Channel")], 1000))
+    cands = _candidates(text, doc="bacula-misc.pdf", section="2.7 Stunnel Configuration for the Data Channel")
     config = next(c for c in cands if c.text.startswith("A pretty much"))
     assert config.introduces
     assert config.text.endswith("client = yes [\u206029103] accept = localhost:9103 connect = server:29103"), config.text
     # a lead-in with one line of code below it is quoted as before
-    cands = {c.text[:20]: c for c in candidate_sentences(pack_evidence([block(SANDBOX)], 1000))}
+    cands = {c.text[:20]: c for c in _candidates(SANDBOX)}
     assert cands["A hands-on Scheme sa"].text.endswith("command line: lilypond scheme-sandbox")
 
 
@@ -104,8 +108,7 @@ def test_the_code_a_lead_in_announces_is_no_term_of_the_sentence_after_it():
             "executable program named hello.exe on Windows systems:\nProgram('hello.c')\nIf you want to build a "
             "program with a different name than the base of the source file name, you simply put the target file "
             "name to the left of the source file name:\nProgram('new_hello', 'hello.c')")
-    cands = candidate_sentences(pack_evidence([block(text, doc="scons-user.pdf", section="3.1 Specifying the Name "
-                                                     "of the Target (Output) File")], 1000))
+    cands = _candidates(text, doc="scons-user.pdf", section="3.1 Specifying the Name of the Target (Output) File")
     texts = [c.text for c in cands]
     assert texts[0].endswith("on Windows systems: Program('hello.c')"), texts
     second = next(c for c in cands if "different name" in c.text)
@@ -319,12 +322,11 @@ def test_an_irregular_verb_s_past_is_the_verb_the_manual_writes():
     assert unknown_words("Who wrote the licence, and was it shrunk?", term_df) == ["shrunk"]  # no "shrink" here
     question = "Is there a way to get a CA-signed certificate without buying one, and can I secure the traffic with ssh?"
     assert unknown_words(question, term_df) == ["buying", "traffic"]  # both unknown, as before
-    hit = [Hit(chunk_id=1, doc_id=1, doc="misc.pdf", page=15, bbox=None, kind="text", score=0.03,
-               section="2.15 Getting a CA Signed Certificate",
-               text="The process of getting a certificate signed by a CA is quite a bit more complicated. You can "
-                    "purchase one from quite a number of PKI vendors, but that is not at all necessary for use with "
-                    "Bacula. To get a CA signed certificate, you will either need to find a friend that has setup "
-                    "his own CA or to become a CA yourself. For ssh, see the ssh-tunnel.sh script.")]
+    hit = [block("The process of getting a certificate signed by a CA is quite a bit more complicated. You can purchase "
+                 "one from quite a number of PKI vendors, but that is not at all necessary for use with Bacula. To get a "
+                 "CA signed certificate, you will either need to find a friend that has setup his own CA or to become "
+                 "a CA yourself. For ssh, see the ssh-tunnel.sh script.", doc="misc.pdf",
+                 section="2.15 Getting a CA Signed Certificate")]
     from mmrag_desktop.engine.answer.confidence import UNKNOWN_MORE_MARGIN
 
     score = assess(question, hit, None, term_df=term_df).score
