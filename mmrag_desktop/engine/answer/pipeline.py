@@ -314,9 +314,14 @@ def _lines_reader(library) -> Callable[[int], list[dict]]:
 
 def _sentence_boxes(block, sentences: list[str], lines_of) -> list | None:
     """The boxes of `sentences` inside `block`'s chunk (see quote_boxes.py), or None to keep the
-    hit's own highlight (figures keep their region; sentences not found keep the hit's box)."""
-    if lines_of is None or not sentences or block.hit.kind == "figure":
+    hit's own highlight (sentences not found keep the hit's box). A figure keeps its region, and its caption
+    quoted is shown under it: code_saturne's "Table 7.1: Standard k − ε model constants [LS74]." (a table drawn
+    as a figure) lit the values above it and not the caption the answer quoted."""
+    if lines_of is None or not sentences:
         return None
+    if block.hit.kind == "figure":
+        quoted = merge_boxes([quote_boxes(lines_of(block.hit.chunk_id), s) for s in sentences])
+        return merge_boxes([list(block.hit.boxes), quoted]) if quoted and block.hit.boxes else None
     # the hit's text opens with its lead lines and ends with its tail lines
     lines = [*block.hit.lead, *lines_of(block.hit.chunk_id), *block.hit.tail]
     return merge_boxes([quote_boxes(lines, block.without_heading(s)) for s in sentences]) or None

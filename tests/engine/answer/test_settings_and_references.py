@@ -336,3 +336,24 @@ def test_an_irregular_verb_s_past_is_the_verb_the_manual_writes():
     assert report.unknown == ["buying", "traffic"] and not report.insufficient, report
     library_words["ssh"] = 0  # a second word of the question's subject the library never uses
     assert assess(question, hit, None, term_df=term_df, **bar).insufficient
+
+
+def test_a_figure_s_caption_quoted_is_lit_under_its_region():
+    """code_saturne's Table 7.1 is drawn as a figure (rules between columns only): the answer quoted its caption,
+    "Table 7.1: Standard k − ε model constants [LS74].", and its chip lit the region of the values above it but not
+    the caption, so the line read was not the line shown. A figure keeps its region and gains the quoted caption's
+    line; a sentence not found in its lines leaves the region alone."""
+    from mmrag_desktop.engine.answer.pipeline import _sentence_boxes
+
+    region = (241.28, 526.21, 384.61, 574.43)
+    caption = "Table 7.1: Standard k \u2212 \u03b5 model constants [LS74]."
+    figure = Hit(chunk_id=3534, doc_id=2, doc="code_saturne-theory.pdf", page=66, bbox=region, kind="figure",
+                 score=0.04, section="7.1.1 Equations for the variables k and \u03b5",
+                 text=f"{caption}\nLabels: C\u00b5 C\u03b51 C\u03b52 \u03c3k \u03c3\u03b5 0.09 1.44 1.92 1.0 1.3",
+                 boxes=[(66, region)])
+    (block,) = pack_evidence([figure], 1000)
+    lines = [{"p": 66, "b": (202.99, 585.39, 422.91, 594.79), "t": caption, "s": [0]}]
+    assert _sentence_boxes(block, [caption], lambda chunk_id: lines) == [(66, region), (66, (202.99, 585.39, 422.91, 594.79))]
+    assert _sentence_boxes(block, ["The constants are those of Launder and Spalding."], lambda chunk_id: lines) is None
+    # and the citation still opens on the region, the larger of its boxes
+    assert block.citation(_sentence_boxes(block, [caption], lambda chunk_id: lines)).bbox == region
