@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..hits import Hit
+from ..search.query import GREEK_NAMES
 
 WEIGHTS = {"similarity": 0.5, "coverage": 0.35, "agreement": 0.1, "gap": 0.05}
 DEFAULT_THRESHOLD = 0.45
@@ -57,8 +58,7 @@ _NAME_WORD = re.compile(r"[A-Za-z0-9]+")
 # a Greek letter the question spells out ("a Dirichlet character chi") is known to a library that
 # writes the letter ("induce χ ∈ Ĝ to Z/NZ", the PARI/GP card); micro's sign is a mu too
 GREEK = {name: letters for name, letters in zip(
-    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon "
-    "phi chi psi omega".split(),
+    GREEK_NAMES,
     ["αΑ", "βΒ", "γΓ", "δΔ", "εϵΕ", "ζΖ", "ηΗ", "θϑΘ", "ιΙ", "κΚ", "λΛ", "μµΜ", "νΝ", "ξΞ", "οΟ", "πΠ", "ρΡ",
      "σςΣ", "τΤ", "υΥ", "φϕΦ", "χΧ", "ψΨ", "ωΩ"], strict=True)}
 # a phrasal verb's particle or a general verb or adverb ("how can I get it back?", "sit right up
