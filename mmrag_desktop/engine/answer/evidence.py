@@ -86,9 +86,10 @@ _BULLET_ITEM = re.compile(r"^[\u2022\u25e6\u25aa\u2023\u2219\u25cf\u2013]\s")
 # a numbered item ("2. board - one for each different board" / "3. target - the chips ..."), where a list
 # is under way: a wrapped line may open with "3. " too ("as shown in Figure" / "3. The ...")
 _NUMBERED_ITEM = re.compile(r"^\d{1,2}[.)]\s")
-_GOES_ON = re.compile(r"(?:\b(?:the|a|an|of|to|in|on|at|by|for|with|and|or|nor|from|as|is|are|was|be|that|which|than|its|"
-                      r"their|this|these|not|per|via|into|if|when|where|while|can|may|will|should|must)|[,(/-])$",
-                      re.I)
+# a line that ends with a word or mark a sentence cannot end with: the sentence wraps on to the next line
+_WRAPS_ON = re.compile(r"(?:\b(?:the|a|an|of|to|in|on|at|by|for|with|and|or|nor|from|as|is|are|was|be|that|which|than|its|"
+                       r"their|this|these|not|per|via|into|if|when|where|while|can|may|will|should|must)|[,(/-])$",
+                       re.I)
 # a line that is a call and nothing else but a comment: code, no wrapped line of prose ("env.POUpdate(['en','pl']) #
 # messages.pot --> [en.po, pl.po]" / "Example 2. Update en.po and pl.po from foo.pot template:", SCons' examples)
 _CALL_LINE = re.compile(r"^[A-Za-z_$][\w.$]*\(.*\)\s*(?:(?:#|//).*)?$")
@@ -200,7 +201,7 @@ def unwrap_lines(text: str) -> str:
                        and not _NUMBERED_HEADING.match(line) and not _NUMBERED_HEADING.match(lines[i - 1])
                        and not _BULLET_ITEM.match(line)
                        and not (_NUMBERED_ITEM.match(line) and (_NUMBERED_ITEM.match(prev) or _BULLET_ITEM.match(prev)))
-                       and not (_BULLET_ITEM.match(prev) and line[:1].isupper() and not _GOES_ON.search(prev)))
+                       and not (_BULLET_ITEM.match(prev) and line[:1].isupper() and not _WRAPS_ON.search(prev)))
             if wrapped:
                 # an address broken after its scheme ("https://" / "github.com/westes/flex/issues/") is one word
                 out[-1] = prev + ("" if prev.endswith("://") else " ") + line
