@@ -24,7 +24,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..hits import Hit
-from ..search.query import GREEK_NAMES
+from ..search.query import (
+    GREEK_NAMES,
+    asked_phrase,
+    entry_codes,
+    howto_object,
+    part_spellings,
+    plan_query,
+    symbol_spellings,
+)
 
 WEIGHTS = {"similarity": 0.5, "coverage": 0.35, "agreement": 0.1, "gap": 0.05}
 DEFAULT_THRESHOLD = 0.45
@@ -280,8 +288,6 @@ def unknown_words(question: str, term_df: Callable[[list[str]], dict[str, int]])
                                and t.lower() not in STOPWORDS and t.lower() not in _GENERAL_WORDS))
     if not words:
         return []
-    from ..search.query import part_spellings, symbol_spellings
-
     variants = {w: _spellings(w) + _nouns_of(w) + part_spellings(w) + list(GREEK.get(w, "")) + list(_GRADED.get(w, ()))
                 + symbol_spellings(w) + _IRREGULAR.get(w, []) for w in words}
     parts = {w: _dotted_parts(w) for w in words}
@@ -382,8 +388,6 @@ def decisive_unknown(question: str, unknown: Sequence[str]) -> list[str]:
     ("screenshot", "rerun", "largest") are left to the score."""
     if not unknown:
         return []
-    from ..search.query import asked_phrase, howto_object
-
     asked = set(" ".join(filter(None, (asked_phrase(question), howto_object(question)))).lower().split())
     if m := _CAN_IT.match(question):  # "Can Gpredict decode the telemetry ...?" asks whether it decodes
         asked.add(m.group(1).lower())
@@ -416,7 +420,6 @@ def absent_names(question: str, hits: Sequence[Hit]) -> list[str]:
     """The question's names (part numbers, ALL-CAPS names, identifiers: key_terms.py) that occur in
     none of the hits: a question about "the ESP32" or "the RS-485 port" is not answered by pages
     that never name it, however close their wording."""
-    from ..search.query import entry_codes, plan_query
     from .key_terms import TermIndex, missing_terms, terms
 
     # a quoted letter ("the 'O' character", "the 'x' option") names nothing a page must repeat: a chunk of
@@ -447,20 +450,16 @@ def _named_by_its_number(name: str, question: str, text: str) -> bool:
 def _named_as_the_tools_do(name: str, text: str) -> bool:
     """True when the part number `name` is in `text` (lower case) as its tools spell it ("PIC16F1829LIN"
     as "p16f1829lin", search/query.part_spellings)."""
-    from ..search.query import part_spellings
-
     return any(re.search(r"(?<![\w.])" + re.escape(v) + r"(?![\w])", text) for v in part_spellings(name))
 
 
 def _named_as_formulas_do(name: str, text: str) -> bool:
     """True when the symbol `name` spells in Latin letters ("C_mu", "sigma_eps": search/query.symbol_spellings) is
     in `text` (lower case) as a formula writes it: "Cµ" (micro's sign or the Greek letter), "C ε1", "σε", "k − ε"."""
-    from ..search.query import symbol_spellings
-
     spelled = symbol_spellings(name.lower())
     if not spelled:
         return False
-    letters = {letter[0]: letter for letter in GREEK.values()}
+    letters = {c: variants for variants in GREEK.values() for c in variants}  # any way of writing it: all of them
     pattern = r"[\s\u2212\u2013-]{0,3}".join(f"[{letters[c]}]" if c in letters else re.escape(c) for c in spelled[0].replace(" ", ""))
     return re.search(r"(?<!\w)" + pattern + r"(?!\w)", text) is not None
 

@@ -42,9 +42,10 @@ def in_margin(line: Line, height: float) -> bool:
     return _in_bands(line.bbox[1], line.bbox[3], height)
 
 
-def _in_bands(y0: float, y1: float, height: float) -> bool:
-    """True when what spans `y0` to `y1` lies wholly in the top or bottom margin band of a page of `height`."""
-    return y1 <= height * MARGIN_FRACTION or y0 >= height * (1 - MARGIN_FRACTION)
+def _in_bands(y0: float, y1: float, height: float, fraction: float = MARGIN_FRACTION) -> bool:
+    """True when what spans `y0` to `y1` lies wholly in the top or bottom `fraction` (the margin band) of a page of
+    `height`."""
+    return y1 <= height * fraction or y0 >= height * (1 - fraction)
 
 
 def _centre(line: Line) -> float:
@@ -191,4 +192,4 @@ def boxed_header(box: tuple[float, float, float, float], inside: list[Line], fur
     of a page with a line that its neighbours repeat (pgfplots' "% Preamble: \\pgfplotsset{...}" atop an example's
     code) or a label in the band that a neighbouring page has in its place (Circuit_macros' "R") is no header."""
     return (sum(len(_WORD.findall(ln.text)) for ln in furniture) >= 2 and 2 * len(furniture) >= len(inside)
-            and (box[3] <= height * HEADER_FRACTION or box[1] >= height * (1 - HEADER_FRACTION)))
+            and _in_bands(box[1], box[3], height, HEADER_FRACTION))
