@@ -42,6 +42,7 @@ from .pdf_lines import (
     join_underscored,
     lines_from_dict,
     listing_numbers,
+    margin_notes,
     mark_exponents,
     merge_row,
     textpage_flags,
@@ -219,6 +220,8 @@ class PdfDocument:
         rotation = int(page.rotation)
         drop = furniture_ids(ext.lines, height, neighbours, ext.sig) | listing_numbers(ext.lines)
         lines = [ln for ln in ext.lines if id(ln) not in drop]
+        notes = margin_notes(lines)
+        lines = [ln for ln in lines if id(ln) not in notes]
         has_images = bool(page.get_images(full=True))
 
         if (

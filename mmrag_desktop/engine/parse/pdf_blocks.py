@@ -11,10 +11,12 @@ from ..elements import Block, Line
 
 BULLET = re.compile(r"^(?:[•◦▪▫‣⁃●○■□►▶✓✔·∙]|[-–—*])\s+\S")
 NUMBERED = re.compile(r"^(?:\(?\d{1,3}[.)]|\(?[a-zA-Z][)]|\([a-z]\)|[ivxIVX]{1,4}[.)])\s+\S")
-CAPTION = re.compile(r"^(?:Figure|Fig\.?|Table|Tab\.)\s*(?:[A-Z]?\d+(?:[.\-–]\d+)*)[a-z]?(?=$|[\s:.\-–—)])")
-CAPTION_STRONG = re.compile(
-    r"^(?:Figure|Fig\.?|Table|Tab\.)\s*(?:[A-Z]?\d+(?:[.\-–]\d+)*)[a-z]?\s*(?:$|[:.\-–—|]|\s+[A-Z(])"
-)
+# a caption's label: "Figure 3", "Fig. 4-12", "Table 2", and in capitals as journals set it ("FIG. 1." in the APS
+# style, "TABLE II." in IEEE's, numbered in Roman)
+_CAPTION_LABEL = (r"(?:(?:Figure|Fig\.?|Table|Tab\.)\s*(?:[A-Z]?\d+(?:[.\-–]\d+)*)[a-z]?"
+                  r"|(?:FIGURE|FIG\.|TABLE)\s*(?:\d+(?:[.\-–]\d+)*[a-z]?|[IVX]{1,5}))")
+CAPTION = re.compile(rf"^{_CAPTION_LABEL}(?=$|[\s:.\-–—)])")
+CAPTION_STRONG = re.compile(rf"^{_CAPTION_LABEL}\s*(?:$|[:.\-–—|]|\s+[A-Z(])")
 
 
 def is_list_start(text: str) -> bool:

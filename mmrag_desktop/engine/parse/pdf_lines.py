@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from typing import Any
 
 from ..elements import BBox, Line, union_bbox
@@ -78,16 +79,27 @@ PROSE_WORDS = 3
 _TYPESET_HYPHEN = re.compile("\u2212(?=[A-Za-z\u2212])")
 
 
+# TeX sets an accent as a glyph of its own before the letter it sits over, and the text reads "Debye-H\u00a8uckel",
+# "6.3 \u02daA", "\u02c6f" (a hat over f): the spacing accent and its letter are the accented letter ("H\u00fcckel", "\u00c5",
+# "f\u0302")
+_SPACING_ACCENTS = {"\u00a8": "\u0308", "\u00b4": "\u0301", "\u02c6": "\u0302", "\u02dc": "\u0303", "\u02da": "\u030a",
+                    "\u02c7": "\u030c", "\u02d8": "\u0306", "\u02d9": "\u0307"}
+_ACCENT_BEFORE = re.compile("([" + "".join(_SPACING_ACCENTS) + r"])([^\W\d_])")
+
+
 def normalize_text(text: str) -> str:
     """Expand ligatures (also those a TeX font without a ToUnicode map leaves as control characters,
-    with its dashes and quotes), drop soft hyphens and the Symbol font's bracket pieces, and read a minus
-    sign before a letter as a hyphen; returns the cleaned string."""
+    with its dashes and quotes), drop soft hyphens and the Symbol font's bracket pieces, join a spacing accent to
+    the letter after it (_ACCENT_BEFORE), and read a minus sign before a letter as a hyphen; returns the cleaned
+    string."""
     if _TEX_CODE.search(text):
         text = _TEX_OT1_LIGATURE.sub(lambda m: _OT1_LIGATURES[m.group()], text).translate(_TEX_T1_TABLE)
     pieces = _SYMBOL_PIECE.search(text)
     text = text.translate(_LIGATURE_TABLE)
     if pieces:
         text = _SPACES.sub(" ", text)
+    if _ACCENT_BEFORE.search(text):
+        text = _ACCENT_BEFORE.sub(lambda m: unicodedata.normalize("NFC", m.group(2) + _SPACING_ACCENTS[m.group(1)]), text)
     return _TYPESET_HYPHEN.sub("-", text)
 
 
@@ -375,6 +387,45 @@ def listing_numbers(lines: list[Line]) -> set[int]:
             if len(run) >= LISTING_NUMBER_RUN and _mono_beside(run, lines):
                 out |= {id(ln) for ln in run}
     return out
+
+
+# a note in the left margin beside the text, of a word or two (LaTeX's doc class prints each macro a paragraph
+# describes there, right-aligned: "\fpure" / "\fmix" beside "Different textbooks use different modifications of the
+# symbol f for fugacity, so it" / "is recommended to use the macro \fpure ..."; read as one row with the line beside
+# it, every such sentence had a macro's name inside it)
+MARGIN_NOTE_WORDS = 2
+MARGIN_GAP = 3.0  # points between a margin note's right edge and the text's left edge, at least
+_NOT_A_NOTE = re.compile(r"^(?:[\d.,:()+\u2212-]+|\(?[A-Za-z]\)|[ivxIVX]+\.|[\u2022\u25e6\u25aa\u2023*\u2013\u2014-])$")
+
+
+def margin_notes(lines: list[Line]) -> set[int]:
+    """ids of the notes set in the page's left margin: lines of at most MARGIN_NOTE_WORDS words that end left
+    of every line of three words or more, each beside one of them or a line of code (_beside_text), either two or
+    more sharing their right edge and not their left (set right-aligned, as a column of notes is) or a TeX
+    macro's name ("\\cPs"); a number, a list's enumerator or bullet is none (a numbered list's numbers
+    right-aligned left of its items, listing_numbers' line numbers). A term left-aligned beside its description
+    (a man page's "-v  Verbose output") stays."""
+    text = [ln for ln in lines if len(ln.text.split()) > MARGIN_NOTE_WORDS]
+    if not text:
+        return set()
+    left = min(ln.bbox[0] for ln in text) - MARGIN_GAP
+    margin = [ln for ln in lines if len(ln.text.split()) <= MARGIN_NOTE_WORDS and ln.bbox[2] <= left
+              and not _NOT_A_NOTE.match(ln.text) and _beside_text(ln, [*text, *(c for c in lines if c.mono)])]
+    out = {id(ln) for ln in margin if ln.text.startswith("\\")}
+    edges: dict[float, list[Line]] = {}
+    for ln in margin:
+        x = next((k for k in edges if abs(k - ln.bbox[2]) <= NUMBER_COLUMN), ln.bbox[2])
+        edges.setdefault(x, []).append(ln)
+    for column in edges.values():
+        if len(column) >= 2 and max(ln.bbox[0] for ln in column) - min(ln.bbox[0] for ln in column) > NUMBER_COLUMN:
+            out |= {id(ln) for ln in column}
+    return out
+
+
+def _beside_text(note: Line, text: list[Line]) -> bool:
+    """True when a line of `text` (prose or code) runs beside `note`, the two overlapping in height (a graph's
+    labels left of its drawing are beside none: dot's "past" / "future")."""
+    return any(ln.bbox[1] < note.bbox[3] and ln.bbox[3] > note.bbox[1] and ln.bbox[0] > note.bbox[2] for ln in text)
 
 
 def _mono_beside(run: list[Line], lines: list[Line]) -> bool:

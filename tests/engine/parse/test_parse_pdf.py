@@ -1594,3 +1594,77 @@ def test_a_definition_lists_terms_are_read_each_before_its_description(tmp_path)
         t, first = text.find(term, at), text.find(lines[0], at)
         assert 0 <= t < first, (term, text)
         at = text.find(lines[-1], first)
+
+
+def test_notes_in_the_left_margin_stay_out_of_the_lines_beside_them(tmp_path):
+    """LaTeX's doc class prints each macro a paragraph describes in the left margin, right-aligned ("\\fpure" /
+    "\\fmix" beside "Different textbooks use different modifications ..."; the thermodynamics package's manual):
+    read as one row with the line beside it, every such sentence had a macro's name inside it ("so it \\fmix is
+    recommended"). The notes are left out; a term left-aligned before its description (a man page's "-v Verbose
+    output"), a numbered list's right-aligned numbers and a graph's labels left of its drawing stay."""
+    import pymupdf
+
+    font = pymupdf.Font("helv")
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    body = ["Different textbooks use different modifications of the symbol f for fugacity, so it",
+            "is recommended to use the macro fpure to denote the pure-component fugacity",
+            "and fmix to denote the mixture fugacity. Similarly, the pure-component fugacity"]
+    for i, line in enumerate(body):
+        page.insert_text((133, 140 + 14 * i), line, fontsize=10)
+    for i, note in enumerate(("\\fpure", "\\fmix", "\\phipure")):  # right-aligned at x = 123
+        page.insert_text((123 - font.text_length(note, fontsize=9), 140 + 14 * i), note, fontsize=9)
+    page.insert_text((133, 250), "A paragraph with a single note beside its first line, a macro name.", fontsize=10)
+    page.insert_text((123 - font.text_length("\\cPs", fontsize=9), 250), "\\cPs", fontsize=9)
+    # a man page's options, left-aligned terms beside their descriptions
+    page.insert_text((72, 320), "-v", fontsize=10)
+    page.insert_text((133, 320), "Verbose output, one line for each file read.", fontsize=10)
+    page.insert_text((72, 334), "-q", fontsize=10)
+    page.insert_text((133, 334), "Quiet output, errors only and nothing more.", fontsize=10)
+    # a numbered list, its numbers right-aligned left of the items
+    for i, n in enumerate(("9.", "10.")):
+        page.insert_text((123 - font.text_length(n, fontsize=10), 380 + 14 * i), n, fontsize=10)
+        page.insert_text((133, 380 + 14 * i), f"Item {n} of the list says what to do next.", fontsize=10)
+    # a graph's labels left of its drawing, beside no line of text
+    for i, label in enumerate(("past", "future")):
+        page.insert_text((123 - font.text_length(label, fontsize=9), 460 + 60 * i), label, fontsize=9)
+    page.draw_rect(pymupdf.Rect(140, 450, 400, 540), color=(0, 0, 0))
+    (parsed,) = _saved_and_parsed(doc, tmp_path / "margin_notes.pdf")
+    text = "\n".join(b.text for b in parsed.blocks)
+    assert "so it\nis recommended" in text or "so it is recommended" in text, text
+    for note in ("\\fpure", "\\fmix", "\\phipure", "\\cPs"):
+        assert note not in text, text
+    assert "fpure to denote" in text  # the body's own words stay
+    assert re.search(r"-v\s+Verbose output", text) and re.search(r"-q\s+Quiet output", text), text
+    assert re.search(r"9\.\s+Item 9\.", text) and re.search(r"10\.\s+Item 10\.", text), text
+    assert "past" in text and "future" in text, text
+
+
+def test_a_caption_in_capitals_and_an_accent_set_before_its_letter(tmp_path):
+    """LAMMPS' CG-DNA guide is set in the APS style: "FIG. 1. Overview of oxDNA2 model: (a) Nucleotide" / "geometry
+    with base vector b ...". "FIG." was no caption's label: the first line went into the figure's box as a label and
+    the rest of the caption into the text around it. TeX also sets an accent as a glyph of its own before its letter:
+    the text read "Debye-H\u00a8uckel" and "6.3 \u02daA"."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((72, 90), "The model has three interaction sites, shown in the figure below.", fontsize=10)
+    page.draw_rect(pymupdf.Rect(120, 120, 300, 260), color=(0, 0, 0), fill=(0.8, 0.3, 0.3))
+    page.draw_circle((210, 190), 40, color=(0, 0, 0), fill=(0.2, 0.6, 0.8))
+    page.insert_text((205, 150), "n", fontsize=8)
+    caption = ["FIG. 1. Overview of the model: (a) Nucleotide", "geometry with base vector b and base normal n.",
+               "The backbone site is at the centre of the red sphere."]
+    for i, line in enumerate(caption):
+        page.insert_text((72, 290 + 11 * i), line, fontsize=9)
+    page.insert_text((72, 360), "Electrostatics follow a Debye-H\u00a8uckel potential in the r\u00b4egime of low salt.",
+                     fontsize=10)
+    page.insert_text((72, 400), "TABLE II. Timings of the two models on one core.", fontsize=9)
+    (parsed,) = _saved_and_parsed(doc, tmp_path / "aps.pdf")
+    caps = [b for b in parsed.blocks if b.kind == "caption"]
+    assert caps and " ".join(caps[0].text.split()) == " ".join(caption), caps
+    figure = parsed.blocks[caps[0].caption_of]
+    assert figure.kind == "figure" and "FIG" not in figure.text
+    text = " ".join(b.text for b in parsed.blocks)
+    assert "Debye-H\u00fcckel potential in the r\u00e9gime" in text, text
+    assert any(b.kind == "caption" and b.text.startswith("TABLE II.") for b in parsed.blocks)
