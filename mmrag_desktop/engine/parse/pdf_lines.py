@@ -84,7 +84,8 @@ _TYPESET_HYPHEN = re.compile("\u2212(?=[A-Za-z\u2212])")
 # "f\u0302")
 _SPACING_ACCENTS = {"\u00a8": "\u0308", "\u00b4": "\u0301", "\u02c6": "\u0302", "\u02dc": "\u0303", "\u02da": "\u030a",
                     "\u02c7": "\u030c", "\u02d8": "\u0306", "\u02d9": "\u0307"}
-_ACCENT_BEFORE = re.compile("([" + "".join(_SPACING_ACCENTS) + r"])([^\W\d_])")
+# (not in a word of code: "\u02c6ci-debian-altroot--.*$" is a regular expression's caret, NUT's user manual)
+_ACCENT_BEFORE = re.compile("([" + "".join(_SPACING_ACCENTS) + r"])([^\W\d_])(?![^\s$*^\\|{}]*[$*^\\|{}])")
 
 
 def normalize_text(text: str) -> str:
