@@ -82,6 +82,8 @@ _GENERAL_WORDS = frozenset(
     ever yet still gone come comes came went goes going gotten put keep keeps kept even
     happen happens happened happening possible possibly counterpart counterparts meant intended supposed
     myself yourself ourselves themselves
+    mainly mostly primarily chiefly largely usually typically generally normally commonly especially particularly
+    specifically basically really actually simply merely
     don doesn didn isn aren wasn weren won shouldn couldn wouldn haven hasn hadn""".split()
 )  # (and what is left of "don't" and its kind: a manual that never writes "don't" has no word "don")
 
@@ -278,6 +280,9 @@ def states_the_numbers(question: str, hits: Sequence[Hit]) -> bool:
     return any(wanted <= set(_NUMBER.findall(h.text)) for h in _plain(hits)[:NUMBERS_HITS])
 
 
+_CAMEL_PART = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
 def unknown_words(question: str, term_df: Callable[[list[str]], dict[str, int]]) -> list[str]:
     """The question's words (three letters or more, not stopwords, not numbers) that occur in no
     chunk of the library ("consumption", "link-time", "grafana"): with a middling score, the pages
@@ -292,8 +297,14 @@ def unknown_words(question: str, term_df: Callable[[list[str]], dict[str, int]])
                 + symbol_spellings(w) + _IRREGULAR.get(w, []) for w in words}
     parts = {w: _dotted_parts(w) for w in words}
     df = term_df(list(dict.fromkeys([*(v for vs in variants.values() for v in vs), *(p for ps in parts.values() for p in ps)])))
-    return [w for w in words if not any(df.get(v, 0) for v in variants[w])
-            and not (parts[w] and all(df.get(p, 0) for p in parts[w]))]
+    unknown = [w for w in words if not any(df.get(v, 0) for v in variants[w])
+               and not (parts[w] and all(df.get(p, 0) for p in parts[w]))]
+    # a word the question writes as a part of a name in camel case it also gives, which the library knows
+    # ("\PartialBigg and its bigg/Bigg relatives": the manual writes \Partialbigg, never "bigg" alone; not "Pro" of
+    # "Programmer", one word)
+    camel = {piece.lower() for name in _TERM.findall(question) if name.lower() in words and name.lower() not in unknown
+             for piece in _CAMEL_PART.split(name) if piece != name}
+    return [w for w in unknown if w not in camel]
 
 
 # an irregular verb's past forms, which no stemmer takes back to the verb a manual writes ("If I broke the terms of

@@ -96,6 +96,10 @@ _LABELS = re.compile(r"^(?:labels|referenced as|section)\s*:", re.I)
 _UNMAPPED = re.compile(r"(?<!\u2190)\ufffd")
 # A figure chunk's parts ("Figure 2: ... Labels: ... Section: ... Referenced as: ...") are separate.
 _FIGURE_PART = re.compile(r"\s(?=(?:Labels|Section|Referenced as):\s)")
+# The "Referenced as:" line of a figure chunk is the body's sentences that name the figure, cut to the chunk's size
+# and run together ("between complementary base pairs. Fig. 1 illustrates in Fig. 1. More details ..."): search's
+# context, no sentence of the page to quote (the sentences are quoted from their own chunks)
+_REFERENCED_LINE = re.compile(r"^Referenced as:.*$\n?", re.M)
 # a note in brackets after a sentence's full stop ("• Fixed TX audio dropouts when using different sample rates.
 # (PR #287)", FreeDV's release notes): the sentence's, not a term of the sentence after it
 _NOTE = re.compile(r"^\([^()\n]{2,40}\)$")
@@ -260,6 +264,15 @@ _COMMAND_BELOW = re.compile(r":[ \t]*\n[ \t]*((?:[$%>][ \t]*)?[a-z][\w.+-]*(?:[ 
 # an item of a list that names a thing and says what it is, its ";" the list's ("GLP_NU — non-basic variable on
 # its upper bound;", GLPK's status codes): a whole answer, no lead-in
 _LIST_ITEM = re.compile(r"^\S+(?: \S+)?\s+[—–-]\s+\w.*;$")
+# an item of a list of names and what each is, one to a line, its dash a long one ("Year – the full year" /
+# "Month – the current month 1-12", Bacula's variables); a line may run several together ("... 1-12 Day – the day
+# of the month 1-31"), each of them opening with a capital (_NEXT_DEFINED)
+_DEFINED_ITEM = re.compile(r"^[\w$%@.{}\[\]-]+(?: [\w.]+){0,2} [\u2013\u2014] \S")
+_NEXT_DEFINED = re.compile(r" (?=[A-Z]\w* [\u2013\u2014] \S)")
+# a short lead-in of its own below a sentence that says a list follows ("The following variables are available:",
+# "The classes are:"; not "Sources:" above a list of links, nor "Subcircuit example with parameters:" above code)
+_LIST_LEAD = re.compile(r"^(?:The following\b[^.!?:]*|[A-Z][^.!?:]*\b(?:are|include|includes)):$")
+LIST_WORDS = 80  # a sentence, the lead-in below it and the items it lists, quoted together, stay this short
 OPPOSITE_PENALTY = 0.1  # as search's highlight (search/highlight.py ANTONYM_PENALTY)
 # a manual's copyright or licence notice ("PARI/GP is Copyright (c) 2000-2022 The PARI Group PARI/GP is free
 # software; you can redistribute it ...") repeats the product's name and answers no question but its own
@@ -385,6 +398,8 @@ class Candidate:
     under: str = ""  # the option or setting whose entry the sentence is part of ("DOT_CLEANUP If the ..." on)
     keyword: str = ""  # the keyword whose reference entry the sentence is part of ("• Keyword hillWidth ⟨...⟩" on)
     named: bool = False  # a table row the question names (`_row_names_asked`)
+    below: tuple[str, ...] = ()  # a lead-in below the sentence and the items of the list it opens, quoted after
+    # it (the sentence ranked without them)
     chunk: tuple[int, int, int] = (-1, -1, 0)  # the block's document id, chunk id and page
 
 
@@ -494,6 +509,8 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
         if b.hit.navigation:  # a contents or index chunk ("20 Enclosure Options 65 21 HackRF One's Buttons 67")
             continue
         text = b.text[:-4] if b.truncated and b.text.endswith(" ...") else b.text
+        if b.hit.kind == "figure":
+            text = _REFERENCED_LINE.sub("", text)
         heads = line_heads(text)
         references = bool(_REFERENCE_SECTION.search(b.hit.section.split(" > ")[-1]))
         if b.hit.kind == "table" or card_lines(text.split("\n")):
@@ -556,17 +573,26 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             if fence and not body and rest:
                 body, rest = rest[0], rest[1:]
             introduces = bool(body) and introduces_code(s, body)
+            list_below: tuple[str, ...] = ()
             if introduces:  # "Launch the GPG checking using the following command:" says nothing alone
                 budget = PAIR_WORDS - len(s.split())
                 s = " ".join([s] + (fenced_block([body, *rest], budget) if fence else code_block(nxt, rest, budget)))
-            elif (s.endswith(":") and (_BULLET.match(nxt.strip()) or _ENUMERATOR.match(nxt.strip()))
+            elif (s.endswith(":") and (_BULLET.match(nxt.strip()) or _ENUMERATOR.match(nxt.strip())
+                                       or _DEFINED_ITEM.match(nxt.strip()))
                   and not references and not _siblings_in_list(s, nxt)):  # (not a list of links' titles)
                 # nor does "Every TAP requires at least the following configparams:": quoted with the
                 # items it introduces ("• -irlen NUMBER The length in bits of the instruction register ...";
                 # and numbered: stanli's "The following order is recommended:" / "1." / "Points \dpoint" ...)
-                items = list_items(numbered_items(sentences[pos + 1:]), PAIR_WORDS - len(s.split()))
+                items = items_below(sentences[pos + 1:], PAIR_WORDS - len(s.split()))
                 if items:
                     s, introduces = " ".join([s] + items), True
+            elif (s[-1:] in ".!?" and len(nxt.split()) <= EXAMPLE_WORDS and _LIST_LEAD.match(" ".join(nxt.split()))
+                  and not references and (listed := items_below(sentences[pos + 2:], LIST_WORDS - len(s.split())
+                                                                - len(nxt.split())))):
+                # "Internal variables are read-only, and may be related to ... the date and time." / "The following
+                # variables are available:" / "Year – the full year" / ...: what the sentence speaks of is listed
+                # below its lead-in, and quoted with it
+                list_below, nxt = (" ".join(nxt.split()), *listed), ""
             elif shown and not s.endswith(" ...") and (more := code_block(below.group(1), [nxt, *rest],
                                                                          PAIR_WORDS - len(s.split()))[1:]):
                 # the code on the line below a lead-in goes on below it ("A pretty much minimal config file would look
@@ -623,7 +649,7 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             elif short_default:
                 continue
             label = prev if term and not _example_of(prev, s) else ""
-            out.append(Candidate(b.id, pos, s, following=following, label=label, introduces=introduces,
+            out.append(Candidate(b.id, pos, s, following=following, label=label, introduces=introduces, below=list_below,
                                  listed=bool(label) or short_default, under=under, keyword=keyword,
                                  chunk=(b.hit.doc_id, b.hit.chunk_id, b.hit.page)))
     return out
@@ -708,6 +734,33 @@ def list_items(rest: Sequence[str], budget: int) -> list[str]:
         out.append(line)
         words += len(line.split())
     return out
+
+
+def defined_items(rest: Sequence[str], budget: int) -> list[str]:
+    """The items of a list of names and meanings that `rest` opens with (_DEFINED_ITEM: "Year – the full
+    year" / "Month – the current month 1-12 Day – the day of the month 1-31", several items on a line each
+    one of its own), as many whole items as `budget` words hold, " ..." after the last when more are left
+    out; [] unless there are two or more."""
+    out: list[str] = []
+    words = 0
+    for line in rest:
+        line = " ".join(line.split())
+        if not _DEFINED_ITEM.match(line):
+            break
+        for item in _NEXT_DEFINED.split(line):
+            if words + len(item.split()) > budget:
+                return [*out[:-1], f"{out[-1]} ..."] if len(out) >= 2 else []
+            out.append(item)
+            words += len(item.split())
+    return out if len(out) >= 2 else []
+
+
+def items_below(rest: Sequence[str], budget: int) -> list[str]:
+    """The items of the list `rest` opens with, bulleted or numbered (list_items) or names with their meanings
+    (defined_items), within `budget` words; [] when `rest` opens with no list."""
+    if rest and _DEFINED_ITEM.match(rest[0].strip()) and not _BULLET.match(rest[0].strip()):
+        return defined_items(rest, budget)
+    return list_items(numbered_items(rest), budget)
 
 
 def value_rows(rest: Sequence[str], budget: int) -> list[str]:
@@ -986,6 +1039,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             have |= spelled.get(a.lower(), set())
         cover = len(q_terms & have) / len(q_terms) if q_terms else 0.0
         c.score = (float(cos[i]) if cos is not None else 0.0) + 0.5 * cover + rank_weight * (n - c.block_id) / n
+        if c.below:  # ranked as the sentence alone: a list read with it is no longer like the question
+            c.text = " ".join([c.text, *c.below])
         if c.label:  # "~/.octaverc" + "This file is used to make personal changes ...": quote both
             c.text = f"{c.label} {c.text}"
         if (defining.get(c.block_id) == c.position or any(_describes(c.text, o, heads[c.block_id]) for o in options)
@@ -1038,7 +1093,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             # "... you can still get an idea of what the structure is ..." + "To do so, you must set the
             # EXTRACT_ALL tag in the configuration file to YES.": the way is in the sentence after
             c.text, c.following = f"{c.text} {c.following}", ""
-        if (c.text.rstrip()[-1:] not in ".!?)" and not c.introduces and not _LIST_ITEM.match(c.text)
+        if (c.text.rstrip()[-1:] not in ".!?)" and not c.introduces and not c.below and not _LIST_ITEM.match(c.text)
                 and (c.block_id in rows_of or not _SHOWS_CODE.search(c.text))):
             # a lead-in to a list or a fragment, not an answer (not one that shows what it announces: "...
             # include them into the URLs: protocol://user:password@example.com/path/")
@@ -1638,13 +1693,34 @@ def _choose(ranked: Sequence[Candidate], max_sentences: int, max_words: int,
             chosen[chosen.index(held)] = c
             continue
         w = len(c.text.split())
-        if chosen and words + w > max_words:
+        if words + w > max_words and not (c.below and _list_cut(c, max_words - words)) and chosen:
             continue
+        w = len(c.text.split())
         chosen.append(c)
         words += w
         if len(chosen) >= max_sentences:
             break
     return chosen
+
+
+def _list_cut(c: Candidate, room: int) -> bool:
+    """Cut the list quoted after `c`'s sentence (its lead-in and items, `Candidate.below`) to the items that `room`
+    words hold with the sentence, " ..." after the last; False (`c` as it was) when fewer than two items fit."""
+    tail = " ".join(c.below)
+    if not c.text.endswith(tail):
+        return False
+    head = c.text[: len(c.text) - len(tail)].rstrip()
+    left = room - len(head.split()) - len(c.below[0].split())
+    items: list[str] = []
+    for item in c.below[1:]:
+        if len(item.split()) > left:
+            break
+        items.append(item)
+        left -= len(item.split())
+    if len(items) < 2:
+        return False
+    c.text = " ".join([head, c.below[0], *items[:-1], f"{items[-1].removesuffix(' ...')} ..."])
+    return True
 
 
 # a sentence that goes on with the one before it: it opens with a word that refers back or joins, or names what it

@@ -208,8 +208,10 @@ def asked_phrase(question: str) -> str | None:
     return " ".join(m.group(1).split()) if m else None
 
 
-# what a how-to question wants done to what: "How do I calibrate my monitor with a colorimeter?"
-_HOW_DO_I = re.compile(r"^\s*how\s+(?:do|can|could|should|would)\s+(?:i|you|we|one)\s+[\w-]+\s+"
+# what a how-to question wants done to what: "How do I calibrate my monitor with a colorimeter?", and a question
+# whether it can be done: "Can I run replica exchange or parallel tempering simulations with oxDNA?"
+_HOW_DO_I = re.compile(r"^\s*(?:how\s+(?:do|can|could|should|would)|can|could)\s+(?:i|you|we|one)\s+"
+                       r"(?:(?:also|still|ever)\s+)?[\w-]+\s+"
                        r"(?:(?:a|an|the|my|our|its|this|that)\s+)?((?:[\w-]+\s+){0,2}?[\w-]+?)"
                        r"(?:\s+(?:of|in|for|on|with|from|to|into|at|by|using|so|that|when|if|and|or|over|via|"
                        r"through|without|under|after|before|while|between|as|\w+ly)\b|\s*\?|$)", re.I)
@@ -217,7 +219,8 @@ _HOW_DO_I = re.compile(r"^\s*how\s+(?:do|can|could|should|would)\s+(?:i|you|we|o
 
 def howto_object(question: str) -> str | None:
     """The thing a how-to question wants something done to ("monitor" of "How do I calibrate my
-    monitor with a colorimeter for Gutenprint?"), or None when the question is no "How do I ...?"."""
+    monitor with a colorimeter for Gutenprint?", "replica exchange" of "Can I run replica exchange or ...?"), or
+    None when the question is no "How do I ...?" or "Can I ...?"."""
     m = _HOW_DO_I.match(question)
     return " ".join(m.group(1).split()) if m else None
 

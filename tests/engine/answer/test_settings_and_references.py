@@ -13,6 +13,7 @@ from mmrag_desktop.engine.answer.extractive import (
     candidate_sentences,
     is_term_line,
     rank_candidates,
+    select_sentences,
 )
 from mmrag_desktop.engine.hits import Hit
 
@@ -357,3 +358,91 @@ def test_a_figure_s_caption_quoted_is_lit_under_its_region():
     assert _sentence_boxes(block, ["The constants are those of Launder and Spalding."], lambda chunk_id: lines) is None
     # and the citation still opens on the region, the larger of its boxes
     assert block.citation(_sentence_boxes(block, [caption], lambda chunk_id: lines)).bbox == region
+
+
+VARIABLES = ("Counter variables may be incremented by postfixing a plus sign (+ after the variable name).\n"
+             "Internal Variables Internal variables are read-only, and may be related to the current job (i.e. Job "
+             "name), or maybe special variables such as the date and time. The following variables are available:\n"
+             "Year – the full year\nMonth – the current month 1-12 Day – the day of the month 1-31 Hour – the hour "
+             "0-24 Minute – the current minute 0-59 Second – the current second 0-59")
+
+
+def test_a_sentence_is_quoted_with_the_list_below_its_lead_in(embedder):
+    """Bacula's variables: "... special variables such as the date and time." / "The following variables are
+    available:" / "Year – the full year" / "Month – the current month 1-12 Day – ..." (the splitter runs the right-
+    aligned names together). "Which date and time variables can I use?" was answered with the sentence alone; the
+    lead-in with its list did not rank (its words are not the question's), and the sentence with the list appended
+    ranked lower still, read as a lead-in cut short and too long for the answer's words. The sentence ranks as itself
+    and the list is quoted after it, cut to the items the answer's words hold."""
+    cands = _candidates(VARIABLES, doc="bacula-misc.pdf", section="1.2 Bacula Variables")
+    internal = next(c for c in cands if c.text.startswith("Internal Variables"))
+    assert internal.text.endswith("the date and time."), internal.text  # ranked without its list
+    assert internal.below[0] == "The following variables are available:"
+    assert internal.below[1:4] == ("Year – the full year", "Month – the current month 1-12",
+                                   "Day – the day of the month 1-31")
+    blocks = pack_evidence([block(VARIABLES, doc="bacula-misc.pdf", section="1.2 Bacula Variables")], 1000)
+    question = "Which date and time variables can I use in a Volume Label Format?"
+    chosen = select_sentences(question, blocks, embedder, max_words=60)
+    quote = next(c.text for c in chosen if "Internal variables" in c.text)
+    assert "available: Year – the full year Month – the current month 1-12 Day" in quote, quote
+    assert quote.endswith(" ...") and len(quote.split()) <= 60, quote  # cut to the words the answer holds
+    # a list of names and meanings below a lead-in of its own is one
+    lead = next(c for c in cands if c.text.startswith("The following variables"))
+    assert lead.introduces and "Hour – the hour 0-24" in lead.text
+    # a sentence above a lead-in with no list below it is quoted alone
+    other = _candidates("The classes are read-only. The classes are:\nThey are read at start-up.")
+    assert all(not c.below for c in other)
+    # nor is one above a list the lead-in does not announce as one: NUT's sources, an example's code
+    links = _candidates("Many Best Power units have a female DB-9 socket with a non-standard pinout.\nSources:\n"
+                        "• http://pinoutsguide.com/UPS/best_power_pinout.shtml\n• Stan Gammons")
+    example = _candidates("<value> is either a SPICE number or a brace expression.\nSubcircuit example with "
+                          "parameters:\n* Param -example\n* .subckt myfilter in out")
+    assert all(not c.below for c in links + example)
+
+
+def test_what_a_question_frames_or_names_twice_is_no_word_the_library_misses():
+    """Asked in session 50 (thermodynamics.pdf, LAMMPS' CG-DNA guide). "... what branch of thermodynamics is it mainly
+    meant for?" had two unknown words, "branch" and "mainly", and was "not covered" (0.69 against the 0.75 two ask):
+    an adverb of degree is the question's frame. "What happens to \\PartialBigg and its bigg/Bigg relatives ...?"
+    was "not covered" because "Bigg" reads as a name the library never writes (it writes \\Partialbigg): the
+    question names it whole. And "Can I run replica exchange or parallel tempering simulations with oxDNA?" was
+    answered with the paper's outline: what the asker wants to run is what is asked, as in "How do I run ...?"."""
+    from mmrag_desktop.engine.answer.confidence import decisive_unknown
+    from mmrag_desktop.engine.search.query import howto_object
+
+    library_words = {"thermodynamics": 40, "meant": 2, "partialbigg": 3, "relatives": 0, "amsmath": 5, "load": 4,
+                     "document": 9, "happens": 1, "replica": 3, "simulations": 7, "oxdna": 30, "run": 12}
+
+    def term_df(words):
+        return {w: library_words.get(w, 0) for w in words}
+
+    assert unknown_words("What branch of thermodynamics is it mainly meant for?", term_df) == ["branch"]
+    assert unknown_words("What happens to \\PartialBigg and its bigg/Bigg relatives?", term_df) == ["relatives"]
+    assert unknown_words("What happens to \\PartialBigg and \\Partialhuge?", term_df) == ["partialhuge"]
+    question = "Can I run replica exchange or parallel tempering simulations with oxDNA?"
+    assert howto_object(question) == "replica exchange"
+    assert decisive_unknown(question, unknown_words(question, term_df)) == ["exchange"]
+    assert howto_object("Could we also plot the phase diagram in 3D?") == "phase diagram"
+    assert howto_object("Can the package plot a phase diagram?") is None  # the package's doing, _CAN_IT's
+
+
+def test_a_figure_s_referenced_as_line_is_not_quoted():
+    """LAMMPS' CG-DNA guide: a figure chunk carries the body's sentences that name the figure, cut to the chunk's size
+    and run together ("Referenced as: between complementary base pairs. Fig. 1 illustrates in Fig. 1. More details
+    ..."), for search. Its second sentence was quoted, "Fig. 1 illustrates in Fig. 1.", a sentence the page never
+    says, and its chip lit the caption. The caption, labels and text in the figure are quoted as before."""
+    text = ("FIG. 1. Overview of oxDNA2 model: (a) Nucleotide geometry with base vector b and base normal n.\n"
+            "Labels: Vbackbone Vcoaxial stack Vcross stack VH-bond Vstack n b (a) (b) (c)\n"
+            "Section: II. THE OXDNA MODEL\n"
+            "Referenced as: between complementary base pairs. Fig. 1 illustrates in Fig. 1. More details can be "
+            "found in the original\n"
+            "Text in figure: (a) (b) (c) Vcoaxial stack Vbackbone VH-bond stack")
+    hit = Hit(chunk_id=480, doc_id=2, doc="lammps-cg-dna.pdf", page=2, bbox=(57.0, 361.0, 297.0, 660.0),
+              kind="figure", score=0.03, text=text, section="II. THE OXDNA MODEL")
+    quoted = [c.text for c in candidate_sentences(pack_evidence([hit], 1000))]
+    assert any("Overview of oxDNA2 model: (a) Nucleotide geometry" in q for q in quoted), quoted
+    assert not any("illustrates in Fig. 1" in q or "More details" in q for q in quoted), quoted
+    # a text chunk's sentences naming a figure are quoted as any sentence is
+    body = block("Fig. 1 illustrates these interactions schematically for the original version of the model.")
+    assert [c.text for c in candidate_sentences(pack_evidence([body], 1000))] == [
+        "Fig. 1 illustrates these interactions schematically for the original version of the model."]
