@@ -87,7 +87,13 @@ def _order(idx: list[int], boxes: list[BBox], out: list[list[int]], depth: int, 
             if col:
                 _order(col, boxes, out, depth + 1, texts)
         if k < len(spanning):
-            out.append([spanning[k]])
+            if k and not (lft or rgt) and out and out[-1][-1] == spanning[k - 1]:
+                # spanning lines with no column content between them are one run: a caption set across the page's
+                # width over two lines ("TABLE I. Average kinetic, ... fix nve/asphere" / "& fix langevin and the
+                # DOT-C integrator ...", LAMMPS' CG-DNA guide) was two paragraphs
+                out[-1].append(spanning[k])
+            else:
+                out.append([spanning[k]])
 
 
 def _find_gutter(idx: list[int], boxes: list[BBox], texts: list[str] | None = None) -> float | None:

@@ -1670,3 +1670,32 @@ def test_a_caption_in_capitals_and_an_accent_set_before_its_letter(tmp_path):
     assert "Debye-H\u00fcckel potential in the r\u00e9gime" in text, text
     assert "\u00a8ci-debian-altroot--.*$" in text, text  # in a word of code no accent (NUT's regex caret, "\u02c6ci-")
     assert any(b.kind == "caption" and b.text.startswith("TABLE II.") for b in parsed.blocks)
+
+
+def test_lines_across_both_columns_one_after_another_are_one_paragraph(tmp_path):
+    """LAMMPS' CG-DNA guide (two columns) sets a table's caption across the page's width over two lines: "TABLE I.
+    Average kinetic, rotational, potential and total energy for the standard LAMMPS integrator fix nve/asphere" / "&
+    fix langevin and the DOT-C integrator nve/dotc/langevin for different timestep sizes." Each line across the
+    gutter was a segment of its own, so the caption ended after its first line and "& fix langevin ..." opened the
+    text below it. Lines across the gutter with no column text between them are one run."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    for col, x in enumerate((57, 307)):
+        for i in range(8):
+            page.insert_text((x, 80 + 12 * i), f"Column {col + 1} line {i + 1} of the text above the table.", fontsize=9)
+    page.insert_text((57, 200), "TABLE I. Average kinetic, rotational, potential and total energy for the standard "
+                     "integrator fix nve/asphere", fontsize=9)
+    page.insert_text((57, 211), "& fix langevin and the DOT-C integrator nve/dotc/langevin for different timestep sizes.",
+                     fontsize=9)
+    for col, x in enumerate((57, 307)):
+        for i in range(8):
+            page.insert_text((x, 240 + 12 * i), f"Column {col + 1} line {i + 9} of the text below the table.", fontsize=9)
+    (parsed,) = _saved_and_parsed(doc, tmp_path / "spanning.pdf")
+    caption = next(b for b in parsed.blocks if b.text.startswith("TABLE I."))
+    assert caption.text.endswith("for different timestep sizes."), [b.text for b in parsed.blocks]
+    assert not any(b.text.startswith("& fix") for b in parsed.blocks)
+    # the columns are read as before, left before right
+    texts = [b.text for b in parsed.blocks if b.text.startswith("Column")]
+    assert texts[0].startswith("Column 1 line 1") and "Column 2 line 1" in texts[1], texts
