@@ -90,15 +90,16 @@ _XREF_ONLY = re.compile(r"^(?:see(?: also)?|refer to)\s+(?:(?:section|chapter|ap
                         r"\s+page\s+\d+\s*\.?$", re.I)
 # a page number is no value ("See [option -gdb-port], page 77", "see set format (p. 150)")
 _PAGE_REF = re.compile(r"\b(?:pages?|pp?\.)\s*\d+(?:\s*[-\u2013]\s*\d+)?", re.I)
-_LABELS = re.compile(r"^(?:labels|referenced as|section)\s*:", re.I)
+_LABELS = re.compile(r"^(?:labels|section)\s*:", re.I)
 # a character the PDF maps to no Unicode (U+FFFD: the symbols of a typeset formula); doxygen's
 # wrapped-line mark "\u2190\ufffd" in avr-libc is not one
 _UNMAPPED = re.compile(r"(?<!\u2190)\ufffd")
-# A figure chunk's parts ("Figure 2: ... Labels: ... Section: ... Referenced as: ...") are separate.
-_FIGURE_PART = re.compile(r"\s(?=(?:Labels|Section|Referenced as):\s)")
+# A figure chunk's parts ("Figure 2: ... Labels: ... Section: ...") are separate.
+_FIGURE_PART = re.compile(r"\s(?=(?:Labels|Section):\s)")
 # The "Referenced as:" line of a figure chunk is the body's sentences that name the figure, cut to the chunk's size
 # and run together ("between complementary base pairs. Fig. 1 illustrates in Fig. 1. More details ..."): search's
-# context, no sentence of the page to quote (the sentences are quoted from their own chunks)
+# context, no sentence of the page to quote (the sentences are quoted from their own chunks), taken out of the
+# figure's text before it is split (unwrap_lines keeps it a line of its own, as any "Field: value" line)
 _REFERENCED_LINE = re.compile(r"^Referenced as:.*$\n?", re.M)
 # a note in brackets after a sentence's full stop ("• Fixed TX audio dropouts when using different sample rates.
 # (PR #287)", FreeDV's release notes): the sentence's, not a term of the sentence after it

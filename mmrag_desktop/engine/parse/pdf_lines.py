@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Callable
 from typing import Any
 
 from ..elements import BBox, Line, union_bbox
@@ -370,13 +371,9 @@ def listing_numbers(lines: list[Line]) -> set[int]:
     A listing's numbers are lone integers in a proportional font at one left edge, counting up by
     one from top to bottom (three or more), with monospaced text to their right; row labels of
     data printed in the listing's own font ("01 52.00 111.0 830 5 6.2 no") stay."""
-    columns: dict[float, list[Line]] = {}
-    for ln in lines:
-        if _LINE_NUMBER.match(ln.text) and not ln.mono:
-            x = next((k for k in columns if abs(k - ln.bbox[0]) <= NUMBER_COLUMN), ln.bbox[0])
-            columns.setdefault(x, []).append(ln)
+    numbers = [ln for ln in lines if _LINE_NUMBER.match(ln.text) and not ln.mono]
     out: set[int] = set()
-    for column in columns.values():
+    for column in _columns(numbers, lambda ln: ln.bbox[0]):
         column.sort(key=lambda ln: ln.bbox[1])
         runs = [[column[0]]]
         for ln in column[1:]:
@@ -413,14 +410,20 @@ def margin_notes(lines: list[Line]) -> set[int]:
     margin = [ln for ln in lines if len(ln.text.split()) <= MARGIN_NOTE_WORDS and ln.bbox[2] <= left
               and not _NOT_A_NOTE.match(ln.text) and _beside_text(ln, [*text, *(c for c in lines if c.mono)])]
     out = {id(ln) for ln in margin if ln.text.startswith("\\")}
-    edges: dict[float, list[Line]] = {}
-    for ln in margin:
-        x = next((k for k in edges if abs(k - ln.bbox[2]) <= NUMBER_COLUMN), ln.bbox[2])
-        edges.setdefault(x, []).append(ln)
-    for column in edges.values():
+    for column in _columns(margin, lambda ln: ln.bbox[2]):
         if len(column) >= 2 and max(ln.bbox[0] for ln in column) - min(ln.bbox[0] for ln in column) > NUMBER_COLUMN:
             out |= {id(ln) for ln in column}
     return out
+
+
+def _columns(lines: list[Line], edge: Callable[[Line], float]) -> list[list[Line]]:
+    """`lines` grouped by one of their edges (`edge`: a left or a right x), each within NUMBER_COLUMN of its group's
+    first, in the order the groups first occur."""
+    columns: dict[float, list[Line]] = {}
+    for ln in lines:
+        x = next((k for k in columns if abs(k - edge(ln)) <= NUMBER_COLUMN), edge(ln))
+        columns.setdefault(x, []).append(ln)
+    return list(columns.values())
 
 
 def _beside_text(note: Line, text: list[Line]) -> bool:
