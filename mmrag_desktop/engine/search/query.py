@@ -117,6 +117,21 @@ def plan_query(query: str) -> QueryPlan:
                      intent=intent, ref_keys=ref_keys, options=options)
 
 
+# two words a question writes apart that a manual may write as one: "job name" / "jobname", "bit width" / "bitwidth",
+# "time stamp" / "timestamp" (a LaTeX package's keys and macros, a program's options: bodeplot's change history
+# says "Added jobname to gnuplot prefix"); lower-case letters only (not a name: "expEYES Junior"), each of two
+# letters or more, no stopword (a lookahead: "job name prefix" gives "jobname" and "nameprefix")
+_PAIR_RE = re.compile(r"(?=(?<![\w.-])([a-z]{2,})\s([a-z]{2,})(?![\w-]))")
+
+
+def joined_pairs(text: str) -> list[str]:
+    """Each two neighbouring words of `text` in lower case, as a phrase ("job name"); the search looks them up
+    written as one word ("jobname") where its library writes that and never the phrase (Searcher.search)."""
+    pairs = [f"{m.group(1)} {m.group(2)}" for m in _PAIR_RE.finditer(text)
+             if m.group(1) not in STOPWORDS and m.group(2) not in STOPWORDS]
+    return list(dict.fromkeys(pairs))
+
+
 def part_spellings(name: str) -> list[str]:
     """The other spelling of a part number in its tools' manuals, lower case: the family's first letter
     before the model number ("PIC16F1829LIN" -> "p16f1829lin", as gputils, gpsim and SDCC name their

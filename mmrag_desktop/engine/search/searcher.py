@@ -15,7 +15,7 @@ import json
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -40,6 +40,7 @@ from .query import (
     entries_named,
     entry_names,
     heads_section,
+    joined_pairs,
     option_fts,
     option_word,
     plan_query,
@@ -440,7 +441,7 @@ class Searcher:
         do?", where the hit shows the page's "The general syntax for running gpdasm is ..."), as is one
         whose page has a chunk naming what no hit names (`_companions`); not before the COMPANION_AT-th
         hit."""
-        plan = plan_query(query)
+        plan = self._with_joined_pairs(plan_query(query))
         filters = filters or Filters()
         k = max(1, min(int(k), 200))
         n_cand = max(40, k * 4)
@@ -714,6 +715,18 @@ class Searcher:
         nxt = self.chunks.next_text(row["doc_id"], row["ord"])
         new = self.chunks.rows([nxt]).get(nxt) if nxt is not None else None
         return (new, _boxed_lines(new)) if new is not None else None
+
+    def _with_joined_pairs(self, plan: QueryPlan) -> QueryPlan:
+        """`plan` with the words the query writes apart that the library writes as one and never apart ("job
+        name": bodeplot's "Added jobname to gnuplot prefix"; not "code model" of ngspice's manual, which writes
+        both; `joined_pairs`) among its keywords."""
+        pairs = joined_pairs(plan.text)
+        df = self.chunks.term_df([*pairs, *(p.replace(" ", "") for p in pairs)])
+        known = [p.replace(" ", "") for p in pairs if df[p.replace(" ", "")] and not df[p]]
+        known = [w for w in known if w not in plan.terms]
+        if not known:
+            return plan
+        return replace(plan, terms=[*plan.terms, *known], fts=" OR ".join([plan.fts, *map(quote_term, known)]))
 
     def _rare_exact(self, plan: QueryPlan) -> str:
         """The query's exact phrases without identifiers found in more than EXACT_MAX_SHARE of
