@@ -76,9 +76,11 @@ GREEK = {name: letters for name, letters in zip(
 # a question's frame ("What happens when I double-click on a curve ...?": Grace's user's guide never
 # writes "happens"; "Is it possible to ...?"; "What is the rectwindow counterpart of plothraw?": the
 # PARI/GP card never says "counterpart"; "What kinds of jobs is Ecasound meant for ...?": its user's guide
-# never writes "meant")
+# never writes "meant"; "... can bodeplot still compute the plots, and what is the downside?": a manual states
+# what a thing costs, seldom that it is a drawback; "numbered 31 down to 16")
 _GENERAL_WORDS = frozenset(
-    """back again apart away together against along around across ahead behind instead anymore already
+    """back down again apart away together against along around across ahead behind instead anymore already
+    downside downsides drawback drawbacks disadvantage disadvantages upside upsides tradeoff tradeoffs caveat caveats
     ever yet still gone come comes came went goes going gotten put keep keeps kept even
     happen happens happened happening possible possibly counterpart counterparts meant intended supposed
     myself yourself ourselves themselves

@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import groupby, pairwise
 
 from ..search.doc_names import named_documents, without_names
@@ -1676,6 +1676,15 @@ def _choose(ranked: Sequence[Candidate], max_sentences: int, max_words: int,
         # chosen repeats it unless it brings a number or name of its own, or the sentence chosen goes on from the
         # other ("If an iteration is to continue until all available data is consumed, use the symbol * ..." +
         # "This can be used to process all columns ...", gnuplot's: the pair takes its place)
+        other = " ".join(c.text.replace(held.text, " ").split()) if held is not None and not cut else ""
+        if other[-1:] in (".", "!", "?") and (asked & set(content_terms(other))) - set(content_terms(held.text)):
+            # but its other sentence, a whole one, is quoted after it when it brings a word of the question that the
+            # sentence chosen lacks ("If a delay is not specified, it is assumed to be zero." before "If a gain is not
+            # specified, it is assumed to be 1.", chosen for "If I leave out the gain and the delay in \BodeZPK, what
+            # values are assumed ...?", bodeplot's; not a lead-in, "\pic at (R-anchor) {stirrer }; and the result
+            # is:", which brings "result"): a sentence of its own, the one chosen staying first
+            after = c.text.startswith(held.text)
+            c, held = replace(c, text=other, position=held.position + 1 if after else c.position, following=""), None
         dups = [o for o in chosen if not (cut and o is held)
                 and ((near_duplicate(c.text, o.text, either=o is held and not _GOES_ON.match(o.text))
                       and not (c.states and not o.states)
