@@ -262,10 +262,7 @@ class PdfDocument:
         # a ruled box round the running header (code_saturne's "EDF R&D | Code Saturne Theory Guide | Page
         # 301/428" atop every page: 335 "tables" and 68 "figures" of its theory guide) is the page's furniture
         furniture = [ln for ln in ext.lines if id(ln) in drop]
-        boxed = [t.bbox for t in tables if _boxed_header(t.bbox, ext.lines, furniture, height)]
-        if boxed:
-            tables = [t for t in tables if t.bbox not in boxed]
-            lines = _outside(lines, boxed)
+        tables, boxed, lines = _without_header_boxes(tables, lambda t: t.bbox, lines, ext.lines, furniture, height)
         captions = uncaptioned_table_captions(lines, tables) if self.tables == "layout" else []
         if captions:
             if words is None:
@@ -282,10 +279,7 @@ class PdfDocument:
 
         figures = self._figure_boxes(page, ext, clusters, words, lines, [t.bbox for t in tables] + boxed, has_images,
                                      drawings)
-        header_boxes = [box for box, _ in figures if _boxed_header(box, ext.lines, furniture, height)]
-        if header_boxes:
-            figures = [(box, source) for box, source in figures if box not in header_boxes]
-            lines = _outside(lines, header_boxes)
+        figures, _, lines = _without_header_boxes(figures, lambda f: f[0], lines, ext.lines, furniture, height)
         for box, source in figures:
             labels = [ln for ln in lines_inside(box, lines) if not caption_kind(ln.text)]
             ids = {id(ln) for ln in labels}
@@ -416,9 +410,15 @@ class PdfDocument:
         return blocks
 
 
-def _boxed_header(box: BBox, lines: list[Line], furniture: list[Line], height: float) -> bool:
-    """`boxed_header` of the page's `lines` and `furniture` lines inside `box`."""
-    return bool(furniture) and boxed_header(box, lines_inside(box, lines), lines_inside(box, furniture), height)
+def _without_header_boxes(regions: list[T], box_of: Callable[[T], BBox], lines: list[Line], page_lines: list[Line],
+                          furniture: list[Line], height: float) -> tuple[list[T], list[BBox], list[Line]]:
+    """The `regions` (tables or figures) whose box is no ruled box round the running header (`boxed_header` of the
+    page's `page_lines` and `furniture` lines inside it), the boxes that are, and the `lines` outside those."""
+    boxed = [box_of(r) for r in regions if furniture and boxed_header(
+        box_of(r), lines_inside(box_of(r), page_lines), lines_inside(box_of(r), furniture), height)]
+    if not boxed:
+        return regions, [], lines
+    return [r for r in regions if box_of(r) not in boxed], boxed, _outside(lines, boxed)
 
 
 def _outside(lines: list[Line], boxes: list[BBox]) -> list[Line]:
