@@ -31,6 +31,7 @@ from ..search.query import (
     howto_object,
     part_spellings,
     plan_query,
+    split_spellings,
     symbol_spellings,
 )
 
@@ -77,10 +78,12 @@ GREEK = {name: letters for name, letters in zip(
 # writes "happens"; "Is it possible to ...?"; "What is the rectwindow counterpart of plothraw?": the
 # PARI/GP card never says "counterpart"; "What kinds of jobs is Ecasound meant for ...?": its user's guide
 # never writes "meant"; "... can bodeplot still compute the plots, and what is the downside?": a manual states
-# what a thing costs, seldom that it is a drawback; "numbered 31 down to 16")
+# what a thing costs, seldom that it is a drawback; "numbered 31 down to 16"; a conjunction: "... how can I show the
+# overlay number while developing?" of tikz-relay's manual, which never writes "while")
 _GENERAL_WORDS = frozenset(
     """back down again apart away together against along around across ahead behind instead anymore already
     downside downsides drawback drawbacks disadvantage disadvantages upside upsides tradeoff tradeoffs caveat caveats
+    none while whilst unless until though although whether because
     ever yet still gone come comes came went goes going gotten put keep keeps kept even
     happen happens happened happening possible possibly counterpart counterparts meant intended supposed
     myself yourself ourselves themselves
@@ -301,12 +304,33 @@ def unknown_words(question: str, term_df: Callable[[list[str]], dict[str, int]])
     df = term_df(list(dict.fromkeys([*(v for vs in variants.values() for v in vs), *(p for ps in parts.values() for p in ps)])))
     unknown = [w for w in words if not any(df.get(v, 0) for v in variants[w])
                and not (parts[w] and all(df.get(p, 0) for p in parts[w]))]
+    unknown = [w for w in unknown if not _written_otherwise(w, term_df)]
     # a word the question writes as a part of a name in camel case it also gives, which the library knows
     # ("\PartialBigg and its bigg/Bigg relatives": the manual writes \Partialbigg, never "bigg" alone; not "Pro" of
     # "Programmer", one word)
     camel = {piece.lower() for name in _TERM.findall(question) if name.lower() in words and name.lower() not in unknown
              for piece in _CAMEL_PART.split(name) if piece != name}
     return [w for w in unknown if w not in camel]
+
+
+# a number a question joins to a word by a hyphen ("an empty 16-cell map", "a few 6-input ones"): the asker's way of
+# counting what the manual writes otherwise ("16 fields"); not a number written as a word, which names a kind ("two-factor
+# authentication" of Baculum's manual, which writes "factor" but no two-factor login)
+_COUNTED = re.compile(r"^\d+(?:\.\d+)?-([a-z][a-z-]*)$")
+
+
+def _written_otherwise(word: str, term_df: Callable[[list[str]], dict[str, int]]) -> bool:
+    """True when the library writes `word` (an unknown word of the question) another way: as two words
+    ("changeover" / "change over contact", tikz-relay's; "screenshot", "subfolders"), without the negating prefix
+    ("unactivated" / "activated": the asker's "not activated"), or, after a number in digits joined to it by a hyphen,
+    the words counted ("16-cell" / "cell"; `_COUNTED`)."""
+    forms = split_spellings(word)
+    if (m := re.match(r"(?:un|non-?)([a-z]{5,})$", word)) is not None:
+        forms.append(m.group(1))
+    if (m := _COUNTED.match(word)) is not None:
+        counted = m.group(1).split("-")
+        return all(term_df(counted).get(p, 0) or any(term_df(_spellings(p)).values()) for p in counted)
+    return bool(forms) and any(term_df(forms).values())
 
 
 # an irregular verb's past forms, which no stemmer takes back to the verb a manual writes ("If I broke the terms of

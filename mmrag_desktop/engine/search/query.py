@@ -132,6 +132,16 @@ def joined_pairs(text: str) -> list[str]:
     return list(dict.fromkeys(pairs))
 
 
+def split_spellings(word: str) -> list[str]:
+    """A word of six letters or more as two words of three letters or more, each way it splits ("changeover" ->
+    "cha ngeover", ..., "change over", ...): the phrases a library may write for it (tikz-relay's "change over
+    contact" for the question's "changeover"); [] for other words. Callers keep those their library has."""
+    if not (word.isalpha() and len(word) >= 6):
+        return []
+    w = word.lower()
+    return [f"{w[:i]} {w[i:]}" for i in range(3, len(w) - 2)]
+
+
 def part_spellings(name: str) -> list[str]:
     """The other spelling of a part number in its tools' manuals, lower case: the family's first letter
     before the model number ("PIC16F1829LIN" -> "p16f1829lin", as gputils, gpsim and SDCC name their

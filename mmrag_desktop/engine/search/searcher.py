@@ -46,6 +46,7 @@ from .query import (
     plan_query,
     prints_option,
     quote_term,
+    split_spellings,
     starts_with_option,
     whatis_line,
 )
@@ -719,14 +720,20 @@ class Searcher:
     def _with_joined_pairs(self, plan: QueryPlan) -> QueryPlan:
         """`plan` with the words the query writes apart that the library writes as one and never apart ("job
         name": bodeplot's "Added jobname to gnuplot prefix"; not "code model" of ngspice's manual, which writes
-        both; `joined_pairs`) among its keywords."""
+        both; `joined_pairs`) among its keywords, and the phrase the library writes for a word of the query it
+        never writes ("changeover": tikz-relay's "change over contact"; `split_spellings`)."""
         pairs = joined_pairs(plan.text)
-        df = self.chunks.term_df([*pairs, *(p.replace(" ", "") for p in pairs)])
+        words = [t for t in dict.fromkeys(plan.terms) if split_spellings(t)]
+        df = self.chunks.term_df([*pairs, *(p.replace(" ", "") for p in pairs), *words])
         known = [p.replace(" ", "") for p in pairs if df[p.replace(" ", "")] and not df[p]]
         known = [w for w in known if w not in plan.terms]
-        if not known:
+        unwritten = [w for w in words if not df[w]]
+        splits = self.chunks.term_df([s for w in unwritten for s in split_spellings(w)])
+        phrases = [s for s, n in splits.items() if n]
+        if not (known or phrases):
             return plan
-        return replace(plan, terms=[*plan.terms, *known], fts=" OR ".join([plan.fts, *map(quote_term, known)]))
+        return replace(plan, terms=[*plan.terms, *known],
+                       fts=" OR ".join([plan.fts, *map(quote_term, known), *map(quote_term, phrases)]))
 
     def _rare_exact(self, plan: QueryPlan) -> str:
         """The query's exact phrases without identifiers found in more than EXACT_MAX_SHARE of

@@ -52,3 +52,28 @@ def test_a_pair_whose_other_part_is_a_lead_in_does_not_take_the_place_of_its_sen
     lead = "\\pic at (R-anchor) {stirrer }; and the result is:"
     ranked = [Candidate(1, 1, said, score=1.0), Candidate(1, 0, f"{lead} {said}", score=0.9)]
     assert [c.text for c in _choose(ranked, 4, 110, frozenset(content_terms(question)))] == [said]
+
+
+def test_a_word_the_library_writes_otherwise_is_no_word_it_misses():
+    """tikz-relay's and karnaughmap's manuals (no set's): "How do I connect a wire to the third (top-left) terminal
+    of a change over contact ...?" was "not covered" for "third" and "changeover" (the manual writes "change over
+    contact"); "... how should I write the alt key so the handout shows the normal, unactivated state ... while
+    developing?" for "unactivated", "state" and "while"; "... on an empty 16-cell map ...?" for "16-cell" and "whole".
+    A word the library writes as two words, without its negating prefix, or counted by a number in digits joined to it
+    is the asker's phrasing; a conjunction is the question's frame."""
+    library_words = {"change over": 24, "terminal": 9, "contact": 40, "connect": 3, "activated": 30, "handout": 3,
+                     "cell": 20, "map": 40, "empty": 5, "draw": 8, "bit": 7, "take": 2}
+
+    def term_df(words):
+        return {w: library_words.get(w, 0) for w in words}
+
+    assert unknown_words("How do I connect the third terminal of a changeover contact?", term_df) == ["third"]
+    assert unknown_words("How does the handout show the unactivated state while developing?", term_df) == ["state",
+                                                                                                          "developing"]
+    assert unknown_words("How do I draw an empty 16-cell map?", term_df) == []
+    # a number written as a word names a kind ("two-factor authentication" of a manual that writes "factor")
+    assert unknown_words("Can I draw a four-bit map?", term_df) == ["four-bit"]
+    # not a prefix ("underlying": the library never writes "derlying"), not a letter joined to a word ("K-type"), not
+    # a word joined to words the library does not write
+    assert unknown_words("Which underlying K-type map?", term_df) == ["underlying", "k-type"]
+    assert unknown_words("Does it take a 16-pin socket?", term_df) == ["16-pin", "socket"]

@@ -5,7 +5,7 @@ Real library (SQLite FTS5, MiniLM)."""
 
 from __future__ import annotations
 
-from mmrag_desktop.engine.search.query import joined_pairs, plan_query
+from mmrag_desktop.engine.search.query import joined_pairs, plan_query, split_spellings
 from mmrag_desktop.engine.store.chunks import Filters
 
 
@@ -31,6 +31,22 @@ def test_two_words_are_also_looked_up_as_the_one_word_the_library_writes(library
     list(library.add([both]))
     assert "temporaryfiles" not in searcher._with_joined_pairs(plan_query("Where do temporary files go?")).terms
     assert "jobname" in searcher._with_joined_pairs(plan_query("Where does the job name go?")).terms
+
+
+def test_a_word_the_library_writes_as_two_is_looked_up_as_their_phrase(library, tmp_path):
+    """tikz-relay's manual writes "change over contact"; "How do I wire the top-left terminal of a changeover?" had no
+    keyword of the page but "terminal"."""
+    relay = tmp_path / "relay.md"
+    relay.write_text("# 5.4 Change over contact\n\nThe change over contact is the only contact in this library that has "
+                     "three terminals.\n", encoding="utf-8")
+    list(library.add([relay]))
+    plan = library.searcher._with_joined_pairs(plan_query("Is the changeover special?"))
+    assert '"change over"' in plan.fts and "change over" not in plan.terms
+    found = library.searcher.chunks.keyword_ids(plan.fts, 5, Filters())
+    assert found, plan.fts
+    # a word the library writes is looked up as it is
+    assert '"con tact"' not in library.searcher._with_joined_pairs(plan_query("Which contact?")).fts
+    assert split_spellings("change") == ["cha nge"] and split_spellings("k-type") == [] and split_spellings("bit") == []
 
 
 def test_the_pairs_are_neighbouring_words_in_lower_case_without_stopwords_or_codes():
