@@ -442,7 +442,7 @@ class Searcher:
         do?", where the hit shows the page's "The general syntax for running gpdasm is ..."), as is one
         whose page has a chunk naming what no hit names (`_companions`); not before the COMPANION_AT-th
         hit."""
-        plan = self._with_joined_pairs(plan_query(query))
+        plan = self._with_library_spellings(plan_query(query))
         filters = filters or Filters()
         k = max(1, min(int(k), 200))
         n_cand = max(40, k * 4)
@@ -717,7 +717,7 @@ class Searcher:
         new = self.chunks.rows([nxt]).get(nxt) if nxt is not None else None
         return (new, _boxed_lines(new)) if new is not None else None
 
-    def _with_joined_pairs(self, plan: QueryPlan) -> QueryPlan:
+    def _with_library_spellings(self, plan: QueryPlan) -> QueryPlan:
         """`plan` with the words the query writes apart that the library writes as one and never apart ("job
         name": bodeplot's "Added jobname to gnuplot prefix"; not "code model" of ngspice's manual, which writes
         both; `joined_pairs`) among its keywords, and the phrase the library writes for a word of the query it

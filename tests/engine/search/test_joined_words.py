@@ -17,20 +17,20 @@ def test_two_words_are_also_looked_up_as_the_one_word_the_library_writes(library
                      "directory.\n", encoding="utf-8")
     list(library.add([history, other]))
     searcher = library.searcher
-    plan = searcher._with_joined_pairs(plan_query("When did the job name become part of it?"))
+    plan = searcher._with_library_spellings(plan_query("When did the job name become part of it?"))
     assert "jobname" in plan.terms and '"jobname"' in plan.fts
     found = searcher.chunks.keyword_ids(plan.fts, 5, Filters())
     texts = [library.conn.execute("SELECT text FROM chunks WHERE id = ?", (cid,)).fetchone()[0] for cid in found]
     assert any("Added jobname" in t for t in texts), texts
     # a pair the library does not write as one word is no keyword ("job become", "bit width"), nor one it also
     # writes apart ("temporary files" / "temporaryfiles": ngspice's manual writes "code model" and "codemodel")
-    assert searcher._with_joined_pairs(plan_query("What is the bit width?")).terms == plan_query("What is the bit width?").terms
+    assert searcher._with_library_spellings(plan_query("What is the bit width?")).terms == plan_query("What is the bit width?").terms
     assert "jobbecome" not in plan.terms and "namebecome" not in plan.terms
     both = tmp_path / "both.md"
     both.write_text("# Files\n\nThe temporaryfiles key names the folder.\n", encoding="utf-8")
     list(library.add([both]))
-    assert "temporaryfiles" not in searcher._with_joined_pairs(plan_query("Where do temporary files go?")).terms
-    assert "jobname" in searcher._with_joined_pairs(plan_query("Where does the job name go?")).terms
+    assert "temporaryfiles" not in searcher._with_library_spellings(plan_query("Where do temporary files go?")).terms
+    assert "jobname" in searcher._with_library_spellings(plan_query("Where does the job name go?")).terms
 
 
 def test_a_word_the_library_writes_as_two_is_looked_up_as_their_phrase(library, tmp_path):
@@ -40,12 +40,12 @@ def test_a_word_the_library_writes_as_two_is_looked_up_as_their_phrase(library, 
     relay.write_text("# 5.4 Change over contact\n\nThe change over contact is the only contact in this library that has "
                      "three terminals.\n", encoding="utf-8")
     list(library.add([relay]))
-    plan = library.searcher._with_joined_pairs(plan_query("Is the changeover special?"))
+    plan = library.searcher._with_library_spellings(plan_query("Is the changeover special?"))
     assert '"change over"' in plan.fts and "change over" not in plan.terms
     found = library.searcher.chunks.keyword_ids(plan.fts, 5, Filters())
     assert found, plan.fts
     # a word the library writes is looked up as it is
-    assert '"con tact"' not in library.searcher._with_joined_pairs(plan_query("Which contact?")).fts
+    assert '"con tact"' not in library.searcher._with_library_spellings(plan_query("Which contact?")).fts
     assert split_spellings("change") == ["cha nge"] and split_spellings("k-type") == [] and split_spellings("bit") == []
 
 
