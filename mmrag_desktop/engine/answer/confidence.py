@@ -328,8 +328,7 @@ def _written_otherwise(word: str, term_df: Callable[[list[str]], dict[str, int]]
     if (m := re.match(r"(?:un|non-?)([a-z]{5,})$", word)) is not None:
         forms.append(m.group(1))
     if (m := _COUNTED.match(word)) is not None:
-        counted = m.group(1).split("-")
-        return all(term_df(counted).get(p, 0) or any(term_df(_spellings(p)).values()) for p in counted)
+        return all(any(term_df(_spellings(p)).values()) for p in m.group(1).split("-"))  # (a word is its own spelling)
     return bool(forms) and any(term_df(forms).values())
 
 

@@ -722,11 +722,10 @@ class Searcher:
         name": bodeplot's "Added jobname to gnuplot prefix"; not "code model" of ngspice's manual, which writes
         both; `joined_pairs`) among its keywords, and the phrase the library writes for a word of the query it
         never writes ("changeover": tikz-relay's "change over contact"; `split_spellings`)."""
-        pairs = joined_pairs(plan.text)
+        pairs = [(p.replace(" ", ""), p) for p in joined_pairs(plan.text)]  # ("jobname", "job name")
         words = [t for t in dict.fromkeys(plan.terms) if split_spellings(t)]
-        df = self.chunks.term_df([*pairs, *(p.replace(" ", "") for p in pairs), *words])
-        known = [p.replace(" ", "") for p in pairs if df[p.replace(" ", "")] and not df[p]]
-        known = [w for w in known if w not in plan.terms]
+        df = self.chunks.term_df([*(one for one, _ in pairs), *(apart for _, apart in pairs), *words])
+        known = [one for one, apart in pairs if df[one] and not df[apart] and one not in plan.terms]
         unwritten = [w for w in words if not df[w]]
         splits = self.chunks.term_df([s for w in unwritten for s in split_spellings(w)])
         phrases = [s for s, n in splits.items() if n]
