@@ -155,16 +155,16 @@ def lines_from_dict(page_dict: dict[str, Any], page_no: int) -> list[Line]:
     this program-": read as code, its broken word was never joined and its sentence never whole).
     """
     out: list[Line] = []
+    marks = _page_note_marks(page_dict)
     for block in page_dict.get("blocks", ()):
         if block.get("type", 0) != 0:
             continue
         for line in block.get("lines", ()):
             spans = line.get("spans", ())
-            text = normalize_text("".join(_span_texts(spans))).strip()
+            text = normalize_text("".join(_span_texts(spans, marks))).strip()
             if not text:
                 continue
             chars = bold = mono = prose = 0
-            size_weight: dict[float, int] = {}
             for s in spans:
                 n = len(s.get("text", "").strip())
                 if not n:
@@ -176,9 +176,7 @@ def lines_from_dict(page_dict: dict[str, Any], page_no: int) -> list[Line]:
                     mono += n
                 else:
                     prose += len(_PROSE_WORD.findall(s.get("text", "")))
-                size = round(float(s.get("size", 0.0)), 1)
-                size_weight[size] = size_weight.get(size, 0) + n
-            size = max(size_weight.items(), key=lambda kv: kv[1])[0] if size_weight else 0.0
+            size = _line_size(spans)
             note_mark = _note_mark(spans, size)
             bbox: BBox = tuple(round(float(v), 2) for v in line["bbox"])  # type: ignore[assignment]
             out.append(
@@ -212,11 +210,57 @@ def _exponent_starts(spans: Any) -> list[bool]:
     return out
 
 
-def _span_texts(spans: Any) -> list[str]:
+def _span_texts(spans: Any, marks: frozenset[str] = frozenset()) -> list[str]:
     """The spans' texts, "^" before each exponent (see _exponent_starts), a space between a term in a
-    monospaced font and a capitalised word of prose set against it (_term_ends)."""
-    return [("^" if start else " " if _term_ends(prev, s) else "") + s.get("text", "")
-            for prev, s, start in zip([None, *spans[:-1]], spans, _exponent_starts(spans), strict=True)]
+    monospaced font and a capitalised word of prose set against it (_term_ends), a footnote's
+    reference left out (`_note_refs`, with the page's footnote `marks`)."""
+    out = [("^" if start else " " if _term_ends(prev, s) else "") + s.get("text", "")
+           for prev, s, start in zip([None, *spans[:-1]], spans, _exponent_starts(spans), strict=True)]
+    for i in _note_refs(spans, marks):
+        after = out[i + 1][:1] if i + 1 < len(out) else ""
+        out[i] = " " if after.isalnum() else ""
+    return out
+
+
+_NOTE_REF = re.compile(r"^(?:\d{1,2}|[*\u2020\u2021])$")
+_WORD_END = re.compile(r"[^\W\d_]{3,}[.,;:)]?$")  # a word of three letters or more, maybe its stop
+
+
+def _note_refs(spans: Any, marks: frozenset[str]) -> list[int]:
+    """Indexes of the spans that refer to a footnote of the page: a raised number or note symbol set
+    smaller right after a word of three letters or more (tikz-relay's "an anchor named2 output 1",
+    R's "the commands4"), whose mark opens a line of the page (`_page_note_marks`). A raised digit
+    after a letter is an exponent otherwise ("x2", "cm2", expEYES' "L = \u00b5N2A" on a page with a
+    footnote 2: two letters)."""
+    out = []
+    for i in range(1, len(spans)) if marks else ():
+        s, prev = spans[i], spans[i - 1]
+        t = s.get("text", "").strip()
+        if (t in marks and s.get("flags", 0) & SUPERSCRIPT and _NOTE_REF.match(t)
+                and float(s.get("size", 0.0)) < 0.85 * float(prev.get("size", 0.0))
+                and _WORD_END.search(prev.get("text", ""))):
+            out.append(i)
+    return out
+
+
+def _page_note_marks(page_dict: dict[str, Any]) -> frozenset[str]:
+    """The marks that open lines of the page (`_note_mark`): the footnotes a raised number in the
+    text may refer to."""
+    return frozenset(
+        m for block in page_dict.get("blocks", ()) if block.get("type", 0) == 0
+        for line in block.get("lines", ()) for m in [_note_mark(line.get("spans", ()), _line_size(line.get("spans", ())))]
+        if m)
+
+
+def _line_size(spans: Any) -> float:
+    """The size covering most of the line's characters."""
+    weight: dict[float, int] = {}
+    for s in spans:
+        n = len(s.get("text", "").strip())
+        if n:
+            size = round(float(s.get("size", 0.0)), 1)
+            weight[size] = weight.get(size, 0) + n
+    return max(weight.items(), key=lambda kv: kv[1])[0] if weight else 0.0
 
 
 _CAPITALISED = re.compile(r"[A-Z][a-z]")

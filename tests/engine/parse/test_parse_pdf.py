@@ -942,6 +942,49 @@ def test_an_exponent_is_not_read_as_more_digits(tmp_path):
     assert "Each page holds 10 records." in text
 
 
+def test_a_footnote_reference_is_no_part_of_its_word(tmp_path):
+    """tikz-relay's manual reads "an anchor named2 output 1 is automatically placed": the raised 2 refers
+    to the page's footnote 2, and "named2" is no word anyone searches or reads. A raised number right
+    after a word of three letters or more, whose mark opens a footnote of the page, is left out of the
+    line; a raised digit after a symbol of two letters is an exponent still ("L = uN2A"), and so is one
+    whose number no footnote of the page carries."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    width = pymupdf.get_text_length
+    x, y = 72.0, 100.0
+    head = "Each relay coil has an anchor named"
+    page.insert_text((x, y), head, fontsize=10, fontname="helv")
+    _raise(page, x, y, head, "2")
+    page.insert_text((x + width(head, fontname="helv", fontsize=10) + 5, y), "output 1 on its right side.",
+                     fontsize=10, fontname="helv")
+    formula = "The inductance is L = uN"
+    page.insert_text((x, 130), formula, fontsize=10, fontname="helv")
+    _raise(page, x, 130, formula, "2")
+    page.insert_text((x + width(formula, fontname="helv", fontsize=10) + 4, 130), "A over the length.",
+                     fontsize=10, fontname="helv")
+    other = "The frame is drawn thin"
+    page.insert_text((x, 160), other, fontsize=10, fontname="helv")
+    _raise(page, x, 160, other, "3")
+    page.insert_text((x + width(other, fontname="helv", fontsize=10) + 4, 160), "by default.", fontsize=10,
+                     fontname="helv")
+    for i in range(12):  # body text down the page, so that the note sits in the lower part
+        page.insert_text((x, 200 + 22 * i), f"Body line {i} of the page with some words in it.", fontsize=10,
+                         fontname="helv")
+    page.insert_text((x, 700), "2", fontsize=6, fontname="helv")
+    page.insert_text((x + 5, 703), "The anchor is placed by the library itself.", fontsize=8, fontname="helv")
+    doc.save(tmp_path / "note.pdf")
+    doc.close()
+    (parsed,) = parse(tmp_path / "note.pdf")
+    texts = [ln.text for b in parsed.blocks for ln in b.lines]
+    assert "Each relay coil has an anchor named output 1 on its right side." in texts
+    assert any("uN2A" in t for t in texts)  # a symbol of two letters: no note reference
+    assert any("thin3" in t for t in texts)  # no footnote 3 on the page
+    notes = [b for b in parsed.blocks if b.kind == "footnote"]
+    assert notes and notes[0].lines[0].text.startswith("(2) The anchor")
+
+
 def test_an_underscore_drawn_as_a_rule_reads_as_an_underscore(tmp_path):
     """TeX's OT1 fonts draw "\\_" as a short rule on the baseline, no glyph: GNU Prolog's manual read
     "fd labeling(+fd variable list)" and "flag max atom" (gnuplot's and Octave's manuals too). A rule
