@@ -158,7 +158,8 @@ def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) 
         # nor one after an abbreviation that announces more of its sentence ("... on your radio, i.e." /
         # "SAT+Doppler-LO."; "(e.g." / "Yaesu FT-817)."; not "No.": "The default value is: NO." / "GENERATE_LEGEND")
         cuts.extend(m.start() for m in re.finditer(r"\n+(?![a-z])", text)
-                    if not _ANNOUNCING.search(text, max(0, m.start() - 12), m.start()))
+                    if not _ANNOUNCING.search(text, max(0, m.start() - 12), m.start())
+                    and not _runs_on(text, m.start()))
         cuts.extend(m.end() for m in _PROMPT_LINE.finditer(text))
         cuts.extend(m.end() for m in _LINE_END_VALUE.finditer(text))
         cuts.extend(m.start() for m in _BULLET.finditer(text))
@@ -188,6 +189,30 @@ def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) 
             spans.append((a, b))
         start = cut
     return spans
+
+
+# a word a sentence does not end with: the line it ends goes on with a name on the next ("Moving data from R16 to
+# DDRB and" / "PORTB is done using both ...", microHOPE; "permits to append an existing" / "FunctionSpace of the same
+# Name", GetDP), or a comma after prose
+_GOES_ON = re.compile(
+    r"(?:^|\s)(?:a|an|the|and|or|nor|of|to|in|into|on|onto|at|by|for|from|with|within|without|as|than|that|which|"
+    r"whose|is|are|was|were|be|been|its|their|this|these|those|via|per|between|using|both|either|neither)$")
+_PROSE_COMMA = re.compile(r"(?:[A-Za-z]+\s+){3}[A-Za-z]+,$")
+
+
+def _runs_on(text: str, end: int) -> bool:
+    """`line_runs_on` for the line of `text` that ends at `end`."""
+    return line_runs_on(text[text.rfind("\n", 0, end) + 1:end])
+
+
+def line_runs_on(line: str) -> bool:
+    """True when `line` goes on past its line break: it ends with an article, a preposition or a conjunction (in
+    capitals too where the line is set in capitals: the GPL's "... WITH YOU. SHOULD THE" / "PROGRAM PROVE
+    DEFECTIVE, ..."), or with a comma after four words of prose."""
+    line = line.rstrip()
+    if _PROSE_COMMA.search(line):
+        return True
+    return bool(_GOES_ON.search(line.lower() if line.isupper() else line))
 
 
 def _in_address(text: str, end: int) -> bool:

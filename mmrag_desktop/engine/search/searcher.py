@@ -22,7 +22,14 @@ import numpy as np
 
 from ..elements import box_inside, union_bbox
 from ..hits import Hit
-from ..sentence_split import DOT_LEADERS, TYPED_SETTING, ends_a_row, ends_sentence, sentence_spans
+from ..sentence_split import (
+    DOT_LEADERS,
+    TYPED_SETTING,
+    ends_a_row,
+    ends_sentence,
+    line_runs_on,
+    sentence_spans,
+)
 from ..store.chunks import Filters
 from .doc_names import named_documents, without_names
 from .fusion import mmr, weighted_rrf
@@ -78,6 +85,11 @@ TINY_WORDS = 6
 # important that ...", "prefix= option) to rename each yyFlexLexer ..."); what it continues must read as
 # prose (three words at least: not "csvread (filename)" above "x = csvread (...)", _sentence_start)
 _CONTINUES = re.compile(r"[a-z]")
+# a line of prose ends with a word in lower case and holds this many of them at least: its sentence goes on past a
+# capitalised name on the next line ("... permits to append an existing" / "FunctionSpace of the same Name ...",
+# GetDP), where a register table's row does not ("CDCC 16 CD11 column count" / "CDBA 16 CD11 current bus address")
+RUNS_ON_PROSE_WORDS = 6
+_LOWER_WORD = re.compile(r"(?<![\w.])[a-z]{3,}(?!\w)")
 # a term line: an option, an ALL-CAPS code, a snake_case name, a name with <placeholders> or [arguments]
 TERM_LEAD_WORDS = 4
 _TERM_LEAD = re.compile(r"^\s*(?:[-+]{1,2}\w|[A-Z][A-Z0-9_]{2,}\b|\w+_\w|\S*[<\[])")
@@ -240,6 +252,14 @@ def _with_lead(lead: list[str], text: str) -> str:
     if len(lines[0].split()) <= 2:  # "For" / "example, the default is BL, ...": one line
         lines[:2] = [f"{lines[0]} {lines[1]}"]
     return "\n".join(lines)
+
+
+def _runs_on(line: str) -> bool:
+    """True when `line`, the line before a chunk that opens with a capital, goes on with its sentence: it ends with
+    a small word or a comma (`line_runs_on`), or it is prose that ends with a word in lower case
+    (RUNS_ON_PROSE_WORDS)."""
+    return line_runs_on(line) or (re.search(r"[a-z]$", line.rstrip()) is not None
+                                  and len(_LOWER_WORD.findall(line)) >= RUNS_ON_PROSE_WORDS)
 
 
 def _just_above(line: dict, below: dict) -> bool:
@@ -893,7 +913,12 @@ class Searcher:
                 return [term]
             # the entry's first sentence, with its term, is the line before a chunk that goes on with the
             # description ("--with-fftw3=no Do not check for ..." / "Use an internal fft algorithm instead.")
-            return [term] if _entry_above(term, first) else []
+            if _entry_above(term, first):
+                return [term]
+            # else a capitalised word may go on with the sentence of the line above ("Moving data from R16 to
+            # DDRB and" / "PORTB is done using both ...", microHOPE): the sentences of the chunk before say
+            if not _runs_on(term["t"]):
+                return []
         if at is not None:  # the chunks overlap: the first line is the chunk before's too
             if not before[at].get("s"):
                 return []

@@ -79,6 +79,34 @@ def test_an_answer_quotes_a_sentence_begun_in_the_chunk_before_whole(library, tm
     assert top <= y[SENTENCE[0]] + 3 and max(b[3] for _, b in cited.boxes) >= y[SENTENCE[2]], (cited.boxes, y[SENTENCE[0]])
 
 
+# one sentence whose second line opens with a name, capitalised (microHOPE's "Moving data from R16 to DDRB and" /
+# "PORTB is done using both the I/O space address and the memory space address.")
+NAMED = ["When the supervisor notices that the main loop has not answered for a while, it waits and",
+         "MainController restarts through the hardware watchdog reset line of the board.",
+         "The event is logged."]
+
+
+def test_a_sentence_begun_in_the_chunk_before_goes_on_with_a_name(library, tmp_path):
+    """A chunk that opens with a capitalised name may still open mid-sentence: the answer to "What are the
+    I/O-space and memory-space addresses of PORTB?" quoted "PORTB is done using both the I/O space address and
+    the memory space address." (GetDP's "FunctionSpace of the same Name with additional BasisFunctions, ..."
+    likewise). The line before, ending with "and", does not end its sentence: the quote opens with it."""
+    from mmrag_desktop.engine.answer.pipeline import ask
+
+    lines = _page_lines(library, NAMED)
+    pdf = write_pdf(tmp_path / "supervisor.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines)]])
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    stored = [json.loads(r[0]) for r in library.conn.execute("SELECT lines FROM chunks ORDER BY id")]
+    assert any(ch[0]["t"] == NAMED[1] for ch in stored)  # a chunk opens with the name's line
+
+    hit = next(h for h in library.search("MainController restarts through the hardware watchdog reset line", k=3)
+               if h.text.startswith(NAMED[0]) or h.text.startswith(NAMED[1]))
+    assert [ln["t"] for ln in hit.lead] == NAMED[:1]
+    answer = ask(library, "How does the MainController restart through the hardware watchdog reset line?",
+                 mode="extractive")
+    assert answer.text.startswith(" ".join(NAMED[:2]) + " [1]"), answer.text
+
+
 def test_the_lead_text_starts_where_the_sentence_does():
     """The first lead line may end another sentence first: Ngspice's "files spinit or .spiceinit. Each
     circuit has to have a ground node (gnd or 0)! Note" / "the difference in ngspice ..."."""
