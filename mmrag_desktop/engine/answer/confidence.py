@@ -19,6 +19,8 @@ too few to fit four weights without overfitting.
 
 from __future__ import annotations
 
+import functools
+import importlib.resources
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -45,6 +47,13 @@ UNKNOWN_MARGIN = 0.20
 # the cases on a remote machine over ssh?" of a manual that never says "remote" or "ssh", scored 0.72; the
 # unseen set's "K-type thermocouple" question, 0.66): the pages found share the question's frame, not its matter
 UNKNOWN_MORE_MARGIN = 0.10
+# but only this margin when every such word is a common one, written in lower case (`common_word`), in a question
+# asked as one: a small library need not write "matter", "steady" or "bears" ("Does upper or lower case matter for
+# labels ...?" of the microHOPE manual, 0.61, which says "the labels are case sensitive"). Not in a query of keywords,
+# each of which is what it asks about (the unseen set's "analog bandwidth (-3 dB) of the expEYES Junior oscilloscope
+# inputs A1 and A2", 0.646, of a manual that never says "bandwidth"); and a word of what a question asks for is
+# decisive anyway (`decisive_unknown`: "What is the analog bandwidth of ...?")
+COMMON_UNKNOWN_MARGIN = 0.10
 # ... unless one of the first hits carries every number the question gives ("How do I draw a resistor 1.25
 # units long going upward with 7 zigzag vertices on each side?" of Circuit_macros' manual, which never says
 # "zigzag": "resistor(up_ 1.25,7) draws a resistor 1.25 units long up ... with 7 vertices per side."):
@@ -239,14 +248,32 @@ def assess(
     f["unknown_words"] = float(len(unknown))
     decisive = decisive_unknown(question, unknown)
     f["decisive_unknown"] = float(len(decisive))
-    u_thr = thr + (UNKNOWN_MARGIN if unknown_margin is None else float(unknown_margin))
-    if len([w for w in unknown if not _joins_known_words(w, term_df) and stem(w) not in _EVERYDAY]) >= 2:
+    margin = UNKNOWN_MARGIN if unknown_margin is None else float(unknown_margin)
+    u_thr = thr + margin
+    if unknown and question.rstrip().endswith("?") and all(common_word(w, question) for w in unknown):
+        u_thr = thr + min(margin, COMMON_UNKNOWN_MARGIN)
+    elif len([w for w in unknown if not _joins_known_words(w, term_df) and stem(w) not in _EVERYDAY]) >= 2:
         u_thr += UNKNOWN_MORE_MARGIN
     stated = bool(unknown) and states_the_numbers(question, hits)
     f["numbers_stated"] = float(stated)
     return ConfidenceReport(score=score, insufficient=(not hits) or score < thr or bool(absent) or bool(decisive)
                             or (bool(unknown) and score < u_thr and not stated), threshold=thr,
                             features=f, absent=absent, unknown=unknown)
+
+
+@functools.cache
+def _common_words() -> frozenset[str]:
+    """General English words (resources/words/common_words.txt: the whole words of BERT's uncased vocabulary)."""
+    text = (importlib.resources.files("mmrag_desktop") / "resources" / "words" / "common_words.txt").read_text("utf-8")
+    return frozenset(text.split())
+
+
+def common_word(word: str, question: str) -> bool:
+    """True when `word` (lower case) is a general English word (`_common_words`) that `question` writes in lower case
+    wherever it writes it: not a name or an acronym the asker capitalises ("Python", "XML"), which names a thing the
+    library may lack."""
+    written = [t.rstrip(".") for t in _TERM.findall(question) if t.rstrip(".").lower() == word]
+    return bool(written) and all(t == word for t in written) and word in _common_words()
 
 
 # everyday verbs and words of a question's frame, which a small library may well never write ("how can I accept a
