@@ -148,6 +148,13 @@ _TERM_LINE = re.compile(r"[./_~]\w|(?<![\w$])\$[A-Za-z_]\w|^\\[A-Za-z@]+\*?$")  
 _BOUND_COMMAND = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)+ \((?:[A-Za-z]-[^()\s]+(?: [A-Za-z]-[^()\s]+)?)?\)$")
 # or a call's signature line above its description ("x = csvread (filename, dlm_opt1, ...)")
 _SIGNATURE = re.compile(r"^(?:[\w,\[\] ]+=\s*)?[A-Za-z_][\w.]*\s?\(.*\)$")
+# or a built-in's entry named with its arguments in brackets and braces, GetDP's and Gmsh's way ("Laplace
+# []{expression-cst}", "Sqrt [expression]", "Period [expression]{expression-cst}"): words in the brackets or braces, not
+# a reference's number ("Note [12]" of avr-libc's notes)
+_BRACKETED = re.compile(r"^[A-Z][\w.]*\s?(?:\[[^\]\[]*[a-z][^\]\[]*\](?:\s?\{[^{}]*\})?|\[\s*\]\s?\{[^{}]*[a-z][^{}]*\})$")
+# a metasyntactic variable's name in a grammar, one word in lower case ("green-function-id:", GetDP's): what follows it
+# is the entries it stands for, not code a lead-in announces (pcb's "None<Btn3Down>:" binding is no such name)
+_SYNTAX_NAME = re.compile(r"^\s*[a-z][a-z0-9]*(?:-[a-z0-9]+)+:\s*$")
 DECLARATION_WORDS = 20  # a declaration longer than this is prose that happens to end in a call
 _PROSE_WORD = re.compile(r"(?<![\w.@#(\[])[a-z]{3,}(?![\w(\[])")
 # a question that describes a figure ("schematic where a source feeds clamping diodes ...", "what does a
@@ -481,7 +488,7 @@ def is_term_line(line: str) -> bool:
     ("real[] cubicroots(real a, real b, real c, real d);"), or a setting named with the type of its value
     ("job-count num", TYPED_SETTING)."""
     words = line.split()
-    if len(words) <= 8 and _SIGNATURE.match(" ".join(words)):
+    if len(words) <= 8 and (_SIGNATURE.match(" ".join(words)) or _BRACKETED.match(" ".join(words))):
         return True
     if len(words) <= DECLARATION_WORDS and DECLARATION_LINE.match(" ".join(words)):
         return True
@@ -541,6 +548,10 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 continue
             # "Default value: 0.1" under "DT" is short, and quoted with the line it is the default of
             short_default = pos > 0 and bool(_ITS_DEFAULT.match(s)) and any(ch.isdigit() for ch in s)
+            # a built-in's value given as a formula under its entry ("Laplace []{expression-cst}" / "r/2,
+            # 1/(2*Pi)*ln(1/r), 1/(4*Pi*r).", GetDP's Green functions): quoted with the entry
+            short_default = short_default or (pos > 0 and bool(_BRACKETED.match(" ".join(sentences[pos - 1].split())))
+                                              and any(ch.isdigit() for ch in s) and s.rstrip()[-1:] == ".")
             short_row = (len(words) >= 3 and pos > 0 and bool(_VALUE_ROW.match(s))
                          and bool(_VALUE_ROW.match(sentences[pos - 1].lstrip())))
             # a list of names with their short codes ("PostScript Bookman-DemiItalic (psbdi)", GLE's font
@@ -609,12 +620,13 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             # a figure chunk's "Section: G.3.3 SOLA-330" line names no term
             term = not name_code and not _LABELS.match(prev) and opens_a_line(prev, heads) and (
                 is_term_line(prev) or synopsis_of_section(prev, b.hit.section) or bool(DEFINITION_LINE.match(prev)))
-            if term and pos > 1 and sentences[pos - 2].rstrip()[-1:] == ":" and (
+            if term and pos > 1 and sentences[pos - 2].rstrip()[-1:] == ":" and not _SYNTAX_NAME.match(sentences[pos - 2]) and (
                     DECLARATION_LINE.match(prev) or introduces_code(sentences[pos - 2], prev)):
                 # "A simpler interface ... is also available:" / "void tensorshade(...);" / "One can also
                 # smoothly shade ...": the declaration is the lead-in's, the next paragraph is not about it (nor is
                 # the code a lead-in announces: "... on Windows systems:" / "Program('hello.c')" / "If you want to
-                # build a program with a different name ...", SCons')
+                # build a program with a different name ...", SCons'; not a syntax's name for what follows: GetDP's
+                # "green-function-id:" / "Laplace []{expression-cst}" / "r/2, 1/(2*Pi)*ln(1/r), 1/(4*Pi*r).", _SYNTAX_NAME)
                 term = False
             with_term = False  # prev already carries the entry's term line
             if (not term and pos > 1 and is_term_line(sentences[pos - 2])
