@@ -8,7 +8,8 @@ a sentence after an abbreviation that is usually followed by more of the same se
 capitalised word: "... a planar path p. As illustrated ...") or inside a number ("3.3 V"). A single
 capital is not taken for an initial: in manuals it is a unit or a name ("5 V.", "part A."). With `newlines=True` every line break is a boundary
 too (evidence text whose lines are list items, table rows or headings), unless a lower-case word
-follows it (a wrapped line) and no full stop ends the line, or a line that ends with a value ("Default: 0.1")
+follows it (a wrapped line) and no full stop ends the line, or the line ends with an article, a preposition or a
+conjunction, or a comma after prose (`line_runs_on`: "Moving data from R16 to DDRB and" / "PORTB is done ..."), or a line that ends with a value ("Default: 0.1")
 is followed by one that opens with a name in code ("timing/dslope=..."), and so is a bullet; the end of a line that starts with a prompt ("> ",
 "$ ") is one before a name in code too ("install.packages can install ..."), and so are both ends of a
 reference entry's header line ("telnet_port [number] [Config Command]") and of a declaration's ("real[]
@@ -192,8 +193,7 @@ def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) 
 
 
 # a word a sentence does not end with: the line it ends goes on with a name on the next ("Moving data from R16 to
-# DDRB and" / "PORTB is done using both ...", microHOPE; "permits to append an existing" / "FunctionSpace of the same
-# Name", GetDP), or a comma after prose
+# DDRB and" / "PORTB is done using both ...", microHOPE), or a comma after prose
 _GOES_ON = re.compile(
     r"(?:^|\s)(?:a|an|the|and|or|nor|of|to|in|into|on|onto|at|by|for|from|with|within|without|as|than|that|which|"
     r"whose|is|are|was|were|be|been|its|their|this|these|those|via|per|between|using|both|either|neither)$")
