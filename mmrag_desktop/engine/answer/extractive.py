@@ -546,12 +546,13 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             words = s.split()
             if ocr and not _ocr_sentence(words, ocr):
                 continue
+            prev = " ".join(sentences[pos - 1].split()) if pos > 0 else ""
             # "Default value: 0.1" under "DT" is short, and quoted with the line it is the default of
             short_default = pos > 0 and bool(_ITS_DEFAULT.match(s)) and any(ch.isdigit() for ch in s)
             # a built-in's value given as a formula under its entry ("Laplace []{expression-cst}" / "r/2,
             # 1/(2*Pi)*ln(1/r), 1/(4*Pi*r).", GetDP's Green functions): quoted with the entry
-            short_default = short_default or (pos > 0 and bool(_BRACKETED.match(" ".join(sentences[pos - 1].split())))
-                                              and any(ch.isdigit() for ch in s) and s.rstrip()[-1:] == ".")
+            short_default = short_default or (bool(_BRACKETED.match(prev)) and any(ch.isdigit() for ch in s)
+                                              and s.rstrip()[-1:] == ".")
             short_row = (len(words) >= 3 and pos > 0 and bool(_VALUE_ROW.match(s))
                          and bool(_VALUE_ROW.match(sentences[pos - 1].lstrip())))
             # a list of names with their short codes ("PostScript Bookman-DemiItalic (psbdi)", GLE's font
@@ -578,7 +579,6 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 # disassembler for gputils." under "5.1 gpdasm": a name in lower case opens its section)
                 s = f"... {s}"
             nxt = sentences[pos + 1] if pos + 1 < len(sentences) else ""
-            prev = " ".join(sentences[pos - 1].split()) if pos > 0 else ""
             # a lead-in's block may open with a fence ("--cut--" / "$ ecasound -i guitar.wav ..." / "--cut--")
             fence = _FENCE.match(nxt.strip())
             body, rest = (nxt.strip()[fence.end():].strip() if fence else nxt), sentences[pos + 2:]

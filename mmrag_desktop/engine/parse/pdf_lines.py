@@ -155,41 +155,41 @@ def lines_from_dict(page_dict: dict[str, Any], page_no: int) -> list[Line]:
     this program-": read as code, its broken word was never joined and its sentence never whole).
     """
     out: list[Line] = []
-    marks = _page_note_marks(page_dict)
-    for block in page_dict.get("blocks", ()):
-        if block.get("type", 0) != 0:
+    # each line's size and note mark, once: the marks that open lines are the footnotes a raised number in the
+    # text may refer to (`_note_refs`)
+    sized = [(line, size, _note_mark(line.get("spans", ()), size))
+             for block in page_dict.get("blocks", ()) if block.get("type", 0) == 0
+             for line in block.get("lines", ()) for size in [_line_size(line.get("spans", ()))]]
+    marks = frozenset(mark for _, _, mark in sized if mark)
+    for line, size, note_mark in sized:
+        spans = line.get("spans", ())
+        text = normalize_text("".join(_span_texts(spans, marks))).strip()
+        if not text:
             continue
-        for line in block.get("lines", ()):
-            spans = line.get("spans", ())
-            text = normalize_text("".join(_span_texts(spans, marks))).strip()
-            if not text:
+        chars = bold = mono = prose = 0
+        for s in spans:
+            n = len(s.get("text", "").strip())
+            if not n:
                 continue
-            chars = bold = mono = prose = 0
-            for s in spans:
-                n = len(s.get("text", "").strip())
-                if not n:
-                    continue
-                chars += n
-                if s.get("flags", 0) & 16 or _font_style(s.get("font", ""))[0]:
-                    bold += n
-                if _is_mono(s):
-                    mono += n
-                else:
-                    prose += len(_PROSE_WORD.findall(s.get("text", "")))
-            size = _line_size(spans)
-            note_mark = _note_mark(spans, size)
-            bbox: BBox = tuple(round(float(v), 2) for v in line["bbox"])  # type: ignore[assignment]
-            out.append(
-                Line(
-                    text=" ".join(text.split()) if "  " in text or "\t" in text else text,
-                    page=page_no,
-                    bbox=bbox,
-                    size=size,
-                    bold=chars > 0 and bold * 2 > chars,
-                    mono=chars > 0 and mono * 2 > chars and prose < PROSE_WORDS,
-                    note_mark=note_mark,
-                )
+            chars += n
+            if s.get("flags", 0) & 16 or _font_style(s.get("font", ""))[0]:
+                bold += n
+            if _is_mono(s):
+                mono += n
+            else:
+                prose += len(_PROSE_WORD.findall(s.get("text", "")))
+        bbox: BBox = tuple(round(float(v), 2) for v in line["bbox"])  # type: ignore[assignment]
+        out.append(
+            Line(
+                text=" ".join(text.split()) if "  " in text or "\t" in text else text,
+                page=page_no,
+                bbox=bbox,
+                size=size,
+                bold=chars > 0 and bold * 2 > chars,
+                mono=chars > 0 and mono * 2 > chars and prose < PROSE_WORDS,
+                note_mark=note_mark,
             )
+        )
     return out
 
 
@@ -229,7 +229,7 @@ _WORD_END = re.compile(r"[^\W\d_]{3,}[.,;:)]?$")  # a word of three letters or m
 def _note_refs(spans: Any, marks: frozenset[str]) -> list[int]:
     """Indexes of the spans that refer to a footnote of the page: a raised number or note symbol set
     smaller right after a word of three letters or more (tikz-relay's "an anchor named2 output 1",
-    R's "the commands4"), whose mark opens a line of the page (`_page_note_marks`). A raised digit
+    R's "the commands4"), whose mark opens a line of the page (`lines_from_dict`'s marks). A raised digit
     after a letter is an exponent otherwise ("x2", "cm2", expEYES' "L = \u00b5N2A" on a page with a
     footnote 2: two letters)."""
     out = []
@@ -241,15 +241,6 @@ def _note_refs(spans: Any, marks: frozenset[str]) -> list[int]:
                 and _WORD_END.search(prev.get("text", ""))):
             out.append(i)
     return out
-
-
-def _page_note_marks(page_dict: dict[str, Any]) -> frozenset[str]:
-    """The marks that open lines of the page (`_note_mark`): the footnotes a raised number in the
-    text may refer to."""
-    return frozenset(
-        m for block in page_dict.get("blocks", ()) if block.get("type", 0) == 0
-        for line in block.get("lines", ()) for m in [_note_mark(line.get("spans", ()), _line_size(line.get("spans", ())))]
-        if m)
 
 
 def _line_size(spans: Any) -> float:
