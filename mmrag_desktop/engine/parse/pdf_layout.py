@@ -27,6 +27,12 @@ FULL_LINE = 0.8  # a line at least this share of its column's width fills it
 FULL_LINES_MAX = 0.5
 _INDEX_ENTRY = re.compile(r",\s*[0-9ivxlc]+(?:\s*[-\u2013]\s*[0-9ivxlc]+)?\s*$")
 INDEX_ENTRIES_MAX = 0.2
+# dot leaders (". . . . 29", "......"): an index's, a table of contents' or a change history's entries
+# run to their page numbers so; when both sides of a gutter hold LEADERS_MIN lines with them, the sides
+# are two columns of such a list, not a table without rules (ltxdoc's change history: "v1.0" beside
+# "v2.0" and every entry beside the one across the gutter, once read row by row across both)
+_LEADER = re.compile(r"(?:\.\s?){4,}")
+LEADERS_MIN = 3
 # a row's cells stand on one line: a line and its partner across the gutter share their tops, bottoms
 # or middles (within ROW_OFFSET pt) for ROW_ALIGNED of the lines: 85-100% of the lines of the tables
 # without rules in the bench and asked manuals (the lowest, GLPK's sensitivity report); 25-76% of the
@@ -226,6 +232,9 @@ def _table_rows(left: list[int], right: list[int], boxes: list[BBox], texts: lis
     if texts is not None:
         lines = [texts[i] for i in left + right if i < len(texts)]
         if sum(1 for t in lines if _INDEX_ENTRY.search(t)) > INDEX_ENTRIES_MAX * len(lines):
+            return False
+        if all(sum(1 for i in side if i < len(texts) and _LEADER.search(texts[i])) >= LEADERS_MIN
+               for side in (left, right)):
             return False
     return True
 

@@ -65,8 +65,11 @@ _TEX_T1_TABLE = str.maketrans(TEX_T1_CODES)
 _TEX_OT1_LIGATURE = re.compile(r"(?<=[A-Za-z])[\x0b-\x0f]|[\x0b-\x0f](?=[A-Za-z])")
 _OT1_LIGATURES = {"\x0b": "ff", "\x0c": "fi", "\x0d": "fl", "\x0e": "ffi", "\x0f": "ffl"}
 _TEX_CODE = re.compile(r"[\x0b-\x1f]")
+# (and fonts embedded without the fixed-pitch flag: Asciidoctor PDF's M+ 1mn, "mplus1mn-regular", which set
+# DRBD's listings as prose, "chkconfig drbd off" no code; cm-super's typewriter "SFTT1000")
 _MONO_FONT = re.compile(
-    r"mono|nimbusmon|courier|consol|cmtt|sfmt|typewriter|menlo|inconsolata|lucidaconsole|\btt", re.I
+    r"mono|nimbusmon|courier|consol|cmtt|sfmt|sftt|sltt|mplus\w*mn|sourcecode|typewriter|menlo|inconsolata"
+    r"|lucidaconsole|\btt", re.I
 )
 _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|cmbx|\bbx", re.I)
 # words of a proportional font that make a line prose though most of its characters are monospaced

@@ -873,6 +873,9 @@ def test_font_names_tell_monospaced_type():
     assert _font_style("TKYBBY+NimbusMonL-Regu") == (False, True)
     assert _font_style("NFMLHH+NimbusMonL-Bold") == (True, True)
     assert _font_style("CMTT10")[1] and not _font_style("NimbusSanL-Regu")[1] and not _font_style("Times-Roman")[1]
+    # Asciidoctor PDF's M+ 1mn (DRBD's listings: "chkconfig drbd off" was prose) and cm-super's typewriter
+    assert _font_style("ABCDEF+mplus1mn-regular")[1] and _font_style("SFTT1000")[1] and _font_style("CMSLTT10")[1]
+    assert not _font_style("NotoSerif")[1] and not _font_style("SFRM1000")[1] and not _font_style("SFSS1000")[1]
 
 
 def test_a_listing_s_line_numbers_are_not_text(tmp_path):
@@ -1225,6 +1228,26 @@ def test_an_index_and_text_columns_stay_columns(tmp_path):
     lines = [ln.text for b in page.blocks for ln in b.lines]
     assert all(left in lines and right in lines for left, right in entries), lines[:6]
     assert lines.index(entries[-1][0]) < lines.index(entries[0][1])  # the left column first
+
+
+def test_a_change_historys_two_columns_stay_columns(tmp_path):
+    """ltxdoc's change history (bytefield's, pages 53-54): entries in two columns, each running to its
+    page number over dot leaders, one beside the other on every row. Read as a table without rules,
+    each row joined an entry of the left column to one of the right ("v1.0 v2.0", "General: Initial
+    version . . . 1 \\bytefieldsetup: Introduced this"), and no entry could be quoted whole. Dot
+    leaders on both sides make them columns of a list, read one after the other."""
+    def column(words: list[str], first: int) -> list[str]:
+        lines = []
+        for i, w in enumerate(words):
+            lines += [f"v1.{first + i}", f"\\{w}: Bug fix:", "Swapped the order of", f"arguments to {w} . . . . {10 + i}"]
+        return lines
+
+    left = column("alpha beta gamma delta".split(), 0)
+    right = column("epsilon zeta eta theta".split(), 4)
+    (page,) = parse(_columns_page(tmp_path / "history.pdf", list(zip(left, right, strict=True)), right_x=320))
+    lines = [ln.text for b in page.blocks for ln in b.lines]
+    assert all(line in lines for line in left + right), lines[:6]
+    assert lines.index(left[-1]) < lines.index(right[0])  # the left column first
 
 
 def test_a_sentence_with_a_long_path_in_typewriter_type_is_prose(tmp_path):
