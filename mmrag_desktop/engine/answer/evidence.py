@@ -99,8 +99,10 @@ _OPTION_LINE = re.compile(r"^(?:\[-{1,2}[A-Za-z0-9]|\(-{1,2}\w+\) )")  # "(-1)":
 # Default: '#ff0000'"): the option alone, with its argument's placeholder
 _OPTION_ENTRY_LINE = re.compile(r"^" + OPTION + r"(?:[ =](?:<[^<>]*>|\[[^\[\]]*\]|[A-Z][A-Z_]*))?$")
 # and a setting's name alone on its line, dotted or with underscores ("Print.TexWidthInMm" above "Width of tex
-# graphics in mm ...", Gmsh's options): it opens an entry, it does not end the description above it
-_NAME_ENTRY_LINE = re.compile(r"^[A-Za-z_]\w*(?:[._]\w+)+$")
+# graphics in mm ...", Gmsh's options): it opens an entry, it does not end the description above it (nor does a
+# command's name with its arguments' placeholders, Yosys's "read_rtlil [filename]" below "-setattr <attribute_name>" /
+# "set the specified attribute (to the value 1) on all loaded modules")
+_NAME_ENTRY_LINE = re.compile(r"^[A-Za-z_]\w*(?:[._]\w+)+(?:\s+(?:<[^<>]*>|\[[^\[\]]*\]))*$")
 
 
 # a numbered heading on a line of its own ("9.1.4 *EOS_TAIT", "2.3 Total-Lagrangian SPH"; not "3.4.4 or later)")
@@ -201,13 +203,25 @@ def unwrap_lines(text: str) -> str:
                        and not _NUMBERED_HEADING.match(line) and not _NUMBERED_HEADING.match(lines[i - 1])
                        and not _BULLET_ITEM.match(line)
                        and not (_NUMBERED_ITEM.match(line) and (_NUMBERED_ITEM.match(prev) or _BULLET_ITEM.match(prev)))
-                       and not (_BULLET_ITEM.match(prev) and line[:1].isupper() and not _WRAPS_ON.search(prev)))
+                       and not (_BULLET_ITEM.match(prev) and line[:1].isupper() and not _WRAPS_ON.search(prev)
+                                and not _ends_lead_in(prev, line)))
             if wrapped:
                 # an address broken after its scheme ("https://" / "github.com/westes/flex/issues/") is one word
                 out[-1] = prev + ("" if prev.endswith("://") else " ") + line
                 continue
         out.append(line)
     return "\n".join(out)
+
+
+LEAD_IN_END_WORDS = 3
+WRAPPED_ITEM_WORDS = 8
+
+
+def _ends_lead_in(prev: str, line: str) -> bool:
+    """True when `line` is the wrapped end of a list item's lead-in: a line of three words or fewer that ends with a
+    colon below a long item line ("• Now, on the node where you just promoted your resource, initialize your DRBD
+    device as a new" / "Physical Volume:", DRBD's; the command it announces was cut off from the item)."""
+    return len(line.split()) <= LEAD_IN_END_WORDS and line.endswith(":") and len(prev.split()) >= WRAPPED_ITEM_WORDS
 
 
 def default_token_counter(text: str) -> int:

@@ -240,6 +240,18 @@ _ENTRY_START = re.compile(r"(-{1,2}[A-Za-z][\w-]*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)
 SHORT_ENTRY = 10  # an entry's description shorter than this many words is quoted with the sentence after it
 SIBLING_PENALTY = 0.2  # off a sentence that names a sibling of the name asked for and not that name
 PAIR_WORDS = 60  # a sentence and the next one it needs, quoted together, stay this short
+# a configuration option's term line named with the type of its value, BIRD's way ("watchdog timeout time", "gc
+# period time", "passive switch", "preference expr"; TYPED_SETTING's is LilyPond's, one hyphenated name, and "job
+# count num" is no term line of LilyPond's)
+_TYPED_OPTION = re.compile(r"^(?!(?:the|an?|this|that|these|those|its|each|every|any|no|one|some|your|our|their|his|"
+                           r"her|my|of|as|in|on|to|by|for|with|and|or|is|are|be|set|get|see|use) )"
+                           r"[a-z][a-z0-9]*(?:[ -][a-z0-9]+)? (?:switch|time|number|expr|text|prefix)$")
+# a command's entry: its name, its arguments' placeholders, its kind ("write_table [options] [filename]",
+# "soft_reset_halt [Command]", "telnet_port [number] [Config Command]")
+# (not a reference to a note: avr-libc's "Note [12]")
+_COMMAND_ENTRY = re.compile(r"^[A-Za-z_][\w-]*(?: (?:<[^<>]*>|\[[^\[\]]*[a-z][^\[\]]*\]))+$")
+# a command-line option's term line: "-p", "-P name of PID file", "--help", "-h, --help"
+_OPTION_TERM = re.compile(r"^--?[A-Za-z0-9][\w-]*(?:,\s*--?[A-Za-z0-9][\w-]*)*(?:[ =]\S+){0,4}$")
 # a sentence that says how to do what the sentence before it describes, quoted with it
 # (or how a problem it describes is solved: "The problem is caused by the presence of finite rotations in the
 # stress rate." + "As a solution, we adopt the approach ...", the Smooth Mach Dynamics guide)
@@ -406,6 +418,7 @@ class Candidate:
     under: str = ""  # the option or setting whose entry the sentence is part of ("DOT_CLEANUP If the ..." on)
     keyword: str = ""  # the keyword whose reference entry the sentence is part of ("• Keyword hillWidth ⟨...⟩" on)
     named: bool = False  # a table row the question names (`_row_names_asked`)
+    goes_on: bool = False  # the label is the option entry whose description the sentence goes on ("-p just parse ...")
     below: tuple[str, ...] = ()  # a lead-in below the sentence and the items of the list it opens, quoted after
     # it (the sentence ranked without them)
     chunk: tuple[int, int, int] = (-1, -1, 0)  # the block's document id, chunk id and page
@@ -503,7 +516,8 @@ def is_term_line(line: str) -> bool:
     if len(words) > 1 and all(w.isalpha() and w.isupper() for w in words):
         return False  # a heading in capitals ("LOSSY TRANSMISSION LINES", a running header) names no entry
     return (bool(_TERM_LINE.search(line)) or any(t.kind == "name" for t in terms(line))
-            or bool(_BOUND_COMMAND.match(" ".join(words))) or bool(TYPED_SETTING.match(" ".join(words))))
+            or bool(_BOUND_COMMAND.match(" ".join(words))) or bool(TYPED_SETTING.match(" ".join(words)))
+            or bool(_TYPED_OPTION.match(" ".join(words))))
 
 
 def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max_words: int = 60) -> list[Candidate]:
@@ -662,10 +676,59 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             elif short_default:
                 continue
             label = prev if term and not _example_of(prev, s) else ""
+            goes_on = False
+            if (not label and not s.startswith("...") and not s.endswith("...")
+                    and (entry := _entry_of(sentences, pos, heads)) is not None
+                    and not " ".join(s.split()).startswith(entry[0])):  # (not a default quoted with its entry already)
+                # a sentence that goes on an entry's description after its first sentence ("-p" / "just parse the
+                # config file and exit. Return value is zero if the config file is valid, ...", BIRD's; "watchdog
+                # timeout time" / "Set time limit for I/O loop cycle. If the limit is breached, BIRD is killed by
+                # abort signal.") is the entry's: quoted with its term and the description before it (the term
+                # alone when that is long)
+                term, said = entry
+                if said and " ".join(s.split()).startswith(said[-1]):  # a short default quoted with its sentence
+                    said = said[:-1]
+                label = " ".join([term, *said]) if len(" ".join([term, *said, s]).split()) <= PAIR_WORDS else term
+                goes_on = True
             out.append(Candidate(b.id, pos, s, following=following, label=label, introduces=introduces, below=list_below,
-                                 listed=bool(label) or short_default, under=under, keyword=keyword,
+                                 listed=bool(label) or short_default, under=under, keyword=keyword, goes_on=goes_on,
                                  chunk=(b.hit.doc_id, b.hit.chunk_id, b.hit.page)))
     return out
+
+
+def _entry_of(sentences: Sequence[str], pos: int, heads: frozenset[str]) -> tuple[str, list[str]] | None:
+    """(term line, the description's sentences before `pos`) of the definition list entry whose description line
+    sentence `pos` goes on, None when it opens a line of its own or the line is no entry's. The line's first
+    sentence either holds the term on a line above its description ("-p" / "just parse the config file and exit.",
+    split as one sentence) or follows the term, a sentence of its own ("watchdog timeout time"). Not when the
+    description holds another term run into it (Yosys's "-setattr <attribute_name >" / "set the ... modules
+    read_rtlil [filename] Load modules ...": two lines, the second no term's description alone)."""
+    if pos == 0 or opens_a_line(sentences[pos].split("\n")[0], heads):
+        return None
+    j = pos - 1
+    while j >= 0 and not opens_a_line(sentences[j].split("\n")[0], heads):
+        j -= 1
+    if j < 0 or any(sentences[k].rstrip()[-1:] not in ".!?" for k in range(j, pos)):
+        return None
+    raw = sentences[j].strip().split("\n")
+    said = [" ".join(sentences[k].split()) for k in range(j, pos)]
+    if len(raw) == 2 and _is_term(raw[0]):
+        said[0] = " ".join(raw[1].split())
+        return " ".join(raw[0].split()), said
+    if len(raw) == 1 and j > 0 and _is_term(sentences[j - 1]) and opens_a_line(sentences[j - 1], heads):
+        return " ".join(sentences[j - 1].split()), said
+    return None
+
+
+def _is_term(line: str) -> bool:
+    """The term line of an entry whose description may go on (`_entry_of`): a command-line option ("-p", "-P name of
+    PID file"), a setting named with its value's type ("watchdog timeout time", "job-count num") or a command's name
+    with its arguments' placeholders and kind ("write_table [options] [filename]", "soft_reset_halt [Command]"); not
+    a line of code (ngspice's ".model DMOD D", bytefield's "\\newcommand{\\descbox}[2]{...}") nor a table's first cell
+    ("0x0008 nopaste")."""
+    line = " ".join(line.split())
+    return bool(_OPTION_TERM.match(line) or _TYPED_OPTION.match(line) or TYPED_SETTING.match(line)
+                or _COMMAND_ENTRY.match(line))
 
 
 def bibliography_entries(text: str, references: bool) -> list[str]:
@@ -1534,13 +1597,16 @@ _SETS_VALUE = re.compile(r"\b(?:is|are|gets?) set to\b|" + _DEFAULT_IS, re.I)
 # a question about a default, and a sentence that states one, in words or numbers ("Per default the distance
 # to the beam axis is the radius of a joint.")
 # (or in other words: "what circuit temperature is assumed when none is given", "... unless I change it", "... if I
-# don't set one")
+# don't set one", "... if I leave the gc period unset", "If I don't configure a router ID, ...")
 _ASKS_DEFAULT = re.compile(r"\bdefaults?\b|\bunless (?:i|you|we) (?:change|set|specify|give)\b"
                            r"|\bwhen (?:none|nothing|no \w+) is (?:given|set|specified)\b"
-                           r"|\bif (?:i|you|we) (?:don't|do not|never) (?:set|specify|give|change)\b"
+                           r"|\bif (?:i|you|we) (?:don't|do not|never) (?:set|specify|give|change|configure|define)\b"
+                           r"|\b(?:is|are) not (?:set|configured|given|specified)\b|\bunset\b"
                            r"|\bis assumed\b", re.I)
-# "Circuit temperature has a default (nominal) value of 27°C ..."
-_STATES_DEFAULT = re.compile(r"\b(?:by|per) default\b|\bdefault (?:\(\w+\) )?values? of\b|" + _DEFAULT_IS, re.I)
+# "Circuit temperature has a default (nominal) value of 27°C ..." (or a reference entry's field: "... should use
+# higher GC periods. Default: adaptive, based on number of routing tables ...", BIRD's; not C's "default:")
+_STATES_DEFAULT = re.compile(r"\b(?:by|per) default\b|\bdefault (?:\(\w+\) )?values? of\b|(?-i:\bDefault:)\s|"
+                             + _DEFAULT_IS, re.I)
 
 
 def _carries(text: str, asked: str) -> bool:
@@ -1689,7 +1755,10 @@ def _choose(ranked: Sequence[Candidate], max_sentences: int, max_words: int,
         # other ("If an iteration is to continue until all available data is consumed, use the symbol * ..." +
         # "This can be used to process all columns ...", gnuplot's: the pair takes its place)
         other = " ".join(c.text.replace(held.text, " ").split()) if held is not None and not cut else ""
-        if other[-1:] in (".", "!", "?") and (asked & set(content_terms(other))) - set(content_terms(held.text)):
+        # (and so is the sentence that goes on an option's description when the entry is chosen: "In case both are
+        # available, libusb 1.0 takes precedence ..." after "--with-usb Build and install the USB drivers ...", NUT's)
+        brings = (asked & set(content_terms(other))) - set(content_terms(held.text)) if other else set()
+        if other[-1:] in (".", "!", "?") and (c.goes_on or brings):
             # but its other sentence, a whole one, is quoted after it when it brings a word of the question that the
             # sentence chosen lacks ("If a delay is not specified, it is assumed to be zero." before "If a gain is not
             # specified, it is assumed to be 1.", chosen for "If I leave out the gain and the delay in \BodeZPK, what

@@ -1051,7 +1051,9 @@ def test_a_reference_entry_s_header_is_quoted_with_its_description(embedder):
     assert "soft_reset_halt [Command] Requesting target halt and executing a soft reset." in quoted
     assert ("flash write_image [erase] [unlock] filename [offset] [type] [Command] Write the image filename to the "
             "current target’s flash bank(s).") in quoted  # a header of six words or more is no wrapped line either
-    assert "The num parameter is a value shown by flash banks." in quoted
+    # a sentence that goes on an entry's description is quoted with the entry (session 53)
+    assert ("soft_reset_halt [Command] Requesting target halt and executing a soft reset. This is often used when a "
+            "target cannot be reset and halted. The num parameter is a value shown by flash banks.") in quoted
     assert not any(c.text.startswith(("telnet_port", "soft_reset_halt", "flash write_image")) for c in cands)
     best = rank_candidates("Which command sets the port for telnet connections?",
                            one_block(OPENOCD_TCP_PORTS, "7.3 TCP/IP Ports", "openocd.pdf", 43), embedder)[0]
@@ -1277,6 +1279,20 @@ def test_a_setting_s_name_or_a_credit_s_end_alone_on_its_line():
         "Force font size of TeX strings to fontsize in the graphic window", "Print.TexWidthInMm",
         "Width of tex graphics in mm (use 0 for the natural width inferred from the image width in pixels)",
         "Default value: 150"]
+    # nor a command's name with its arguments' placeholders (Yosys's command reference: "... on all loaded modules
+    # read_rtlil [filename] Load modules ..." was one sentence, quoted as the -setattr option's, session 53)
+    yosys = ("-setattr <attribute_name >\nset the specified attribute (to the value 1) on all loaded modules\n"
+             "read_rtlil [filename]\nLoad modules from an RTLIL file to the current design.")
+    assert unwrap_lines(yosys).split("\n")[2] == "read_rtlil [filename]"
+    # a list item's lead-in wrapped before its last words, a capital and a colon, is one line (DRBD's "... initialize
+    # your DRBD device as a new" / "Physical Volume:" / "# pvcreate /dev/drbd0": the command was cut from its item)
+    drbd = ("\u2022 Now, on the node where you just promoted your resource, initialize your DRBD device as a new\n"
+            "Physical Volume:\n# pvcreate /dev/drbd0\n\u2022 Create your VG:\n# vgcreate replicated /dev/drbd0\n"
+            "\u2022 Install the packages\nNote:")
+    assert unwrap_lines(drbd).split("\n") == [
+        "\u2022 Now, on the node where you just promoted your resource, initialize your DRBD device as a new Physical "
+        "Volume:", "# pvcreate /dev/drbd0", "\u2022 Create your VG:", "# vgcreate replicated /dev/drbd0",
+        "\u2022 Install the packages", "Note:"]
     # a bracketed credit broken at the line end is joined, not read as the start of the next item
     # (Verilator's change log: "CAD] • Support timing controls ..." was quoted under release 5.002)
     credit = ("\u2022 Support the Active and NBA scheduling regions (#3278, #3384). [Geza Lore, Shunyao\nCAD]\n"
@@ -1645,7 +1661,8 @@ def test_a_table_row_whose_first_cell_the_question_names_is_quoted_first(embedde
     bonus = extractive.ROW_KEY_BONUS
     try:
         extractive.ROW_KEY_BONUS = 0.0
-        assert rank_candidates(question, blocks, embedder)[0].text != row  # without the rule
+        # without the rule (and without the bonus of a default stated, "Default: compact", session 53)
+        assert rank_candidates(question, blocks, embedder, value_bonus=0.0)[0].text != row
     finally:
         extractive.ROW_KEY_BONUS = bonus
     # a word of the question written otherwise than the row's first cell names no row: "length" of "the

@@ -64,13 +64,20 @@ def test_a_bare_number_of_another_column_names_no_row(embedder):
 def test_a_default_asked_for_in_other_words():
     for q in ("what circuit temperature is assumed when none is given",
               "which integration method does transient analysis use unless I change it",
-              "What font does dot use for labels if I don't set any?", "what is the default radix"):
+              "What font does dot use for labels if I don't set any?", "what is the default radix",
+              # BIRD's (s53): the field "Default: adaptive, ..." under "gc period time"
+              "How often does BIRD run garbage collection if I leave the gc period unset?",
+              "If I don't configure a router ID, which address does BIRD use?",
+              "Which port is used when the listen address is not set?"):
         assert _ASKS_DEFAULT.search(q), q
-    for q in ("Which language does doxygen assume for .ice files?", "how do I change the temperature"):
+    for q in ("Which language does doxygen assume for .ice files?", "how do I change the temperature",
+              "How is the gc period set?", "How do I configure a router ID?"):
         assert not _ASKS_DEFAULT.search(q), q
     assert _STATES_DEFAULT.search("Circuit temperature has a default (nominal) value of 27°C (300.15 K).")
     assert _STATES_DEFAULT.search("The default value is XMU=0.5.")
+    assert _STATES_DEFAULT.search("Default: adaptive, based on number of routing tables in the configuration.")
     assert not _STATES_DEFAULT.search("Sets the circuit temperature in degrees Celsius.")
+    assert not _STATES_DEFAULT.search("switch (c) { case 1: x++; default: break; }")  # C's label is no field
 
 
 def test_the_default_stated_comes_first_when_asked_for_in_other_words(embedder):
