@@ -213,8 +213,8 @@ def unwrap_lines(text: str) -> str:
     return "\n".join(out)
 
 
-LEAD_IN_END_WORDS = 3
-WRAPPED_ITEM_WORDS = 8
+LEAD_IN_END_WORDS = 3  # a list item's lead-in wrapped before its last words leaves at most this many on the next line
+WRAPPED_ITEM_WORDS = 8  # above them, an item line this long (a line filled to the margin)
 
 
 def _ends_lead_in(prev: str, line: str) -> bool:

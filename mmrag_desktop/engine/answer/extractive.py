@@ -418,7 +418,7 @@ class Candidate:
     under: str = ""  # the option or setting whose entry the sentence is part of ("DOT_CLEANUP If the ..." on)
     keyword: str = ""  # the keyword whose reference entry the sentence is part of ("• Keyword hillWidth ⟨...⟩" on)
     named: bool = False  # a table row the question names (`_row_names_asked`)
-    goes_on: bool = False  # the label is the option entry whose description the sentence goes on ("-p just parse ...")
+    goes_on: bool = False  # the label is the entry whose description the sentence goes on ("-p just parse ...")
     below: tuple[str, ...] = ()  # a lead-in below the sentence and the items of the list it opens, quoted after
     # it (the sentence ranked without them)
     chunk: tuple[int, int, int] = (-1, -1, 0)  # the block's document id, chunk id and page
@@ -700,9 +700,9 @@ def _entry_of(sentences: Sequence[str], pos: int, heads: frozenset[str]) -> tupl
     """(term line, the description's sentences before `pos`) of the definition list entry whose description line
     sentence `pos` goes on, None when it opens a line of its own or the line is no entry's. The line's first
     sentence either holds the term on a line above its description ("-p" / "just parse the config file and exit.",
-    split as one sentence) or follows the term, a sentence of its own ("watchdog timeout time"). Not when the
-    description holds another term run into it (Yosys's "-setattr <attribute_name >" / "set the ... modules
-    read_rtlil [filename] Load modules ...": two lines, the second no term's description alone)."""
+    split as one sentence) or follows the term, a sentence of its own ("watchdog timeout time"); a first sentence of
+    more lines than the term's and one of description holds more than the entry (Yosys's "-setattr <attribute_name >"
+    / "set the ... modules" / "read_rtlil [filename]" / "Load modules ...")."""
     if pos == 0 or opens_a_line(sentences[pos].split("\n")[0], heads):
         return None
     j = pos - 1
@@ -1755,7 +1755,7 @@ def _choose(ranked: Sequence[Candidate], max_sentences: int, max_words: int,
         # other ("If an iteration is to continue until all available data is consumed, use the symbol * ..." +
         # "This can be used to process all columns ...", gnuplot's: the pair takes its place)
         other = " ".join(c.text.replace(held.text, " ").split()) if held is not None and not cut else ""
-        # (and so is the sentence that goes on an option's description when the entry is chosen: "In case both are
+        # (and so is the sentence that goes on an entry's description when the entry is chosen: "In case both are
         # available, libusb 1.0 takes precedence ..." after "--with-usb Build and install the USB drivers ...", NUT's)
         brings = (asked & set(content_terms(other))) - set(content_terms(held.text)) if other else set()
         if other[-1:] in (".", "!", "?") and (c.goes_on or brings):
