@@ -73,9 +73,14 @@ DEFINITION_LINE = re.compile(
     r"Procedure|Driver|Option|Form|Constant|Type|Operator|Class|Hook|Predicate|Instruction)\][ \t]*$", re.M)
 # a term line naming a setting with the type of its value, LilyPond's "-d" options' way ("job-count num",
 # "aux-files bool", "backend symbol"): its description is on the lines below it (not "the string", "a list")
-TYPED_SETTING = re.compile(r"^(?!(?:the|an?|this|that|these|those|its|each|every|any|no|one|some|your|our|their|his|her|"
-                           r"my|of|as|in|on|to|by|for|with|and|or) )[a-z][a-z0-9]*(?:-[a-z0-9]+)* "
+_NO_NAME = (r"the|an?|this|that|these|those|its|each|every|any|no|one|some|your|our|their|his|her|my|of|as|in|on|to|"
+            r"by|for|with|and|or")  # words no setting's name opens with
+TYPED_SETTING = re.compile(rf"^(?!(?:{_NO_NAME}) )[a-z][a-z0-9]*(?:-[a-z0-9]+)* "
                            r"(?:num|bool|string|symbol|integer|int|float|real|list|proc)$")
+# and BIRD's way, a name of one or two words and its value's type ("watchdog timeout time", "gc period time", "passive
+# switch", "preference expr"; not "job count num", no term line of LilyPond's, nor a verb's "set time")
+TYPED_OPTION = re.compile(rf"^(?!(?:{_NO_NAME}|is|are|be|set|get|see|use) )"
+                          r"[a-z][a-z0-9]*(?:[ -][a-z0-9]+)? (?:switch|time|number|expr|text|prefix)$")
 # a C-style declaration on a line of its own, its type before its name ("real[] cubicroots(real a,
 # real b, real c, real d);" above "This numerically robust solver returns the real roots of ..."): the
 # entry's term, never the wrapped end of the sentence above it

@@ -63,6 +63,7 @@ from ..sentence_split import (
     DEFINITION_LINE,
     DOT_LEADERS,
     FINAL_PUNCTUATION,
+    TYPED_OPTION,
     TYPED_SETTING,
     split_sentences,
 )
@@ -240,12 +241,6 @@ _ENTRY_START = re.compile(r"(-{1,2}[A-Za-z][\w-]*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)
 SHORT_ENTRY = 10  # an entry's description shorter than this many words is quoted with the sentence after it
 SIBLING_PENALTY = 0.2  # off a sentence that names a sibling of the name asked for and not that name
 PAIR_WORDS = 60  # a sentence and the next one it needs, quoted together, stay this short
-# a configuration option's term line named with the type of its value, BIRD's way ("watchdog timeout time", "gc
-# period time", "passive switch", "preference expr"; TYPED_SETTING's is LilyPond's, one hyphenated name, and "job
-# count num" is no term line of LilyPond's)
-_TYPED_OPTION = re.compile(r"^(?!(?:the|an?|this|that|these|those|its|each|every|any|no|one|some|your|our|their|his|"
-                           r"her|my|of|as|in|on|to|by|for|with|and|or|is|are|be|set|get|see|use) )"
-                           r"[a-z][a-z0-9]*(?:[ -][a-z0-9]+)? (?:switch|time|number|expr|text|prefix)$")
 # a command's entry: its name, its arguments' placeholders, its kind ("write_table [options] [filename]",
 # "soft_reset_halt [Command]", "telnet_port [number] [Config Command]")
 # (not a reference to a note: avr-libc's "Note [12]")
@@ -517,7 +512,7 @@ def is_term_line(line: str) -> bool:
         return False  # a heading in capitals ("LOSSY TRANSMISSION LINES", a running header) names no entry
     return (bool(_TERM_LINE.search(line)) or any(t.kind == "name" for t in terms(line))
             or bool(_BOUND_COMMAND.match(" ".join(words))) or bool(TYPED_SETTING.match(" ".join(words)))
-            or bool(_TYPED_OPTION.match(" ".join(words))))
+            or bool(TYPED_OPTION.match(" ".join(words))))
 
 
 def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max_words: int = 60) -> list[Candidate]:
@@ -679,14 +674,14 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             goes_on = False
             if (not label and not s.startswith("...") and not s.endswith("...")
                     and (entry := _entry_of(sentences, pos, heads)) is not None
-                    and not " ".join(s.split()).startswith(entry[0])):  # (not a default quoted with its entry already)
+                    and not s.startswith(entry[0])):  # (not a default quoted with its entry already)
                 # a sentence that goes on an entry's description after its first sentence ("-p" / "just parse the
                 # config file and exit. Return value is zero if the config file is valid, ...", BIRD's; "watchdog
                 # timeout time" / "Set time limit for I/O loop cycle. If the limit is breached, BIRD is killed by
                 # abort signal.") is the entry's: quoted with its term and the description before it (the term
                 # alone when that is long)
                 term, said = entry
-                if said and " ".join(s.split()).startswith(said[-1]):  # a short default quoted with its sentence
+                if said and s.startswith(said[-1]):  # a short default quoted with its sentence
                     said = said[:-1]
                 label = " ".join([term, *said]) if len(" ".join([term, *said, s]).split()) <= PAIR_WORDS else term
                 goes_on = True
@@ -727,7 +722,7 @@ def _is_term(line: str) -> bool:
     a line of code (ngspice's ".model DMOD D", bytefield's "\\newcommand{\\descbox}[2]{...}") nor a table's first cell
     ("0x0008 nopaste")."""
     line = " ".join(line.split())
-    return bool(_OPTION_TERM.match(line) or _TYPED_OPTION.match(line) or TYPED_SETTING.match(line)
+    return bool(_OPTION_TERM.match(line) or TYPED_OPTION.match(line) or TYPED_SETTING.match(line)
                 or _COMMAND_ENTRY.match(line))
 
 
@@ -1757,8 +1752,8 @@ def _choose(ranked: Sequence[Candidate], max_sentences: int, max_words: int,
         other = " ".join(c.text.replace(held.text, " ").split()) if held is not None and not cut else ""
         # (and so is the sentence that goes on an entry's description when the entry is chosen: "In case both are
         # available, libusb 1.0 takes precedence ..." after "--with-usb Build and install the USB drivers ...", NUT's)
-        brings = (asked & set(content_terms(other))) - set(content_terms(held.text)) if other else set()
-        if other[-1:] in (".", "!", "?") and (c.goes_on or brings):
+        if other[-1:] in (".", "!", "?") and (
+                c.goes_on or (asked & set(content_terms(other))) - set(content_terms(held.text))):
             # but its other sentence, a whole one, is quoted after it when it brings a word of the question that the
             # sentence chosen lacks ("If a delay is not specified, it is assumed to be zero." before "If a gain is not
             # specified, it is assumed to be 1.", chosen for "If I leave out the gain and the delay in \BodeZPK, what
