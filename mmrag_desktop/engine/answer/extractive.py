@@ -209,12 +209,14 @@ _REFERENCE_SECTION = re.compile(r"\b(?:links|references|bibliography|further rea
 # answer together; a number as the key only in a section of references ("[12] ...": elsewhere a list's steps)
 _CITATION_KEY = re.compile(r"^\[\u2060?(?:(?P<author>[A-Z][A-Za-z+-]*\d{2,4}[a-z]?)|\d{1,3})\][ \t]+\S")
 VALUE_BONUS = 0.15
-# a how-to question ("How do I delete all variables from the R workspace?") is answered by a command:
-# a lead-in quoted with its command gains as a sentence with an asked-for value does (dev: only t22's
-# third sentence changes; the other sets identical)
+# a how-to question ("How do I delete all variables from the R workspace?"), or one that asks for a
+# command ("... what command do I run on the local node before making the copy?"), is answered by a
+# command: a lead-in quoted with its command gains as a sentence with an asked-for value does (dev: only
+# t22's third sentence changes; the other sets identical)
 HOWTO_BONUS = 0.15
 _SHELL_COMMAND = re.compile(r"^(?:\.\.\.\s+)?(?:[$>%#]\s*)?[a-z][\w.+-]*(?:\s+\S+){0,3}?\s+--?[A-Za-z]")  # a program, an option
-_HOWTO_Q = re.compile(r"^\s*how\s+(?:do|can|could|should|would)\s+(?:i|you|we|one)\b|^\s*how\s+to\b", re.I)
+_HOWTO_Q = re.compile(r"^\s*how\s+(?:do|can|could|should|would)\s+(?:i|you|we|one)\b|^\s*how\s+to\b"
+                      r"|\b(?:what|which)\s+(?:shell\s+)?commands?\b", re.I)
 OTHER_DOC_PENALTY = 0.3  # off other manuals' sentences when the question names one (held-out h15; bench/README.md)
 OPTION_ENTRY_BONUS = 0.3  # held-out h01: 0.15 left "--with-fftw3=no ..." third (bench/README.md)
 FIGURE_BONUS = 1.0  # the best caption first for a figure asked for (dev: 1.0 over 0.5; bench/README.md)

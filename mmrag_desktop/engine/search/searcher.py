@@ -648,7 +648,10 @@ class Searcher:
         """The reserve hits of an answer's search: for each of the first RESERVE_HITS hits, the text chunk of
         its page that ranked among the first RESERVE_RANK candidates and was left out because the page is a
         hit already (Gpredict's "... satellite AO-51 is drawn in white instead of yellow. This means that
-        AO-51 is selected.", third of all candidates, under the page's first paragraph)."""
+        AO-51 is selected.", third of all candidates, under the page's first paragraph). A mate whose last
+        line is a lead-in goes on in the next chunk of its page, which is reserve too (DRBD's "On the local
+        node, issue the following command:" ends the chunk that opens "Using truck based replication"; the
+        command is in the next)."""
         have = {h.chunk_id for h in hits if not h.enriched}  # (a paragraph joined to a figure comes last)
         out: list[Hit] = []
         for h in hits[:RESERVE_HITS]:
@@ -656,11 +659,20 @@ class Searcher:
             if cid is None or cid in have:
                 continue
             have.add(cid)
-            hl = self._whole_sentences(rows[cid], candidate_hl[cid], lead, tail)
-            hit = self.hit(rows[cid], hl, scored[cid], {}, None, self.documents.kind(rows[cid]["doc_id"]),
-                           lead=lead(cid), tail=tail(cid))
-            hit.reserve = True
-            out.append(hit)
+            shown = [(rows[cid], candidate_hl[cid], scored[cid])]
+            lines = _boxed_lines(rows[cid]) if rows[cid]["text"].rstrip().endswith(":") else []
+            if lines and lines[-1]["t"].rstrip().endswith(":"):
+                found = self._lead_in_goes_on(rows[cid], lines[-1], candidate_hl[cid].score)
+                if found is not None and found[0]["id"] not in have and found[0]["page"] == rows[cid]["page"]:
+                    have.add(found[0]["id"])
+                    rows[found[0]["id"]] = found[0]
+                    shown.append((*found, scored[cid]))
+            for row, hl, score in shown:
+                hl = self._whole_sentences(row, hl, lead, tail)
+                hit = self.hit(row, hl, score, {}, None, self.documents.kind(row["doc_id"]),
+                               lead=lead(row["id"]), tail=tail(row["id"]))
+                hit.reserve = True
+                out.append(hit)
         return out
 
     def _followers(self, n: int, chosen: list[int], rows: dict, highlights: dict,
@@ -836,24 +848,32 @@ class Searcher:
             weak = bool(last.get("s") and last["s"][-1] == hl.segment + 1 and vecs is not None
                         and last["s"][-1] < len(vecs)
                         and float(vecs[last["s"][-1]] @ hvec) < LEAD_IN_MATCH * float(vecs[hl.segment] @ hvec))
-            found = self._next_text(row)
+            found = self._lead_in_goes_on(row, last, hl.score)
             if found is None or found[0]["id"] in kept:
                 continue
-            new, new_lines = found
-            nxt = new["id"]
-            j = _shared_line(new_lines, last)
-            if j is None or len(new_lines) < j + 2 or not new_lines[j].get("s"):
-                continue
-            lead = new_lines[j]["s"][-1]
-            after = next((s for ln in new_lines[j + 1:] for s in ln.get("s") or [] if s > lead), None)
-            if after is None:
-                continue
             if weak:
-                held[cid] = nxt
+                held[cid] = found[0]["id"]
                 continue
-            chosen = [ln for ln in new_lines if {lead, after} & set(ln.get("s") or [])]
-            _hit_becomes(kept, i, new, lines_highlight(chosen, lead, hl.score), rows, highlights, scored)
+            _hit_becomes(kept, i, *found, rows, highlights, scored)
         return held
+
+    def _lead_in_goes_on(self, row: dict, last: dict, score: float) -> tuple[dict, Highlight] | None:
+        """The next text chunk of `row`'s document (its row) and the highlight of the lead-in `last` (the
+        chunk's last line) with the segment after it, when that chunk repeats the line in its first lines
+        (chunks overlap) and goes on after it; None otherwise."""
+        found = self._next_text(row)
+        if found is None:
+            return None
+        new, new_lines = found
+        j = _shared_line(new_lines, last)
+        if j is None or len(new_lines) < j + 2 or not new_lines[j].get("s"):
+            return None
+        lead = new_lines[j]["s"][-1]
+        after = next((s for ln in new_lines[j + 1:] for s in ln.get("s") or [] if s > lead), None)
+        if after is None:
+            return None
+        chosen = [ln for ln in new_lines if {lead, after} & set(ln.get("s") or [])]
+        return new, lines_highlight(chosen, lead, score)
 
     def _entries_of_fragments(self, kept: list[int], rows: dict, highlights: dict, scored: dict, hvec: np.ndarray,
                               plan: QueryPlan, filters: Filters, idf: dict[str, float]) -> None:

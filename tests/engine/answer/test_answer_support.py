@@ -1004,6 +1004,13 @@ def test_a_how_to_question_prefers_the_command_and_its_lead_in(embedder, monkeyp
     assert scores(how)[other] == pytest.approx(scores(how, 0.0)[other])
     plain = "delete variables from the R workspace"  # asks no how-to: no bonus
     assert scores(plain) == pytest.approx(scores(plain, 0.0))
+    # a question for the command asks how to as well (DRBD: "... what command do I run on the local node
+    # before making the copy?")
+    for asked in ("What command deletes all variables from the R workspace?",
+                  "To clear the R workspace, which commands do I run?"):
+        assert scores(asked)[lead_in] == pytest.approx(scores(asked, 0.0)[lead_in] + 0.15), asked
+    commanded = "What does the rm command do to the R workspace?"  # asks what a command does, not for one
+    assert scores(commanded) == pytest.approx(scores(commanded, 0.0))
 
 
 def test_a_command_s_synopsis_is_quoted_with_its_description(embedder):

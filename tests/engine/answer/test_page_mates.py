@@ -7,6 +7,7 @@ selected." was two chunks further down the page and never quoted."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from conftest import write_pdf
@@ -160,3 +161,81 @@ def test_a_name_only_a_page_mate_mentions_is_no_absent_name(library, tmp_path):
     # a status neither the hits nor their page-mates give still makes the question not covered
     other = assess(question.replace("208", "209"), scored, library.embedder, mates=reserve)
     assert other.absent == ["209"] and other.insufficient
+
+
+# DRBD's "Using truck based replication": the chunk that opens the section ends with a step's lead-in, and the
+# command it announces is in the next chunk of the page
+SEEDING = ["To preseed a remote node with the data it is to keep in sync, and to skip the initial full",
+           "synchronization of the device, follow the steps below. This assumes that the local node has a",
+           "configured but disconnected resource in the primary role: the configuration is complete, the same",
+           "configuration file exists on both nodes, and the commands for the first promotion of the resource",
+           "were issued on the local node, but the remote node is not connected yet."]
+SEEDING_PAD = ["Read the steps once before you start.", "Keep the nodes apart.", "Take care.", "Go on."]
+STEP = "- On the local node, issue the following command:"
+STEP_COMMAND = "# zapadm new-uuid --clear-bitmap <resource>"
+STEPS_AFTER = ["- Make a consistent, verbatim copy of the resource's data and its metadata, for example by",
+               "removing a hot-swappable drive from a mirror and rebuilding the mirror with a fresh drive.",
+               "- Physically transport the copies to the remote site.",
+               "- Add the copies to the remote node. This may be a matter of plugging in a physical disk, or of",
+               "grafting a bitwise copy of the shipped data onto existing storage on the remote node. Be sure",
+               "to restore not only the replicated data but also its metadata; without it the shipping is moot.",
+               "- Bring up the resource on the remote node. After the two peers connect, they do not start a full",
+               "synchronization of the device. The synchronization that begins covers only the blocks that",
+               "changed since the first command, and even with no changes there may be a brief resync of the",
+               "areas the activity log covers, rolled back on the new secondary node. The more the data change",
+               "while the disk is on its way, the longer that synchronization takes, so ship the disk soon.",
+               "The shipped disk must be at least as large as the resource, or the remote node refuses it."]
+
+
+def _seeding_manual(library, tmp_path, lead_in: str):
+    """The seeding page, its opening padded (SEEDING_PAD) so that `lead_in` is the last line of the page's
+    first chunk: the chunker closes a chunk before the line that would take it past TARGET_TOKENS."""
+    from mmrag_desktop.engine.ingest.pipeline import TARGET_TOKENS
+
+    cost = lambda text: library.embedder.count_tokens(text) + 1  # noqa: E731 - as chunking.py counts
+    opening = list(SEEDING)
+    for pad in SEEDING_PAD:
+        if sum(map(cost, [*opening, pad, lead_in, STEP_COMMAND])) <= TARGET_TOKENS:
+            opening.append(pad)
+    lines = [*opening, lead_in, STEP_COMMAND, *STEPS_AFTER]
+    pdf = write_pdf(tmp_path / "seeding.pdf", [[(57, 80 + 14 * i, t) for i, t in enumerate(lines)]], fontsize=10)
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    ids = [r[0] for r in library.conn.execute("SELECT id FROM chunks ORDER BY id")]
+    rows = library.searcher.chunks.rows(ids)
+    return {cid: rows[cid] for cid in ids}
+
+
+def _reserve_of(library, rows: dict, mate: int) -> list:
+    """The reserve Searcher._reserve makes of the page's first hit and `mate`, its page-mate."""
+    from mmrag_desktop.engine.search.highlight import Highlight
+
+    hit = library.search("Is the shipped disk large enough for the resource?", k=1)[0]
+    assert hit.page == rows[mate]["page"] and hit.chunk_id not in (mate, mate + 1)
+    shown = Highlight(hit.page, (57.0, 70.0, 500.0, 140.0), [(hit.page, (57.0, 70.0, 500.0, 140.0))], 0, 0.5)
+    return library.searcher._reserve([hit], {(hit.doc_id, hit.page): mate}, dict(rows), {mate: shown}, {mate: 1.0},
+                                     lambda cid: [], lambda cid: [])
+
+
+def test_a_page_mate_that_ends_with_a_lead_in_brings_the_command_it_announces(library, tmp_path):
+    """DRBD's user's guide (session 53's list): "When I seed a remote node by shipping a copy of the disk, what
+    command do I run on the local node before making the copy?" found the page through the section's later
+    steps; the section's opening, the page-mate in reserve, ends with "On the local node, issue the following
+    command:" and the next chunk holds the command. That chunk is reserve too, its lead-in and command shown."""
+    rows = _seeding_manual(library, tmp_path, STEP)
+    first, second = list(rows)[:2]
+    # the case: the opening ends with the lead-in, the next chunk repeats it (overlap) and goes on with the command
+    assert rows[first]["text"].rstrip().endswith(STEP) and STEP_COMMAND not in rows[first]["text"]
+    assert rows[second]["text"].startswith(STEP) and STEP_COMMAND in rows[second]["text"]
+    reserve = _reserve_of(library, rows, first)
+    assert [h.chunk_id for h in reserve] == [first, second] and all(h.reserve for h in reserve)
+    lines = {ln["t"]: ln["b"] for ln in json.loads(rows[second]["lines"])}
+    (_, shown), = reserve[1].boxes  # the lead-in and its command (as a continued hit's: _continue_lead_ins)
+    assert shown[1] <= lines[STEP][1] and lines[STEP_COMMAND][3] <= shown[3], (shown, lines)
+    assert reserve[1].text.startswith(STEP) and not reserve[0].text.startswith(STEP)
+
+
+def test_a_page_mate_that_ends_with_a_sentence_brings_nothing_more(library, tmp_path):
+    rows = _seeding_manual(library, tmp_path, "- On the local node, issue the following command.")
+    first = next(iter(rows))
+    assert rows[first]["text"].rstrip().endswith("command.")
+    assert [h.chunk_id for h in _reserve_of(library, rows, first)] == [first]
