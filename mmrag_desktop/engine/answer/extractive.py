@@ -194,6 +194,9 @@ _WHATIS = re.compile(r"[\w.+-]+(?:, [\w.+-]+)* ([\u2212\u2013\u2014-]) \S")
 _NAME_SECTION = re.compile(r"(?:^| > )NAME$")
 _ACRONYM = re.compile(r"\b([A-Z]{3,5})s?\b")  # two letters ("AC", "LM") spell too many runs
 _BULLET = re.compile(r"^(?:[\u2022\u25e6\u25aa\u2023*]|-\s|\d+[.)]\s)")
+# an item's name set off by a full stop, its description after it on the line ("\u2022 transaction_failures. Returns a
+# number that indicates how many transactions have failed since Mnesia was started.", Mnesia's system_info keys)
+_DOTTED_TERM = re.compile(r"^(?:[\u2022\u25e6\u25aa\u2023*]\s*)?[a-z][a-z0-9]*(?:_[a-z0-9]+)*\.$")
 # a row of a two-column list in running text, its value first: "2 Errors printed." after "1 Warnings and
 # error printed." (gpasm's ERRORLEVEL settings): a fact, however short
 _VALUE_ROW = re.compile(r"^[-+]?\d{1,4}\s+[A-Za-z]")
@@ -629,8 +632,10 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 s, introduces = " ".join([s] + rows), True
             introduces = introduces or shown
             # a figure chunk's "Section: G.3.3 SOLA-330" line names no term
-            term = not name_code and not _LABELS.match(prev) and opens_a_line(prev, heads) and (
-                is_term_line(prev) or synopsis_of_section(prev, b.hit.section) or bool(DEFINITION_LINE.match(prev)))
+            term = not name_code and not _LABELS.match(prev) and ((opens_a_line(prev, heads) and (
+                is_term_line(prev) or synopsis_of_section(prev, b.hit.section) or bool(DEFINITION_LINE.match(prev))))
+                # (an item's name set off by a full stop opens the line its description goes on)
+                or (bool(_DOTTED_TERM.match(prev)) and s[:1].isupper() and opens_a_line(f"{prev} {s}", heads)))
             if term and pos > 1 and sentences[pos - 2].rstrip()[-1:] == ":" and not _SYNTAX_NAME.match(sentences[pos - 2]) and (
                     DECLARATION_LINE.match(prev) or introduces_code(sentences[pos - 2], prev)):
                 # "A simpler interface ... is also available:" / "void tensorshade(...);" / "One can also

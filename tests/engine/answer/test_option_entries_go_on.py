@@ -82,3 +82,31 @@ def test_a_default_quoted_with_its_entry_takes_the_entry_once():
              for c in candidate_sentences(pack_evidence([block(CROSSHAIR, chunk_id=34)], 1000))]
     crosshair = [t for t in texts if "‘#ff0000’" in t]
     assert crosshair and all(t.count("--crosshair-color") == 1 for t in crosshair), crosshair
+
+
+SYSTEM_INFO = ("\u2022 transactions. Returns a list of all currently active local transactions.\n"
+               "\u2022 transaction_failures. Returns a number that indicates how many transactions have failed since Mnesia\n"
+               "was started.\n"
+               "\u2022 transaction_commits. Returns a number that indicates how many transactions have terminated successfully\n"
+               "since Mnesia was started.\n"
+               "\u2022 transaction_restarts. Returns a number that indicates how many transactions have been restarted since\n"
+               "Mnesia was started.\n"
+               "\u2022 Notes.\n"
+               "Returns are counted per node. Each node keeps its own counts.")
+
+
+def test_an_items_name_set_off_by_a_full_stop_names_the_description_after_it(embedder):
+    """Mnesia's reference manual (session 54's list) lists mnesia:system_info's keys as "\u2022 transaction_failures. Returns
+    a number that indicates how many transactions have failed ...": "How can I check how many transactions have failed,
+    committed or been restarted ...?" quoted three "Returns a number that indicates ..." sentences without the keys, and
+    two of them so alike that one was left out as saying what the other did."""
+    cands = {c.text: c for c in candidate_sentences(pack_evidence([block(SYSTEM_INFO)], 1000))}
+    failed = next(c for t, c in cands.items() if "have failed" in t)
+    assert failed.label == "\u2022 transaction_failures.", failed.label
+    assert next(c for t, c in cands.items() if "active local" in t).label == "\u2022 transactions."
+    # a capitalised item is a heading, not a name; a sentence on a line of its own is no item's description
+    assert not next(c for t, c in cands.items() if t.startswith("Returns are counted")).label
+    assert not next(c for t, c in cands.items() if t.startswith("Each node keeps")).label
+    q = "How can I check how many transactions have failed, committed or been restarted on a node since Mnesia started?"
+    ranked = [c.text for c in rank_candidates(q, pack_evidence([block(SYSTEM_INFO)], 1000), embedder)]
+    assert ranked[0].startswith("\u2022 transaction_failures. Returns a number"), ranked[:3]
