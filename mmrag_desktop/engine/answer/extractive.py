@@ -161,7 +161,9 @@ _PROSE_WORD = re.compile(r"(?<![\w.@#(\[])[a-z]{3,}(?![\w(\[])")
 # a question that describes a figure ("schematic where a source feeds clamping diodes ...", "what does a
 # typical mesh look like") rather than asking something about a plot ("which direction is up for the
 # camera of a 3-D plot"): the figure's caption answers it
-_WH_CLAUSE = re.compile(r"[;:.?]\s*(?:which|what|how|why|when|where|who|does|do|is|are|can)\b|,\s*how\s+(?:do|can|could|should|would|to)\b", re.I)
+# (or after a phrase set off by a comma: "Besides PDF, can ReportLab produce its charts in other formats ...?")
+_WH_CLAUSE = re.compile(r"[;:.?]\s*(?:which|what|how|why|when|where|who|does|do|is|are|can)\b|,\s*how\s+(?:do|can|could|should|would|to)\b"
+                        r"|,\s*(?:can|could|does|do|did|is|are|will|would|should)\s+(?:i|you|we|one|it|they|the|[\w.+-]+)\s+\w", re.I)
 _WH_QUESTION = re.compile(r"^\s*(?:which|what|how|why|when|where|who|does|do|is|are|can)\b", re.I)
 _LOOKS_LIKE = re.compile(r"\blooks? like\b|\bshow me\b", re.I)
 _CAPTION = re.compile(r"^(?:\.\.\.\s*)?fig(?:ure)?\.?\s*\d", re.I)
@@ -477,6 +479,17 @@ def _ocr_sentence(words: list[str], ocr: list[str]) -> bool:
     return _reads_as_prose(text) and not _NUMBERED_LABEL.search(text)
 
 
+# a lead-in that gives an example ("For example:", "Example:", "For instance:")
+_EXAMPLE_LEAD = re.compile(r"^(?:for (?:example|instance)|examples?|e\.g\.)\s*:$", re.I)
+
+
+def _explains_example(sentence: str) -> bool:
+    """True when `sentence` is an example's lead-in with the code it introduces on the lines below ("For example:" /
+    "mnesia:change_table_copy_type(person, node(), disc_copies)"): the sentence after it says what the code does."""
+    lead, _, code = sentence.strip().partition("\n")
+    return bool(_EXAMPLE_LEAD.match(" ".join(lead.split()))) and bool(code.strip()) and introduces_code(lead, code)
+
+
 def _is_example(line: str) -> bool:
     """A short line of code ("#(3:5:8) clk = ~clk;"), not a sentence about it."""
     return len(line.split()) <= EXAMPLE_WORDS and bool(_CODE_MARK.search(line)) and not _reads_as_prose(line)
@@ -644,6 +657,10 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 # build a program with a different name ...", SCons'; not a syntax's name for what follows: GetDP's
                 # "green-function-id:" / "Laplace []{expression-cst}" / "r/2, 1/(2*Pi)*ln(1/r), 1/(4*Pi*r).", _SYNTAX_NAME)
                 term = False
+            if not term and pos > 0 and s[:1].isupper() and _explains_example(sentences[pos - 1]):
+                # "For example:" / "mnesia:change_table_copy_type(person, node(), disc_copies)" / "Transforms the person
+                # table from a RAM table into a disc-based table at Node.": the sentence says what the example does
+                term = True
             with_term = False  # prev already carries the entry's term line
             if (not term and pos > 1 and is_term_line(sentences[pos - 2])
                     and (_PREAMBLE.match(prev) or (_is_example(prev) and _ONE_NAME.fullmatch(sentences[pos - 2].strip())))):

@@ -863,6 +863,10 @@ def test_a_figure_asked_for_is_answered_by_its_caption_first(embedder):
     # PARI/GP card's answer opened with another manual's only figure caption)
     assert not asks_for_figure("I'm in gp's break loop after an error; how do I look at the data of the current error?")
     assert asks_for_figure("sketch of doping profile shapes, which shows the peak concentration")
+    # nor one asked after a phrase set off by a comma (the ReportLab guide's answer opened with "Figure 11-7:
+    # Stacking bars on top of each other.")
+    assert not asks_for_figure("Besides PDF, can ReportLab produce its charts in other formats such as bitmaps?")
+    assert asks_for_figure("block diagram of the receiver, with its mixer and filters")
 
 
 def test_an_option_asked_for_is_answered_by_the_best_entry_of_the_option_list(embedder):

@@ -110,3 +110,21 @@ def test_an_items_name_set_off_by_a_full_stop_names_the_description_after_it(emb
     q = "How can I check how many transactions have failed, committed or been restarted on a node since Mnesia started?"
     ranked = [c.text for c in rank_candidates(q, pack_evidence([block(SYSTEM_INFO)], 1000), embedder)]
     assert ranked[0].startswith("\u2022 transaction_failures. Returns a number"), ranked[:3]
+
+
+COPY_TYPE = ("change_table_copy_type(Tab :: table(), Node :: node(), To :: storage_type()) -> t_result(ok)\n"
+             "For example:\n"
+             "mnesia:change_table_copy_type(person, node(), disc_copies)\n"
+             "Transforms the person table from a RAM table into a disc-based table at Node.\n"
+             "This function can also be used to change the storage type of the table named schema.")
+
+
+def test_the_sentence_after_an_example_is_quoted_with_it():
+    """Mnesia's reference manual: "How do I turn a table that is currently held only in RAM on a node into a
+    disc-backed one ...?" quoted "Transforms the person table from a RAM table into a disc-based table at Node." without
+    the call above it, the example it explains."""
+    cands = {c.text: c for c in candidate_sentences(pack_evidence([block(COPY_TYPE)], 1000))}
+    transforms = next(c for t, c in cands.items() if t.startswith("Transforms the person table"))
+    assert transforms.label == "For example: mnesia:change_table_copy_type(person, node(), disc_copies)", transforms.label
+    # the sentence after that one is about the function, no example's
+    assert not next(c for t, c in cands.items() if t.startswith("This function can also")).label
