@@ -1176,6 +1176,10 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             paired = True
         if (not paired and c.following
                 and (_HOW_IT_IS_DONE.match(c.following) or (asks_meaning and _SAYS_MEANING.match(c.following))
+                     # or what it means in the words the question asks in ("... it is recommended that you defer DRBD
+                     # startup ... exclusively to the OCF resource agent." + "That means that you should disable the
+                     # DRBD init script: chkconfig drbd off" for "... what should I do with the DRBD init script?")
+                     or (_SAYS_MEANING.match(c.following) and bool(q_terms & set(content_terms(c.following)) - have))
                      or (defined and _SAYS_MORE.match(c.following) and re.search(rf"\b{re.escape(defined)}", c.text, re.I))
                      or (_CONDITION.match(c.text) and _OTHERWISE.match(c.following))
                      or (asks_remedy and _GIVES_REMEDY.search(c.following)))
@@ -1187,6 +1191,9 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             # (whatever number the sentence carries: "(2.19) The problem is caused by ...")
             # "... you can still get an idea of what the structure is ..." + "To do so, you must set the
             # EXTRACT_ALL tag in the configuration file to YES.": the way is in the sentence after
+            lead, _, shown = c.following.strip().partition("\n")
+            # (a lead-in with what it announces on the line below it, "... the DRBD init script:" / "chkconfig drbd off")
+            c.introduces = c.introduces or (lead.rstrip().endswith(":") and bool(shown.strip()))
             c.text, c.following = f"{c.text} {c.following}", ""
         if (c.text.rstrip()[-1:] not in ".!?)" and not c.introduces and not c.below and not _LIST_ITEM.match(c.text)
                 and (c.block_id in rows_of or not _SHOWS_CODE.search(c.text))):

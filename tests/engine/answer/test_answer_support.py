@@ -557,6 +557,29 @@ def test_what_a_thing_is_is_quoted_with_the_sentence_that_says_more_of_it(embedd
     assert meant.text.endswith("This means that AO-51 is selected."), meant.text
 
 
+def test_what_a_sentence_means_in_the_questions_words_is_quoted_with_it(embedder):
+    """The DRBD user's guide (session 53's list): "If Pacemaker controls DRBD through the linbit OCF resource agent,
+    what should I do with the DRBD init script?" quoted "... it is recommended that you defer DRBD startup, shutdown,
+    promotion, and demotion exclusively to the OCF resource agent." without the sentence after it, "That means that
+    you should disable the DRBD init script:" / "chkconfig drbd off", which ranked tenth: what it means is said there,
+    in the words of the question. Not when the sentence after says it in no word of the question the first lacks."""
+    defer = ("If you are employing the DRBD OCF resource agent, it is recommended that you defer DRBD startup, "
+             "shutdown, promotion, and demotion exclusively to the OCF resource agent.")
+    means = "That means that you should disable the DRBD init script:\nchkconfig drbd off"
+    text = f"This section explains how to enable a DRBD-backed service in a Pacemaker cluster.\n{defer}\n{means}\n" \
+           "The ocf:linbit:drbd OCF resource agent provides Master/Slave capability."
+    bl = pack_evidence([manual_hit("drbd.pdf", 1, 76, "8.1. Using DRBD in Pacemaker clusters", text)], 1000)
+    question = "If Pacemaker controls DRBD through the linbit OCF resource agent, what should I do with the DRBD init script?"
+    ranked = rank_candidates(question, bl, embedder)
+    paired = next(c for c in ranked if c.text.startswith("If you are employing"))
+    assert " ".join(paired.text.split()) == f"{defer} That means that you should disable the DRBD init script: chkconfig drbd off", \
+        paired.text
+    # quoted with what it announces, it is no lead-in without its command: nothing off its score for ending so
+    assert paired.introduces
+    other = rank_candidates("Which component starts DRBD when it is employed with Pacemaker?", bl, embedder)
+    assert next(c for c in other if c.text.startswith("If you are employing")).text == defer
+
+
 def test_a_condition_is_quoted_with_its_otherwise_and_a_problem_with_its_remedy(embedder):
     """Autoconf's manual (no set's): "If the system has no working alloca, what does AC_FUNC_ALLOCA set up
     instead?" quoted "If either method succeeds, define HAVE_ALLOCA." without "Otherwise, set the output
