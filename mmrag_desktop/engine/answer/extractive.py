@@ -198,7 +198,9 @@ _ACRONYM = re.compile(r"\b([A-Z]{3,5})s?\b")  # two letters ("AC", "LM") spell t
 _BULLET = re.compile(r"^(?:[\u2022\u25e6\u25aa\u2023*]|-\s|\d+[.)]\s)")
 # an item's name set off by a full stop, its description after it on the line ("\u2022 transaction_failures. Returns a
 # number that indicates how many transactions have failed since Mnesia was started.", Mnesia's system_info keys)
-_DOTTED_TERM = re.compile(r"^(?:[\u2022\u25e6\u25aa\u2023*]\s*)?[a-z][a-z0-9]*(?:_[a-z0-9]+)*\.$")
+# (after a bullet, or a name with an underscore: a word alone at a line's start ends the sentence the line above
+# began, "ground. This is disabled by default, ...")
+_DOTTED_TERM = re.compile(r"^(?:[\u2022\u25e6\u25aa\u2023*]\s*[a-z][a-z0-9]*(?:_[a-z0-9]+)*|[a-z][a-z0-9]*(?:_[a-z0-9]+)+)\.$")
 # a row of a two-column list in running text, its value first: "2 Errors printed." after "1 Warnings and
 # error printed." (gpasm's ERRORLEVEL settings): a fact, however short
 _VALUE_ROW = re.compile(r"^[-+]?\d{1,4}\s+[A-Za-z]")

@@ -107,6 +107,12 @@ def test_an_items_name_set_off_by_a_full_stop_names_the_description_after_it(emb
     # a capitalised item is a heading, not a name; a sentence on a line of its own is no item's description
     assert not next(c for t, c in cands.items() if t.startswith("Returns are counted")).label
     assert not next(c for t, c in cands.items() if t.startswith("Each node keeps")).label
+    # a word alone at a line's start ends the sentence of the line above, unless it is a name with an underscore
+    wrapped = candidate_sentences(pack_evidence([block("The dumper writes the log to the\ndisc. Then it is "
+                                                       "truncated and the next transaction starts a new one.\n"
+                                                       "log_version. Returns the version of the log format.")], 1000))
+    assert not next(c for c in wrapped if c.text.startswith("Then it is truncated")).label
+    assert next(c for c in wrapped if c.text.startswith("Returns the version")).label == "log_version."
     q = "How can I check how many transactions have failed, committed or been restarted on a node since Mnesia started?"
     ranked = [c.text for c in rank_candidates(q, pack_evidence([block(SYSTEM_INFO)], 1000), embedder)]
     assert ranked[0].startswith("\u2022 transaction_failures. Returns a number"), ranked[:3]
