@@ -24,6 +24,11 @@ def block(text: str, chunk_id: int = 31) -> Hit:
                score=0.03, text=text, section="1.3 Running BIRD")
 
 
+def ranked_texts(question: str, text: str, embedder) -> list[str]:
+    """The candidates of one block of `text`, best first."""
+    return [c.text for c in rank_candidates(question, pack_evidence([block(text)], 1000), embedder)]
+
+
 def test_a_sentence_that_goes_on_an_options_description_is_quoted_with_the_option():
     cands = {c.text: c for c in candidate_sentences(pack_evidence([block(OPTIONS)], 1000))}
     ret = next(c for t, c in cands.items() if t.startswith("Return value is zero"))
@@ -41,8 +46,8 @@ def test_prose_after_prose_takes_no_option_for_its_own():
 
 
 def test_the_option_that_does_what_is_asked_is_named_in_the_answer(embedder):
-    q = "How can I check that my bird.conf is valid without actually starting the routing daemon?"
-    ranked = [c.text for c in rank_candidates(q, pack_evidence([block(OPTIONS)], 1000), embedder)]
+    ranked = ranked_texts("How can I check that my bird.conf is valid without actually starting the routing daemon?",
+                          OPTIONS, embedder)
     assert ranked[0].startswith("-p just parse the config file and exit."), ranked[:3]
 
 
@@ -113,8 +118,8 @@ def test_an_items_name_set_off_by_a_full_stop_names_the_description_after_it(emb
                                                        "log_version. Returns the version of the log format.")], 1000))
     assert not next(c for c in wrapped if c.text.startswith("Then it is truncated")).label
     assert next(c for c in wrapped if c.text.startswith("Returns the version")).label == "log_version."
-    q = "How can I check how many transactions have failed, committed or been restarted on a node since Mnesia started?"
-    ranked = [c.text for c in rank_candidates(q, pack_evidence([block(SYSTEM_INFO)], 1000), embedder)]
+    ranked = ranked_texts("How can I check how many transactions have failed, committed or been restarted on a node "
+                          "since Mnesia started?", SYSTEM_INFO, embedder)
     assert ranked[0].startswith("\u2022 transaction_failures. Returns a number"), ranked[:3]
 
 
