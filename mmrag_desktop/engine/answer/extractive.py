@@ -163,7 +163,7 @@ _PROSE_WORD = re.compile(r"(?<![\w.@#(\[])[a-z]{3,}(?![\w(\[])")
 # camera of a 3-D plot"): the figure's caption answers it
 # (or after a phrase set off by a comma: "Besides PDF, can ReportLab produce its charts in other formats ...?")
 _WH_CLAUSE = re.compile(r"[;:.?]\s*(?:which|what|how|why|when|where|who|does|do|is|are|can)\b|,\s*how\s+(?:do|can|could|should|would|to)\b"
-                        r"|,\s*(?:can|could|does|do|did|is|are|will|would|should)\s+(?:i|you|we|one|it|they|the|[\w.+-]+)\s+\w", re.I)
+                        r"|,\s*(?:can|could|does|do|did|is|are|will|would|should)\s+[\w.+-]+\s+\w", re.I)
 _WH_QUESTION = re.compile(r"^\s*(?:which|what|how|why|when|where|who|does|do|is|are|can)\b", re.I)
 _LOOKS_LIKE = re.compile(r"\blooks? like\b|\bshow me\b", re.I)
 _CAPTION = re.compile(r"^(?:\.\.\.\s*)?fig(?:ure)?\.?\s*\d", re.I)
@@ -219,7 +219,7 @@ VALUE_BONUS = 0.15
 # a how-to question ("How do I delete all variables from the R workspace?"), or one that asks for a
 # command ("... what command do I run on the local node before making the copy?"), is answered by a
 # command: a lead-in quoted with its command gains as a sentence with an asked-for value does (dev: only
-# t22's third sentence changes; the other sets identical)
+# t22's third sentence changes; the other sets identical; asking for a command as well: the sets identical)
 HOWTO_BONUS = 0.15
 _SHELL_COMMAND = re.compile(r"^(?:\.\.\.\s+)?(?:[$>%#]\s*)?[a-z][\w.+-]*(?:\s+\S+){0,3}?\s+--?[A-Za-z]")  # a program, an option
 _HOWTO_Q = re.compile(r"^\s*how\s+(?:do|can|could|should|would)\s+(?:i|you|we|one)\b|^\s*how\s+to\b"
