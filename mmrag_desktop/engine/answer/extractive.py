@@ -1620,6 +1620,10 @@ _DEFAULT_IS = r"\bdefaults? (?:value |setting )?(?:is|are)\b|\bdefaults? to\b"
 # a sentence that gives a setting's value in words or options ("If the shell variable CFLAGS was not already
 # set, it is set to -g -O2 for the GNU C compiler"; "the type defaults to auto")
 _SETS_VALUE = re.compile(r"\b(?:is|are|gets?) set to\b|" + _DEFAULT_IS, re.I)
+# a ratio in words ("it is more than ten times more efficient to read records dirty than within a transaction",
+# Mnesia's): a value for "how much faster ...?" as a number is
+_RATIO_WORDS = re.compile(r"\b(?:(?:two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|a hundred|a thousand)"
+                          r"\s+times|twice|thrice|an order of magnitude|orders of magnitude)\b", re.I)
 
 
 # a question about a default, and a sentence that states one, in words or numbers ("Per default the distance
@@ -1650,7 +1654,7 @@ def _carries(text: str, asked: str) -> bool:
                    for m in _FILE_TERM.finditer(text))
     if asked == "value":
         return (any(t.kind == "number" for t in terms(_PAGE_REF.sub(" ", text)))
-                or _SETS_VALUE.search(text) is not None)
+                or _SETS_VALUE.search(text) is not None or _RATIO_WORDS.search(text) is not None)
     return any(t.kind == "name" for t in terms(text))
 
 

@@ -453,6 +453,22 @@ def test_the_sentence_with_the_asked_for_value_is_preferred(embedder):
     assert "100 mA" in best.text
 
 
+def test_a_ratio_in_words_is_a_value(embedder):
+    """Mnesia's manual (session 54's list): "Roughly how much faster is reading records with dirty operations than
+    inside a transaction ...?" quoted "There are two significant differences ...: It is much more efficient. ..."
+    first and "... more than ten times more efficient to read records dirty than within a transaction." third: a
+    ratio written in words carries the value asked for as a number does."""
+    ratio = "Notice that it is more than ten times more efficient to read records dirty than within a transaction."
+    assert _carries(ratio, "value") and _carries("It runs twice as fast.", "value")
+    assert not _carries("It is much more efficient.", "value") and not _carries("Ten tables are kept.", "value")
+    bl = pack_evidence([hit(1, "Dirty operations are short cuts that bypass much of the processing and increase the "
+                               "speed of the transaction. Dirty operations are much more efficient than operations "
+                               "within a transaction. " + ratio)], 1000)
+    best = rank_candidates("Roughly how much faster is reading records with dirty operations than inside a "
+                           "transaction?", bl, embedder)[0]
+    assert best.text == ratio, best.text
+
+
 def test_a_definition_list_term_is_quoted_with_its_description(embedder):
     startup = ("octave-home/share/octave/site/m/startup/octaverc\n"
                "This file is used to make changes to the default Octave environment for all users.\n"
