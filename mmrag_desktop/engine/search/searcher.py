@@ -398,6 +398,14 @@ def _boxed_lines(row: dict) -> list[dict]:
     return [ln for ln in json.loads(row["lines"] or "[]") if ln.get("b")]
 
 
+def _closing_lead_in(row: dict) -> dict | None:
+    """The last boxed line of a text chunk when it is a lead-in (ends with ":", as the chunk does), else None."""
+    if row["kind"] != "text" or not row["text"].rstrip().endswith(":"):
+        return None
+    lines = _boxed_lines(row)
+    return lines[-1] if lines and lines[-1]["t"].rstrip().endswith(":") else None
+
+
 def _shared_line(lines: list[dict], last: dict, within: int = 3) -> int | None:
     """The index of `last` (a chunk's last line) among the first `within` of `lines` (the next chunk's:
     chunks overlap by a line or two), None when it is not there."""
@@ -660,9 +668,8 @@ class Searcher:
                 continue
             have.add(cid)
             shown = [(rows[cid], candidate_hl[cid], scored[cid])]
-            lines = _boxed_lines(rows[cid]) if rows[cid]["text"].rstrip().endswith(":") else []
-            if lines and lines[-1]["t"].rstrip().endswith(":"):
-                found = self._lead_in_goes_on(rows[cid], lines[-1], candidate_hl[cid].score)
+            if (last := _closing_lead_in(rows[cid])) is not None:
+                found = self._lead_in_goes_on(rows[cid], last, candidate_hl[cid].score)
                 if found is not None and found[0]["id"] not in have and found[0]["page"] == rows[cid]["page"]:
                     have.add(found[0]["id"])
                     rows[found[0]["id"]] = found[0]
@@ -832,12 +839,9 @@ class Searcher:
         held: dict[int, int] = {}
         for i, cid in enumerate(kept):
             row, hl = rows[cid], highlights[cid]
-            if row["kind"] != "text" or hl.segment < 0 or not row["text"].rstrip().endswith(":"):
+            last = _closing_lead_in(row) if hl.segment >= 0 else None
+            if last is None:
                 continue
-            lines = _boxed_lines(row)
-            if not lines or not lines[-1]["t"].rstrip().endswith(":"):
-                continue
-            last = lines[-1]
             if not any(box_inside(last["b"], b, 1) for p, b in hl.boxes if p == last["p"]):  # the lead-in is shown
                 continue
             if last.get("s") and last["s"][-1] > hl.segment + 1:
