@@ -440,6 +440,13 @@ _HAS_IT = re.compile(_YES_NO + r"(?:the\s+)?[\w.+-]+\s+" + _ADVERB
                      r"([^,?;:]+?)\s*(?=,|\?|;|:|\bsuch as\b|\blike\b|\be\.g\.|\bto\b|$)", re.I)
 
 
+_ABSTRACT = ("tion", "sion", "ment", "ness", "ing", "ity", "ance", "ence")
+# (the object itself, not a word that qualifies it: "with a quadratic objective", "with the transposed basis matrix")
+_TOOL = re.compile(r"\b(?:with|using|via|over|through)\s+(?:the\s+|a\s+|an\s+)?([a-z][a-z0-9]{1,11})"
+                   r"(?=\s*[?,.;:]|\s*$|\s+(?:using|in|into|and|or|to|for|on|from|so|instead|rather|without|when|if|but|"
+                   r"as|at|by|while)\b)")
+
+
 def decisive_unknown(question: str, unknown: Sequence[str]) -> list[str]:
     """The `unknown` words (unknown_words) that make a question not covered whatever the score: one
     written as a name ("the HackRF Pro": letters only, a capital, not the question's first word) or a
@@ -456,6 +463,10 @@ def decisive_unknown(question: str, unknown: Sequence[str]) -> list[str]:
         asked.add(m.group(1).lower())
     if m := _HAS_IT.match(question):  # "Does chemplants provide a symbol for a membrane separation unit ...?"
         asked.update(w for w in m.group(1).lower().split() if "-" not in w)
+    # the tool or protocol a question would do it with ("Can I copy files to a remote host with scp using Erlang's ssh
+    # application?" of a manual that never writes "scp"): a word no dictionary has, so a name
+    asked.update(w for w in _TOOL.findall(question) if not w.endswith(_ABSTRACT)  # (not "with duplication")
+                 and not any(common_word(v, question.replace(w, v)) for v in (w, w[:-1], w[:-2]) if len(v) > 2))
     written = {t.lower(): t for i, t in enumerate(_TERM.findall(question)) if i > 0}
     return [w for w in unknown
             if w in asked or (written.get(w, "").isalpha() and not written[w].islower()) or _names_joined(written.get(w, ""))]

@@ -200,7 +200,9 @@ _BULLET = re.compile(r"^(?:[\u2022\u25e6\u25aa\u2023*]|-\s|\d+[.)]\s)")
 # number that indicates how many transactions have failed since Mnesia was started.", Mnesia's system_info keys)
 # (after a bullet, or a name with an underscore: a word alone at a line's start ends the sentence the line above
 # began, "ground. This is disabled by default, ...")
-_DOTTED_TERM = re.compile(r"^(?:[\u2022\u25e6\u25aa\u2023*]\s*[a-z][a-z0-9]*(?:_[a-z0-9]+)*|[a-z][a-z0-9]*(?:_[a-z0-9]+)+)\.$")
+_COMMENT_GOES_ON = re.compile(r"^#+ +[(a-z]")  # a comment line of a listing that opens mid-sentence
+_SNAKE_NAME = r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+"  # a name with an underscore: "transaction_failures", "max_handles"
+_DOTTED_TERM = re.compile(r"^(?:[\u2022\u25e6\u25aa\u2023*]\s*[a-z][a-z0-9]*(?:_[a-z0-9]+)*|" + _SNAKE_NAME + r")\.$")
 # a row of a two-column list in running text, its value first: "2 Errors printed." after "1 Warnings and
 # error printed." (gpasm's ERRORLEVEL settings): a fact, however short
 _VALUE_ROW = re.compile(r"^[-+]?\d{1,4}\s+[A-Za-z]")
@@ -597,6 +599,12 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 continue
             if references and _BULLET.match(s) and s.rstrip()[-1:] not in ".!?":  # a listed title
                 continue
+            if _COMMENT_GOES_ON.match(s) and s.rstrip()[-1:] == "." and (
+                    pos == 0 or prev[-1:] not in ".!?:"):
+                # the end of a comment's sentence on the next line of the listing ("# You may also define the orientation
+                # of the page to be either portrait" / "# (default) or landscape.", Prawn's manual shows its examples'
+                # source under their prose): a piece, not a sentence (a root prompt's command ends in no full stop)
+                continue
             # (read before the sentence's white space is normalised: the command is on the line below the lead-in)
             below = _COMMAND_BELOW.search(s)
             shown = bool(below) and len(below.group(1).split()) <= EXAMPLE_WORDS and not _reads_as_prose(below.group(1))
@@ -744,12 +752,14 @@ def _entry_of(sentences: Sequence[str], pos: int, heads: frozenset[str]) -> tupl
 def _is_term(line: str) -> bool:
     """The term line of an entry whose description may go on (`_entry_of`): a command-line option ("-p", "-P name of
     PID file"), a setting named with its value's type ("watchdog timeout time", "job-count num") or a command's name
-    with its arguments' placeholders and kind ("write_table [options] [filename]", "soft_reset_halt [Command]"); not
+    with its arguments' placeholders and kind ("write_table [options] [filename]", "soft_reset_halt [Command]") or an
+    option's name with an underscore (Erlang's sftpd "max_handles" / "The default value is 1000. Positive integer value
+    represents the maximum number of file handles ..."); not
     a line of code (ngspice's ".model DMOD D", bytefield's "\\newcommand{\\descbox}[2]{...}") nor a table's first cell
     ("0x0008 nopaste")."""
     line = " ".join(line.split())
     return bool(_OPTION_TERM.match(line) or TYPED_OPTION.match(line) or TYPED_SETTING.match(line)
-                or _COMMAND_ENTRY.match(line))
+                or _COMMAND_ENTRY.match(line) or re.fullmatch(_SNAKE_NAME, line))
 
 
 def bibliography_entries(text: str, references: bool) -> list[str]:
@@ -1110,6 +1120,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     asks_meaning = bool(_ASKS_MEANING.search(question))
     asks_remedy = bool(_ASKS_REMEDY.search(question))
     asks_default = bool(_ASKS_DEFAULT.search(question))
+    default_second = bool(_ASKS_DEFAULT.search(second_part(question)))
     q_names = _names(question)
     defined = m.group(1) if (m := _WHAT_IS_A.match(question)) else ""
     stated = _states(question)
@@ -1165,14 +1176,26 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         if exact and _only_bounds(c.text, exact):
             c.score -= BOUND_PENALTY
         paired = False
+        states_default = asks_default and bool(_STATES_DEFAULT.search(c.text))
         if asked and _carries(c.text, asked):
             c.score += value_bonus
-        elif asks_default and _STATES_DEFAULT.search(c.text):
+        elif states_default:
             # "Where is a label placed by default?" asks a place: "The default setting is above right."
             c.score += value_bonus
         elif (asked and c.following and _carries(c.following, asked) and not _OPTION_ENTRY.match(c.following)
               and len(c.text.split()) + len(c.following.split()) <= PAIR_WORDS):
             # "XMU=x sets the damping factor." + "The default value is XMU=0.5.": quote both
+            c.text = f"{c.text} {c.following}"
+            c.score += value_bonus / 2
+            paired = True
+        if (not paired and asks_default and not states_default and c.following and _GIVES_DEFAULT.search(c.following)
+                and (default_second or _DEFAULT_FIELD.search(c.following))
+                and not _OPTION_ENTRY.match(c.following) and len(c.text.split()) + len(c.following.split()) <= PAIR_WORDS):
+            # "Utility function that starts the applications crypto, public_key, and ssh." + "Default type is
+            # temporary." for "Which OTP applications does ssh:start() start, and what application type does it use if
+            # I don't give one?": the default a question's second part asks for is in the sentence after (and a
+            # reference entry's field: "... should use higher GC periods. Default: adaptive, ...", BIRD's; "The default
+            # radix is hexadecimal." answers "What is the default radix of gpasm?" alone)
             c.text = f"{c.text} {c.following}"
             c.score += value_bonus / 2
             paired = True
@@ -1617,6 +1640,12 @@ def in_section(sentence: str, section: str) -> str:
 
 # a default stated: "the type defaults to auto", "The default value is 0.5."
 _DEFAULT_IS = r"\bdefaults? (?:value |setting )?(?:is|are)\b|\bdefaults? to\b"
+# or the default of a thing named between: "Default type is temporary." (Erlang's ssh:start/1), "The default page size
+# for new documents is LETTER" (Prawn's); not "the default font is used" nor "Changing the set of default packages is
+# normally used to reduce the set for speed ..." (R's). A question about a default prefers such a sentence; what
+# carries a value (_SETS_VALUE) is the narrower one ("... -r option on gpasm's command-line." + "The default radix is
+# hexadecimal." for "What is the default radix of gpasm?": the second alone is the answer)
+_DEFAULT_OF = r"\bdefaults? (?:[a-z][\w-]* ){0,5}?(?:is|are)\b(?! not\b| \w+ly\b| \w+ed\b)|\bdefaults? to\b"
 # a sentence that gives a setting's value in words or options ("If the shell variable CFLAGS was not already
 # set, it is set to -g -O2 for the GNU C compiler"; "the type defaults to auto")
 _SETS_VALUE = re.compile(r"\b(?:is|are|gets?) set to\b|" + _DEFAULT_IS, re.I)
@@ -1638,7 +1667,10 @@ _ASKS_DEFAULT = re.compile(r"\bdefaults?\b|\bunless (?:i|you|we) (?:change|set|s
 # "Circuit temperature has a default (nominal) value of 27°C ..." (or a reference entry's field: "... should use
 # higher GC periods. Default: adaptive, based on number of routing tables ...", BIRD's; not C's "default:")
 _STATES_DEFAULT = re.compile(r"\b(?:by|per) default\b|\bdefault (?:\(\w+\) )?values? of\b|(?-i:\bDefault:)\s|"
-                             + _DEFAULT_IS, re.I)
+                             + _DEFAULT_OF, re.I)
+# a sentence that gives the default ("Default type is temporary."), not one that says what is done by default
+_GIVES_DEFAULT = re.compile(r"(?-i:\bDefault:)\s|" + _DEFAULT_OF, re.I)
+_DEFAULT_FIELD = re.compile(r"(?-i:\bDefault:)\s")
 
 
 def _carries(text: str, asked: str) -> bool:

@@ -145,6 +145,11 @@ def _find_gutter(idx: list[int], boxes: list[BBox], texts: list[str] | None = No
     right = [i for i in idx if boxes[i][0] >= g]
     if len(left) < MIN_COLUMN_ITEMS or len(right) < MIN_COLUMN_ITEMS:
         return None
+    if _one_row(left, boxes) or _one_row(right, boxes):
+        # a column has more than one row: the words of a justified line that a PDF sets one by one ("to", "do",
+        # "is", "append", "the" at the end of a line of Prawn's manual, code and its output below on the left)
+        # were read after everything left of them
+        return None
     lw = max(boxes[i][2] for i in left) - min(boxes[i][0] for i in left)
     rw = max(boxes[i][2] for i in right) - min(boxes[i][0] for i in right)
     if lw < 0.25 * span or rw < 0.25 * span:
@@ -159,6 +164,11 @@ def _find_gutter(idx: list[int], boxes: list[BBox], texts: list[str] | None = No
     if _table_rows(left, right, boxes, texts, across) or _definition_list(left, right, boxes, across):
         return None
     return g
+
+
+def _one_row(items: list[int], boxes: list[BBox]) -> bool:
+    """True when every item of `items` shares one visual row with the first."""
+    return all(same_row(boxes[items[0]], boxes[i]) for i in items[1:])
 
 
 def _emptiest(cov: list[int], start: int, end: int, c: int) -> float:

@@ -588,7 +588,9 @@ def test_a_name_or_an_asked_for_word_the_library_never_uses_decides_alone(embedd
     # the thing a how-to question wants something done to (Gutenprint's manual, no set's: "How do I
     # calibrate my monitor with a colorimeter for Gutenprint?" was answered with ICC profile advice)
     assert decisive_unknown("How do I calibrate my monitor with a colorimeter?", ["monitor", "colorimeter"]) == [
-        "monitor"]
+        "monitor", "colorimeter"]  # (and the tool it would be done with, a word no dictionary has)
+    assert decisive_unknown("How do I calibrate my monitor with a colorimeter?", ["colorimeter"]) == ["colorimeter"]
+    assert decisive_unknown("How do I calibrate my monitor with a colorimeter ICC profile?", ["colorimeter"]) == []
     assert decisive_unknown("How do I flash the board quickly?", ["quickly"]) == []  # not what it is done to
     # what a yes-or-no question asks the manual's subject to do (Gpredict's manual, no set's: "Can Gpredict
     # decode the telemetry from a satellite's downlink signal?" was answered with the downlink's widgets)

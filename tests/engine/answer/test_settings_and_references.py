@@ -165,7 +165,8 @@ def test_two_words_the_library_never_uses_need_a_higher_score(embedder):
     the threshold and its margin for a word the library never uses) with example files of cases."""
     pages = [block("The case has to be repeated in the file of parameters. studymanager runs each case in the "
                    "destination directory and compares the results.", doc="studymanager.pdf", section="3 Run")]
-    q = "How do I make studymanager run the cases on a remote machine over ssh?"
+    # (over an ssh link: "over ssh" names the tool it would be done with, decisive alone; see test_defaults_given.py)
+    q = "How do I make studymanager run the cases on a remote machine over an ssh link?"
 
     def never(*unused):  # (the library writes every word but these, and no phrase: "rem ote" is no spelling of it)
         return lambda words: {w: int(w not in unused and " " not in w) for w in words}
@@ -179,13 +180,13 @@ def test_two_words_the_library_never_uses_need_a_higher_score(embedder):
     assert assess(q, pages, embedder, threshold, term_df=never("ssh", "remote")).insufficient
     # a word that joins words the library uses is the asker's phrasing, no second thing it never names (pgfplots'
     # "Which TeX compilation route does the manual consider trouble-free ...?"); nor is what is left of "don't"
-    joined = "How do I make studymanager run the cases in a trouble-free way over ssh?"
+    joined = "How do I make studymanager run the cases in a trouble-free way over an ssh link?"
     report = assess(joined, pages, embedder, term_df=never("ssh", "trouble-free"))
     assert sorted(report.unknown) == ["ssh", "trouble-free"]
     assert not assess(joined, pages, embedder, report.score - 0.25, term_df=never("ssh", "trouble-free")).insufficient
     assert unknown_words("Why don't I set it myself?", never("don", "myself", "set")) == ["set"]
     # nor an everyday verb ("how can I accept a key=value option ... and fall back to a default ...?")
-    everyday = "How do I make studymanager accept the cases over ssh?"
+    everyday = "How do I make studymanager accept the cases over an ssh link?"
     report = assess(everyday, pages, embedder, term_df=never("ssh", "accept"))
     assert sorted(report.unknown) == ["accept", "ssh"]
     assert not assess(everyday, pages, embedder, report.score - 0.25, term_df=never("ssh", "accept")).insufficient

@@ -129,6 +129,30 @@ def test_two_columns_read_left_then_right(tmp_path):
         assert "Left" not in b.text or "Right" not in b.text
 
 
+def test_a_justified_line_set_word_by_word_above_a_listing_is_read_in_its_place(tmp_path):
+    """Prawn's manual sets justified lines one word at a time; the words right of a narrow listing below them
+    are no column of their own (they were read after the listing, and the paragraph lost them)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((66, 100), "Knowing that any extension we add to the text box class will take effect when we use the",
+                     fontsize=11)
+    x = 66.0
+    for word in "text_box method. To add an extension all we need to do is append the".split():
+        page.insert_text((x, 115), word, fontsize=11)
+        x += pymupdf.get_text_length(word, fontsize=11) + 9
+    page.insert_text((66, 130), "extensions array with a module.", fontsize=11)
+    for i, code in enumerate(["module TriangleBox", "  def available_width", "    height + 25", "  end", "end",
+                              "y_position = cursor - 10", "width = 100", "height = 100"]):
+        page.insert_text((76, 170 + 12 * i), code, fontsize=9.5, fontname="cour")
+    (parsed,) = _saved_and_parsed(doc, tmp_path / "justified.pdf")
+    lines = [ln.text for b in parsed.blocks for ln in b.lines]
+    assert "text_box method. To add an extension all we need to do is append the" in lines
+    assert lines.index("extensions array with a module.") < lines.index("module TriangleBox")
+    assert lines[-1] == "height = 100"
+
+
 def test_paragraph_across_page_break_keeps_both_parts(tmp_path):
     sample = make_page_break_pdf(tmp_path / "b.pdf")
     p1, p2 = parse(sample.path)
