@@ -302,6 +302,10 @@ LIST_WORDS = 80  # a sentence, the lead-in below it and the items it lists, quot
 OPPOSITE_PENALTY = 0.1  # as search's highlight (search/highlight.py ANTONYM_PENALTY)
 # a manual's copyright or licence notice ("PARI/GP is Copyright (c) 2000-2022 The PARI Group PARI/GP is free
 # software; you can redistribute it ...") repeats the product's name and answers no question but its own
+# an example's printed output, its filler said again and again, answers nothing (_demo_output)
+DEMO_SENTENCES = 6
+DEMO_REPEATED = 0.4
+DEMO_PENALTY = 0.3
 BOILERPLATE_PENALTY = 0.4  # 0.2 still quoted it third of four for "What is the default install prefix of PARI/GP?"
 _BOILERPLATE = re.compile(r"\bcopyright\b|\ball rights reserved\b|\bfree software\b|\bpermission is granted\b|"
                           r"\bgeneral public licen[cs]e\b|\bfree documentation licen[cs]e\b|\bwithout any warranty\b|"
@@ -1094,7 +1098,11 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     # such as "KiCad" or "OpenBSD" head sections that do not define them)
     plan = plan_query(question)
     # (and codes: "What does gpasm error 118 mean?" / "118 Overwriting previous address contents.")
-    options = options_in(question) + sigil_names(question) + [w for w in plan.identifiers if "_" in w.strip("_")]
+    # (not a module named with its function: "ssh_connection:send" names send, and ssh_connection's introduction
+    # "The SSH Connection Protocol is used by clients and servers ..." answered "... send my answer with
+    # ssh_connection:send, but nothing comes back. What am I missing?")
+    options = options_in(question) + sigil_names(question) + [
+        w for w in plan.identifiers if "_" in w.strip("_") and not re.search(re.escape(w) + r":[a-z]", question)]
     codes = entry_codes(plan)
     options += codes
     # and names in capitals that are a section's whole heading: a reference's entries ("What does the
@@ -1136,6 +1144,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     # a part number as its tools spell it is the one asked for ("p16f1829lin" for "PIC16F1829LIN")
     spellings = {v: w.lower() for w in plan.identifiers for v in part_spellings(w)}
     n = max(b.id for b in blocks)
+    demo = _demo_output(cands)
     for i, c in enumerate(cands):
         have = set(content_terms(c.text))
         have |= {spellings[t] for t in have if t in spellings}
@@ -1258,11 +1267,24 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             if any(prints_option(typeset, o) for o in options):
                 c.score += OPTION_BONUS
             c.text = by_id[c.block_id].named(c.text)  # its release before it
+    for c in cands:
+        if c.block_id in demo:
+            c.score -= DEMO_PENALTY
     _answers_of_questions(cands, asked_in_manual)
     cands = _off_the_entry(cands, options)
     _twins_of_the_other_polarity(question, cands)
     _lift_what_is_asked_for(question, blocks, cands, asked, named)
     return sorted(cands, key=lambda c: -c.score)
+
+
+def _demo_output(cands: Sequence[Candidate]) -> set[int]:
+    """The blocks whose sentences are an example's printed output: DEMO_SENTENCES or more, DEMO_REPEATED of them said
+    word for word again in the block ("This text is flowing from the right." three times, "This text is justified."
+    six, under Prawn's "text/alignment.rb")."""
+    said = Counter((c.block_id, c.text) for c in cands)
+    total = Counter(c.block_id for c in cands)
+    again = Counter(c.block_id for c in cands if said[(c.block_id, c.text)] > 1)
+    return {b for b, k in total.items() if k >= DEMO_SENTENCES and again[b] >= DEMO_REPEATED * k}
 
 
 def _label_named(label: str, question: str) -> bool:

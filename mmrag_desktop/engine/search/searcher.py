@@ -398,6 +398,18 @@ def _boxed_lines(row: dict) -> list[dict]:
     return [ln for ln in json.loads(row["lines"] or "[]") if ln.get("b")]
 
 
+def _reads_as_prose(row: dict) -> bool:
+    """True when most of a chunk's words stand in lines of prose: five words or more, four in five of them words of
+    letters (not a listing's "text 'This text is flowing from the right. ' * 4, align: :right" / "move_down 15")."""
+    words = prose = 0
+    for line in row["text"].split("\n"):
+        tokens = line.split()
+        words += len(tokens)
+        if len(tokens) >= 5 and sum(t.strip(".,;:!?()\"'").isalpha() for t in tokens) >= 0.8 * len(tokens):
+            prose += len(tokens)
+    return prose > 0.5 * words
+
+
 def _closing_lead_in(row: dict) -> dict | None:
     """The last boxed line of a text chunk when it is a lead-in (ends with ":", as the chunk does), else None."""
     if row["kind"] != "text" or not row["text"].rstrip().endswith(":"):
@@ -547,6 +559,7 @@ class Searcher:
         kept: list[int] = []
         replaced: dict[int, int] = {}  # hit's chunk -> the better-scored chunk of its page it stands for
         mates: dict[tuple[int, int], int] = {}  # (document, page) -> its best candidate one hit per page left out
+        prose_mates: set[tuple[int, int]] = set()
         names = entry_names(plan)
         for place, cid in enumerate(order):
             row = rows[cid]
@@ -565,7 +578,14 @@ class Searcher:
                     replaced[cid] = replaced.pop(same, same)
                     _hit_becomes(kept, kept.index(same), row, hl, rows, highlights, scored)
                 elif place < RESERVE_RANK and row["kind"] == "text":
-                    mates.setdefault((row["doc_id"], highlights[same].page), cid)
+                    # (the first, or the first that reads as prose where the first is a listing: Prawn's "Vertical text
+                    # alignment can be achieved using the :valign option ..." ranked below its example's source)
+                    key = (row["doc_id"], highlights[same].page)
+                    if key not in mates or (not _reads_as_prose(rows[mates[key]]) and _reads_as_prose(row)
+                                            and key not in prose_mates):
+                        mates[key] = cid
+                        if _reads_as_prose(row):
+                            prose_mates.add(key)
                 continue
             highlights[cid] = hl
             kept.append(cid)

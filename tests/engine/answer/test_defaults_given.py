@@ -75,3 +75,55 @@ def test_a_tool_the_library_never_names_is_decisive():
     assert decisive_unknown("How do I fill a region with stripes?", ["stripes"]) == []
     assert decisive_unknown("Can GLPK solve a QP with a quadratic objective?", ["quadratic"]) == []
     assert decisive_unknown("I use variant directories with duplication and files vanish.", ["duplication"]) == []
+
+
+ALIGNMENT_OUTPUT = ("This text is flowing from the left. This text is flowing from the left.\nThis text is flowing from the "
+                    "center. This text is flowing from the center.\nThis text is flowing from the right. This text is "
+                    "flowing from the right.\nThis text is justified. This text is justified. This text is justified.\n"
+                    "This text should be vertically centered")
+ALIGNMENT_PROSE = ("Vertical text alignment can be achieved using the :valign option with the text methods. Available\n"
+                   "options are :top (default), :center, and :bottom.\nBoth forms of alignment will be evaluated in the "
+                   "context of the current bounding_box.")
+
+
+def test_an_examples_printed_output_answers_nothing(embedder):
+    """Prawn's "How do I vertically center or bottom-align text?" opened with its example's output, "This text should be
+    vertically centered": filler said again and again is no manual's sentence."""
+    from mmrag_desktop.engine.answer.extractive import _demo_output
+
+    output = pack_evidence([block(ALIGNMENT_OUTPUT, 44, "prawn-manual.pdf")], 1000)
+    assert _demo_output(candidate_sentences(output)) == {output[0].id}
+    assert _demo_output(candidate_sentences(pack_evidence([block(ALIGNMENT_PROSE, 45, "prawn-manual.pdf")], 1000))) == set()
+    both = pack_evidence([block(ALIGNMENT_OUTPUT, 44, "prawn-manual.pdf"), block(ALIGNMENT_PROSE, 45, "prawn-manual.pdf")],
+                         1000)
+    top = rank_candidates("How do I vertically center or bottom-align text in Prawn?", both, embedder)[0]
+    assert "valign" in top.text or ":bottom" in top.text, top.text
+
+
+def test_a_listing_is_no_page_mate_when_the_pages_prose_is_at_hand():
+    from mmrag_desktop.engine.search.searcher import _reads_as_prose
+
+    assert _reads_as_prose({"text": ALIGNMENT_PROSE})
+    assert not _reads_as_prose({"text": "text 'This text is flowing from the right. ' * 4, align: :right\nmove_down 15\n"
+                                        "text 'This text is justified. ' * 6, align: :justify\n"
+                                        "transparent(0.5) { stroke_bounds }\nend"})
+
+
+SHELL = ("8> ssh_connection:send(ConnectionRef, ChannelId, <<\"1.\">>).\nok\n7> flush().\nok\n"
+         "%% Nothing is received, because the io:read/1\n%% requires the input line to end with a newline.\n"
+         "%% Send a newline (it could have been included in the last send):\n"
+         "8> ssh_connection:send(ConnectionRef, ChannelId, <<\"\\n\">>).\nok")
+MODULE = ("ssh_connection\nErlang module\nThe SSH Connection Protocol is used by clients and servers, that is, SSH channels, to "
+          "communicate over the SSH connection. The API functions in this module send SSH Connection Protocol events.")
+
+
+def test_a_module_named_with_its_function_is_no_subject_of_the_question(embedder):
+    """"I run io:read on an Erlang ssh daemon through an exec channel and send my answer with ssh_connection:send, but
+    nothing comes back. What am I missing?" opened with the ssh_connection module's introduction, taken for the
+    definition of what the question names."""
+    blocks = [block(SHELL, 46), Hit(chunk_id=47, doc_id=1, doc="ssh-4.15.2.pdf", page=67, bbox=(72.0, 100.0, 500.0, 300.0),
+                                     kind="text", score=0.02, text=MODULE, section="ssh_connection")]
+    q = ("I run io:read on an Erlang ssh daemon through an exec channel and send my answer with ssh_connection:send, but "
+         "nothing comes back. What am I missing?")
+    top = rank_candidates(q, pack_evidence(blocks, 1000), embedder)[0]
+    assert not top.text.startswith("The SSH Connection Protocol"), top.text
