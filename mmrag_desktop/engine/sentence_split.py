@@ -59,6 +59,14 @@ _LINE_END_STOP = re.compile(r"(?<![.])\.(?=[ \t]*\n[ \t]*[a-z_])")
 # open the caption's sentence; "See Figure 2. Output goes to ..." is no label)
 _CAPTION_LABEL = re.compile(r"(?:^|\n)[ \t]*(?:Figure|Fig\.|Table|Tab\.|Listing|Plate)[ \t]+[A-Z]?\d+(?:[.-]\d+)*\.$")
 DOT_LEADERS = re.compile(r"(?:\.\s?){5,}")  # a contents or index line's dot leaders, wherever the line was cut
+# a sentence that opens with what the sentence before ends with ("... refer to the /boot/System.map-`uname -r` file."
+# / "This file lists the starting addresses for each function, ...", SystemTap's guide): which file, that one says
+THIS_NOUN = re.compile(r"^(?:this|that|these|those) ([a-z]{3,})\b(?! (?:is|are|was|were) (?:also |not )?the default\b)", re.I)
+
+
+def ends_with_noun(sentence: str, noun: str) -> bool:
+    """True when `sentence` ends with `noun` (or its plural) and a full stop: what a THIS_NOUN sentence after it names."""
+    return sentence.rstrip()[-1:] in ".!?" and re.search(rf"\b{re.escape(noun)}s?\W*$", sentence, re.I) is not None
 # a heading of one or two words ("Description", "Templates") above a line that opens in lower case
 _SHORT_HEADING = re.compile(r"^[A-Z][a-z]+(?:[ \t][A-Za-z][a-z]+)?[ \t]*$(?=\n[a-z_])", re.M)
 # a shell or interpreter prompt: "$ gpg --verify ...", "> ev <- eigen(Sm)", a program's own ("gpsim> symbol U1.",

@@ -63,8 +63,10 @@ from ..sentence_split import (
     DEFINITION_LINE,
     DOT_LEADERS,
     FINAL_PUNCTUATION,
+    THIS_NOUN,
     TYPED_OPTION,
     TYPED_SETTING,
+    ends_with_noun,
     split_sentences,
 )
 from ..sentence_split import PROMPT as _PROMPT
@@ -114,7 +116,8 @@ _VALUE_Q = re.compile(
 _NAME_Q = re.compile(
     r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:command|option|function|flag|setting|variable|parameter|"
     r"keyword|name|register|pin|signal|macro|argument|switch|directive|statement|package|library|"
-    r"location|program|tool|type|mode|style|format|attribute|property)s?\b|\bwhat is it called\b|^\s*where\b|"
+    r"location|program|tool|type|mode|style|format|attribute|property|request|event|message|class|field|hint|"
+    r"atom|target|procedure|routine|module|instruction|widget)s?\b|\bwhat is it called\b|^\s*where\b|"
     r"\bwhat\s+(?:do|should|must|am|can)\s+I\s+(?:[\w-]+\s+){0,2}?(?:to\s+)?call\b", re.I)
 # a file or directory is asked for: "where does gnuplot write the fit log", "which startup file ...", "What
 # extension must a Netgen mesh size file have?"
@@ -700,6 +703,11 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 s = f"{prev} {s}"
                 if pos > 1 and is_term_line(sentences[pos - 2]):
                     s = f"{' '.join(sentences[pos - 2].split())} {s}"
+            elif (not term and not introduces and prev and (this := THIS_NOUN.match(s)) and ends_with_noun(prev, this.group(1))
+                  and is_quotable(prev) and len(prev.split()) + len(s.split()) <= PAIR_WORDS):
+                # "... refer to the /boot/System.map-`uname -r` file." + "This file lists the starting addresses for each
+                # function, ...": which file, the sentence before says (SystemTap's guide)
+                s = f"{prev} {s}"
             # (nor a footnote set where the page ends: "... or supplying command-line" / "(3) This may seem an odd way
             # to implement ...", PETSc's; the sentence goes on on the next page)
             following = ("" if introduces or not is_quotable(nxt) or _ENUMERATOR.match(nxt.strip()) or name_code

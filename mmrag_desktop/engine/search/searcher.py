@@ -24,9 +24,11 @@ from ..elements import box_inside, union_bbox
 from ..hits import Hit
 from ..sentence_split import (
     DOT_LEADERS,
+    THIS_NOUN,
     TYPED_SETTING,
     ends_a_row,
     ends_sentence,
+    ends_with_noun,
     line_runs_on,
     sentence_spans,
 )
@@ -959,6 +961,13 @@ class Searcher:
             # description ("--with-fftw3=no Do not check for ..." / "Use an internal fft algorithm instead.")
             if _entry_above(term, first):
                 return [term]
+            # a chunk that opens with what the sentence above ends with ("... refer to the /boot/System.map-`uname -r`
+            # file." / "This file lists the starting addresses for each function, ...", SystemTap's guide): that sentence
+            if ((this := THIS_NOUN.match(first["t"])) and term.get("s") and ends_with_noun(term["t"], this.group(1))
+                    and (at is not None or _just_above(term, first))):
+                sentence = max(term["s"])
+                start = [ln for ln in (before[:at] if at is not None else before) if sentence in (ln.get("s") or [])]
+                return start if len(PROSE_WORD.findall(" ".join(ln["t"] for ln in start))) >= 3 else []
             # else a capitalised word may go on with the sentence of the line above ("Moving data from R16 to
             # DDRB and" / "PORTB is done using both ...", microHOPE): the sentences of the chunk before say
             if not _runs_on(term["t"]):

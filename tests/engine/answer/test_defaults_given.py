@@ -127,3 +127,17 @@ def test_a_module_named_with_its_function_is_no_subject_of_the_question(embedder
          "nothing comes back. What am I missing?")
     top = rank_candidates(q, pack_evidence(blocks, 1000), embedder)[0]
     assert not top.text.startswith("The SSH Connection Protocol"), top.text
+
+
+def test_which_requests_asks_for_names():
+    """The ICCCM's "Which requests from my client can a window manager intercept and redirect ...?" is answered by
+    "The requests that may be redirected are MapWindow, ConfigureWindow, and CirculateWindow." (seventh of the page's
+    sentences, below the ones about redirection in general, before requests were names asked for). Not "method": "which
+    integration method does transient analysis use" is answered by a word ("trapezoidal"), not a name."""
+    from mmrag_desktop.engine.answer.extractive import _asked_kind, _carries
+
+    q = "Which requests from my client can a window manager intercept and redirect instead of executing them?"
+    assert _asked_kind(q) == "name"
+    assert _asked_kind("Which field of the gsicc_manager_t structure holds the gray profile?") == "name"
+    assert _asked_kind("which integration method does transient analysis use unless I change it") == ""
+    assert _carries("The requests that may be redirected are MapWindow, ConfigureWindow, and CirculateWindow.", "name")

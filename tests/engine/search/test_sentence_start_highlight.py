@@ -537,3 +537,22 @@ def test_a_line_of_code_at_a_page_s_end_is_not_continued_by_the_next_section(lib
 
     assert _just_above({"t": "the result of the", "p": 20, "b": [72, 760, 500, 771], "s": [3]},
                        {"t": "Fourier transform is shown.", "p": 21, "b": [72, 90, 500, 101], "s": [0]})
+
+
+# SystemTap's guide: "... refer to the /boot/System.map-`uname -r` file." / "This file lists the starting addresses for
+# each function, allowing you to map the addresses ... to a specific function name.", a chunk opening with the second
+MAP_FILE = ["To make the raw addresses meaningful, refer to the kernel symbol map file.",
+         "This file lists the starting address of each kernel function, so that",
+         "every raw address in the output can be mapped to the name of its function."]
+
+
+def test_a_chunk_that_opens_with_what_the_sentence_before_ends_with_is_led_by_that_sentence(library, tmp_path):
+    lines = _page_lines(library, MAP_FILE)
+    pdf = write_pdf(tmp_path / "dropwatch.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines)]])
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    stored = [json.loads(r[0]) for r in library.conn.execute("SELECT lines FROM chunks ORDER BY id")]
+    assert any(ch[0]["t"] == MAP_FILE[1] for ch in stored)  # a chunk opens with "This file lists ..."
+    hit = next(h for h in library.search("how do I map raw addresses in the output to function names", k=5)
+               if h.text.find(MAP_FILE[2]) >= 0)
+    assert [ln["t"] for ln in hit.lead] == MAP_FILE[:1], hit.lead  # which file: the sentence before says
+    assert hit.text.startswith(MAP_FILE[0])
