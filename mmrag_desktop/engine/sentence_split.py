@@ -67,6 +67,8 @@ THIS_NOUN = re.compile(r"^(?:this|that|these|those) ([a-z]{3,})\b(?! (?:is|are|w
 def ends_with_noun(sentence: str, noun: str) -> bool:
     """True when `sentence` ends with `noun` (or its plural) and a full stop: what a THIS_NOUN sentence after it names."""
     return sentence.rstrip()[-1:] in ".!?" and re.search(rf"\b{re.escape(noun)}s?\W*$", sentence, re.I) is not None
+
+
 # a heading of one or two words ("Description", "Templates") above a line that opens in lower case
 _SHORT_HEADING = re.compile(r"^[A-Z][a-z]+(?:[ \t][A-Za-z][a-z]+)?[ \t]*$(?=\n[a-z_])", re.M)
 # a shell or interpreter prompt: "$ gpg --verify ...", "> ev <- eigen(Sm)", a program's own ("gpsim> symbol U1.",

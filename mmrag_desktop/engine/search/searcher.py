@@ -561,7 +561,6 @@ class Searcher:
         kept: list[int] = []
         replaced: dict[int, int] = {}  # hit's chunk -> the better-scored chunk of its page it stands for
         mates: dict[tuple[int, int], int] = {}  # (document, page) -> its best candidate one hit per page left out
-        prose_mates: set[tuple[int, int]] = set()
         names = entry_names(plan)
         for place, cid in enumerate(order):
             row = rows[cid]
@@ -583,11 +582,8 @@ class Searcher:
                     # (the first, or the first that reads as prose where the first is a listing: Prawn's "Vertical text
                     # alignment can be achieved using the :valign option ..." ranked below its example's source)
                     key = (row["doc_id"], highlights[same].page)
-                    if key not in mates or (not _reads_as_prose(rows[mates[key]]) and _reads_as_prose(row)
-                                            and key not in prose_mates):
+                    if key not in mates or (not _reads_as_prose(rows[mates[key]]) and _reads_as_prose(row)):
                         mates[key] = cid
-                        if _reads_as_prose(row):
-                            prose_mates.add(key)
                 continue
             highlights[cid] = hl
             kept.append(cid)
