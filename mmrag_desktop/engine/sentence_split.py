@@ -26,6 +26,7 @@ chunk segments, the units search highlights).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 # Abbreviations after which a full stop rarely ends the sentence (lower-cased, without the dot); a journal's
 # ("Phys. Rev. B 48, 11705": Elk's "We follow the convention of Sipe and Ghahramani in Phys." was a sentence).
@@ -71,6 +72,37 @@ def ends_with_noun(sentence: str, noun: str) -> bool:
 
 # a heading of one or two words ("Description", "Templates") above a line that opens in lower case
 _SHORT_HEADING = re.compile(r"^[A-Z][a-z]+(?:[ \t][A-Za-z][a-z]+)?[ \t]*$(?=\n[a-z_])", re.M)
+# a term of a definition list set on a line of its own, one name in lower case with its description on the line below
+# in a capital (Sphinx's: "The following built-in modules exist for this interface:" / "dict" / "Checks against the
+# realm dictionary file" / "empty" / "Rejects empty passwords"): no word of the lead-in's or of the description above
+TERM_OF_LIST = re.compile(r"^[a-z][a-z0-9_-]{1,30}$")
+
+
+def list_terms(lines: Sequence[str]) -> set[int]:
+    """The indices of `lines` that are terms of such a list (TERM_OF_LIST above a line opening in a capital, not a
+    lead-in's): below a lead-in's colon, or below the one-line description of the term two lines up; two terms or more
+    in a row (a command typed below "... you do the following:" and its prompt below it, "update" / "Update choice:", is
+    no list)."""
+    out: set[int] = set()
+    for i in range(1, len(lines) - 1):
+        said = lines[i + 1].strip()
+        if not TERM_OF_LIST.match(lines[i].strip()) or not said[:1].isupper() or said.endswith(":"):
+            continue
+        before = lines[i - 1].rstrip()
+        if before.endswith(":") or (i - 2 in out and before[-1:] not in ":;,-"):
+            out.add(i)
+    return {i for i in out if i - 2 in out or i + 2 in out}
+
+
+def term_lines(text: str) -> list[int]:
+    """Where the terms of such lists start in `text` (`list_terms`)."""
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    return [starts[i] for i in sorted(list_terms(lines))]
+
+
 # a shell or interpreter prompt: "$ gpg --verify ...", "> ev <- eigen(Sm)", a program's own ("gpsim> symbol U1.",
 # "avrdude> part", "octave> x = 1")
 _PROMPT_MARK = r"^(?:[$>%#]|[A-Za-z]\w{1,15}>)"
@@ -193,6 +225,7 @@ def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) 
         for m in DECLARATION_LINE.finditer(text):
             cuts.extend((m.start(), m.end()))
         cuts.extend(m.end() for m in CODE_LINE_END.finditer(text))
+        cuts.extend(term_lines(text))
     spans: list[tuple[int, int]] = []
     start = 0
     for cut in sorted(set(cuts)) + [len(text)]:

@@ -10,7 +10,7 @@ from ..elements import BBox
 from ..hits import Hit
 from ..search.highlight import PROSE_WORD
 from ..search.query import OPTION
-from ..sentence_split import CODE_LINE_END, DEFINITION_LINE, PROMPT, ends_a_row, ends_sentence
+from ..sentence_split import CODE_LINE_END, DEFINITION_LINE, PROMPT, ends_a_row, ends_sentence, list_terms
 from .events import Citation
 
 TokenCounter = Callable[[str], int]
@@ -159,7 +159,8 @@ def unwrap_lines(text: str) -> str:
     description one of the header), nor a footnote ("(2) The stopwatch is ...") one of the line
     above it, nor a list item (a numbered one after an item) or a synopsis's option ("[-w bin_width]
     # ...") one of the item above it, nor an option's entry ("--crosshair-color <string>") or a
-    setting's name alone ("Print.TexWidthInMm") one of the description above it, nor a line opening
+    setting's name alone ("Print.TexWidthInMm") or a list's term on its own line ("empty", `list_terms`) one of the
+    description above it, nor a line opening
     in a capital one of a list item whose last word can end it, nor a setting's row one of the row
     above it that ends with its default ("... Default: 0.1" / "timing/dslope=..."), nor a numbered
     heading ("9.1.4 *EOS_TAIT") one of the line above it or the line below it one of the heading, nor a
@@ -175,6 +176,7 @@ def unwrap_lines(text: str) -> str:
     if card_lines(lines):
         return "\n".join(lines)
     out: list[str] = []
+    terms = list_terms(lines)
     for i, line in enumerate(lines):
         if out and _PUNCTUATION_LINE.match(line):
             # a word broken at a paragraph's last line end ("program-" / "mer.") leaves its full stop
@@ -198,7 +200,7 @@ def unwrap_lines(text: str) -> str:
                        and not DEFINITION_LINE.match(line) and not DEFINITION_LINE.match(lines[i - 1])
                        and not _FIELD_LINE.match(line) and not FIGURE_OCR.match(line) and not FOOTNOTE_LINE.match(line)
                        and not _OPTION_LINE.match(line) and not _OPTION_ENTRY_LINE.match(line)
-                       and not _NAME_ENTRY_LINE.match(line)
+                       and not _NAME_ENTRY_LINE.match(line) and i not in terms
                        and not ends_a_row(prev, line)
                        and not _NUMBERED_HEADING.match(line) and not _NUMBERED_HEADING.match(lines[i - 1])
                        and not _BULLET_ITEM.match(line)

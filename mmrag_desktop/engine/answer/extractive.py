@@ -63,6 +63,7 @@ from ..sentence_split import (
     DEFINITION_LINE,
     DOT_LEADERS,
     FINAL_PUNCTUATION,
+    TERM_OF_LIST,
     THIS_NOUN,
     TYPED_OPTION,
     TYPED_SETTING,
@@ -269,8 +270,15 @@ _HOW_IT_IS_DONE = re.compile(r"(?:to (?:do|achieve|accomplish) (?:so|this|that)|
                              r"as a (?:solution|remedy)|to (?:solve|overcome|avoid|remedy|circumvent) (?:this|that|it|the problem))"
                              r"\b,?\s", re.I)
 # a question about what something means, and a sentence that says what the one before it means
-_ASKS_MEANING = re.compile(r"\b(?:mean|means|meaning|indicates?|signif(?:y|ies)|stands? for)\b", re.I)
-_SAYS_MEANING = re.compile(r"(?:this|that|it) (?:means|indicates|signifies|tells you)\b", re.I)
+# (or a symptom's cause: "... gets \"Connection refused\" ...; what is the probable cause?" and "3) sclient returns the
+# error: connect: Connection refused" + "This probably means you didn't edit /etc/inetd.conf correctly, ...")
+_ASKS_MEANING = re.compile(r"\b(?:mean|means|meaning|indicates?|signif(?:y|ies)|stands? for|caus(?:e|es|ed|ing))\b", re.I)
+_SAYS_MEANING = re.compile(r"(?:this|that|it)(?: (?:error|message|warning))?(?: (?:probably|usually|normally|generally"
+                           r"|typically|often|most likely|likely))? (?:means|indicates|signifies|tells you)\b", re.I)
+# a phrase the question quotes, two words or more: an error message or a control's label ("... gets \"Connection
+# refused\" when contacting sserver"); a sentence that has it word for word is about what the question is
+_QUOTED_PHRASE = re.compile(r"[\"\u201c]([^\"\u201d\n]{3,80}?)[\"\u201d]")
+QUOTED_BONUS = 0.3
 # a question what a thing is, and a sentence that says more of what the one before it is
 _WHAT_IS_A = re.compile(r"\s*what(?: exactly)? (?:is|are) (?:an? |the )?[\"'\u201c]?([a-z][\w-]+)\b", re.I)
 _SAYS_MORE = re.compile(r"(?:it|they) (?:is|are|has|have|consists|contains|holds)\b", re.I)
@@ -634,7 +642,7 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 budget = PAIR_WORDS - len(s.split())
                 s = " ".join([s] + (fenced_block([body, *rest], budget) if fence else code_block(nxt, rest, budget)))
             elif (s.endswith(":") and (_BULLET.match(nxt.strip()) or _ENUMERATOR.match(nxt.strip())
-                                       or _DEFINED_ITEM.match(nxt.strip()))
+                                       or _DEFINED_ITEM.match(nxt.strip()) or TERM_OF_LIST.match(nxt.strip()))
                   and not references and not _siblings_in_list(s, nxt)):  # (not a list of links' titles)
                 # nor does "Every TAP requires at least the following configparams:": quoted with the
                 # items it introduces ("• -irlen NUMBER The length in bits of the instruction register ...";
@@ -874,11 +882,31 @@ def defined_items(rest: Sequence[str], budget: int) -> list[str]:
     return out if len(out) >= 2 else []
 
 
+def termed_items(rest: Sequence[str], budget: int) -> list[str]:
+    """The items of a list whose terms stand on lines of their own (TERM_OF_LIST) with a description below each ("dict"
+    / "Checks against the realm dictionary file" / "empty" / ...), each "term description", as many whole items as
+    `budget` words hold, " ..." after the last when more are left out; [] unless there are two or more."""
+    out: list[str] = []
+    words = 0
+    for term, said in zip(rest[::2], rest[1::2], strict=False):  # (a term left without its description ends it)
+        if not TERM_OF_LIST.match(term.strip()) or not said.strip()[:1].isupper():
+            break
+        item = " ".join(f"{term} {said}".split())
+        if words + len(item.split()) > budget:
+            return [*out[:-1], f"{out[-1]} ..."] if len(out) >= 2 else []
+        out.append(item)
+        words += len(item.split())
+    return out if len(out) >= 2 else []
+
+
 def items_below(rest: Sequence[str], budget: int) -> list[str]:
-    """The items of the list `rest` opens with, bulleted or numbered (list_items) or names with their meanings
-    (defined_items), within `budget` words; [] when `rest` opens with no list."""
+    """The items of the list `rest` opens with, bulleted or numbered (list_items), names with their meanings
+    (defined_items) or terms on lines of their own (termed_items), within `budget` words; [] when `rest` opens with no
+    list."""
     if rest and _DEFINED_ITEM.match(rest[0].strip()) and not _BULLET.match(rest[0].strip()):
         return defined_items(rest, budget)
+    if rest and TERM_OF_LIST.match(rest[0].strip()):
+        return termed_items(rest, budget)
     return list_items(numbered_items(rest), budget)
 
 
@@ -1134,6 +1162,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     by_id = {b.id: b for b in blocks}
     howto_bonus = HOWTO_BONUS if _HOWTO_Q.search(question) else 0.0
     asks_meaning = bool(_ASKS_MEANING.search(question))
+    quoted = quoted_phrases(question)
     asks_remedy = bool(_ASKS_REMEDY.search(question))
     asks_default = bool(_ASKS_DEFAULT.search(question))
     default_second = bool(_ASKS_DEFAULT.search(second_part(question)))
@@ -1254,6 +1283,9 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.named = True
         if prohibited and _PROHIBITS.search(c.text):
             c.score += PROHIBITION_BONUS
+        if quoted and _reads_as_prose(c.text) and any(ph in " ".join(c.text.lower().split()) for ph in quoted):
+            # (a sentence: not a transcript that prints the message again, "... Wrong type to apply: 1 ABORT: ... guile>")
+            c.score += QUOTED_BONUS
         if stated is not None and stated.search(c.text):
             c.score += STATES_BONUS
             c.states = True
@@ -1619,6 +1651,13 @@ def _states(question: str) -> re.Pattern | None:
     x = r"\s+".join(map(re.escape, asked.split()))
     # (and "The default value is weekly, ...": the asked word and a word for what it is a value of)
     return re.compile(rf"\b{x}(?:\s+{_VALUE_NOUN})?\s+(?:is|are|defaults\s+to)\b|(?:^|\|\s)\s*{x}:\s+\S", re.I)
+
+
+def quoted_phrases(question: str) -> list[str]:
+    """The phrases of two words or more the question quotes, lower case, spaces collapsed ("connection refused" of
+    'The sclient test program gets "Connection refused" when contacting sserver; ...')."""
+    found = (" ".join(m.group(1).lower().split()) for m in _QUOTED_PHRASE.finditer(question))
+    return [ph for ph in found if " " in ph]
 
 
 def _question_phrases(question: str) -> list[str]:
