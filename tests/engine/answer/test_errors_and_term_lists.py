@@ -60,11 +60,12 @@ def test_phrases_a_question_quotes():
 
 
 def test_what_a_sentence_says_the_one_before_means():
-    assert _SAYS_MEANING.match("This probably means you didn't edit /etc/inetd.conf correctly.")
-    assert _SAYS_MEANING.match("This error usually means that the keytab is stale.")
-    assert _SAYS_MEANING.match("That means that you should disable the DRBD init script.")
-    assert not _SAYS_MEANING.match("This option means nothing to the KDC.")
-    assert not _SAYS_MEANING.match("This probably works on other systems too.")
+    says = {"This probably means you didn't edit /etc/inetd.conf correctly.": True,
+            "This error usually means that the keytab is stale.": True,
+            "That means that you should disable the DRBD init script.": True,
+            "This option means nothing to the KDC.": False,  # (an option named: its own description)
+            "This probably works on other systems too.": False}
+    assert {text: bool(_SAYS_MEANING.match(text)) for text in says} == says
 
 
 def test_terms_on_lines_of_their_own_are_a_list(embedder):
