@@ -1733,13 +1733,14 @@ _ASKS_DEFAULT = re.compile(r"\bdefaults?\b|\bunless (?:i|you|we) (?:change|set|s
                            r"|\bif (?:i|you|we) (?:don't|do not|never) (?:set|specify|give|change|configure|define)\b"
                            r"|\b(?:is|are) not (?:set|configured|given|specified)\b|\bunset\b"
                            r"|\bis assumed\b", re.I)
-# "Circuit temperature has a default (nominal) value of 27°C ..." (or a reference entry's field: "... should use
-# higher GC periods. Default: adaptive, based on number of routing tables ...", BIRD's; not C's "default:")
-_STATES_DEFAULT = re.compile(r"\b(?:by|per) default\b|\bdefault (?:\(\w+\) )?values? of\b|(?-i:\bDefault:)\s|"
-                             + _DEFAULT_OF, re.I)
-# a sentence that gives the default ("Default type is temporary."), not one that says what is done by default
-_GIVES_DEFAULT = re.compile(r"(?-i:\bDefault:)\s|" + _DEFAULT_OF, re.I)
+# a reference entry's field: "... should use higher GC periods. Default: adaptive, based on number of routing tables
+# ...", BIRD's; not C's "default:"
 _DEFAULT_FIELD = re.compile(r"(?-i:\bDefault:)\s")
+# a sentence that gives the default ("Default type is temporary."), not one that says what is done by default
+_GIVES_DEFAULT = re.compile(_DEFAULT_FIELD.pattern + "|" + _DEFAULT_OF, re.I)
+# or does ("Circuit temperature has a default (nominal) value of 27°C ...")
+_STATES_DEFAULT = re.compile(r"\b(?:by|per) default\b|\bdefault (?:\(\w+\) )?values? of\b|" + _GIVES_DEFAULT.pattern,
+                             re.I)
 
 
 def _carries(text: str, asked: str) -> bool:
