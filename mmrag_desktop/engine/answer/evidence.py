@@ -15,9 +15,11 @@ from .events import Citation
 
 TokenCounter = Callable[[str], int]
 
-# a release history's section ("REVISION HISTORY > ... > 18.1.1 Verilator 5.006 2022-01-22", "Changes in 2.1")
+# a release history's section ("REVISION HISTORY > ... > 18.1.1 Verilator 5.006 2022-01-22", "Changes in 2.1"; a heading
+# that is only "NEWS", as GNU names the file of what each release changed: Valgrind's manual prints its NEWS and OLDER
+# NEWS as chapters)
 CHANGELOG = re.compile(r"change ?log|release notes|revision history|version history|what.?s new|^changes (?:from|in)\b|"
-                       r"new features|features introduced", re.I)
+                       r"new features|features introduced|^(?:\d+(?:\.\d+)*\.?\s+)?(?:[a-z]+\s+)?news$", re.I)
 _SECTION_NUMBER = re.compile(r"^(?:[A-Z]|\d+)(?:\.\d+)*\.?\s+")
 # the number of a reference entry's heading: digits ("7.94", "2.12.3", "C.241"), not a letter alone (an
 # alphabetical list's "S s_")
@@ -25,6 +27,13 @@ _ENTRY_NUMBER = re.compile(r"^(?:(?:[A-Z]|\d+)(?:\.\d+)+|\d+)\.?\s+")
 # a reference entry's heading: a name in code, then nothing, a parenthesis or a description after a dash
 # ("hmlaa (Source File: hmlaa.f90)", "abc - use ABC for technology mapping")
 _ENTRY_HEADING = re.compile(r"([A-Za-z_][\w.:$]*)(?:\s*\([^()]*\))?(?:\s+[-\u2013\u2014:]\s+.*)?$")
+# a part of a manual page or of DocBook's reference entry, headed by the part's name under the entry's ("Chapter 5.
+# Function Reference > raw1394_get_irm_id > Returns", libraw1394's; "NAME", "SYNOPSIS", "DESCRIPTION" of a man page):
+# the part's text ("the node ID of the isochronous resource manager of the bus ...") names neither the entry nor its
+# part, and what a function returns is said as such
+_ENTRY_PART = re.compile(r"(?:name|synopsis|description|arguments|parameters|options|returns?|return values?|"
+                         r"exit status|errors|notes|environment|files|examples?|see also|bugs)$", re.I)
+_RETURNS_PART = re.compile(r"returns?|return values?", re.I)
 
 
 def _code_like(name: str) -> bool:
@@ -276,7 +285,12 @@ class EvidenceBlock:
         "7 Routine/Function Prologues > 7.94 hmlaa (Source File: hmlaa.f90)"), alone, with a parenthesis
         or a dash and a description after it; "" otherwise. The entry's description ("Calculates the
         APW-APW contribution to the Hamiltonian matrix.") does not name it."""
-        last = self.hit.section.rsplit(" > ", 1)[-1].strip()
+        *above, last = [p.strip() for p in self.hit.section.split(" > ")]
+        if above and _ENTRY_PART.fullmatch(_SECTION_NUMBER.sub("", last)):
+            # a part of an entry, whose heading above it need not be numbered: "raw1394_get_irm_id > Returns"
+            head = _ENTRY_NUMBER.sub("", above[-1])
+            m = _ENTRY_HEADING.match(head)
+            return head if m and not self.in_changelog and _code_like(m.group(1)) else ""
         number = _ENTRY_NUMBER.match(last)
         if not number:  # an unnumbered heading: a page of an alphabetical list, named by its first entry
             return ""  # (Circuit_macros' "19 List of macros > S s_ > se_")
@@ -291,8 +305,12 @@ class EvidenceBlock:
 
     @property
     def heading(self) -> str:
-        """What an answer names before this block's first quote: its release or its entry."""
-        return self.release or self.entry
+        """What an answer names before this block's first quote: its release or its entry (what the entry returns:
+        "raw1394_get_irm_id returns" before "the node ID of the isochronous resource manager ...")."""
+        if self.release or not self.entry:
+            return self.release
+        last = _SECTION_NUMBER.sub("", self.hit.section.rsplit(" > ", 1)[-1].strip())
+        return f"{self.entry_name} returns" if _RETURNS_PART.fullmatch(last) else self.entry
 
     def named(self, quote: str) -> str:
         """`quote` with the block's `heading` before it ("Verilator 3.878 2015-11-01: • Add --vpi flag",

@@ -340,6 +340,12 @@ QUESTION_PENALTY = 0.2
 # "What is the default radix of gpasm?" is answered by the sentence that says what the default radix is
 # ("The default radix is hexadecimal."): the asked noun phrase followed by is / are / defaults to
 STATES_BONUS = 0.3
+# what a mark in a listing means: "what does a dot in a count column mean?", "What does an asterisk after a name
+# indicate?" (a mark's name, one word; not "what does the -n option mean?", which names an option)
+_SYMBOL_MEANING_Q = re.compile(r"\bwhat\s+(?:does|do)\s+(?:an?|the)\s+(dot|dash|hyphen|asterisk|star|plus|minus|hash|"
+                               r"ditto|tilde|caret|colon|comma|period|bullet|circle|square|cross|tick|check\s*mark|"
+                               r"question\s+mark|exclamation\s+mark|bar|slash|backslash|underscore|arrow)"
+                               r"\b(?:\s+[\w'-]+){0,8}?\s+(?:mean|stand\s+for|indicate|signify|denote)\b", re.I)
 # a question for what is not allowed ("Where ... am I not allowed to put C-style comments?") is answered
 # by the sentences that forbid ("Comments may not appear on an '%option' line ..."), which the embedder
 # reads like the ones that allow
@@ -1197,11 +1203,15 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.text = " ".join([c.text, *c.below])
         if c.label:  # "~/.octaverc" + "This file is used to make personal changes ...": quote both
             c.text = f"{c.label} {c.text}"
-        if (defining.get(c.block_id) == c.position or any(_describes(c.text, o, heads[c.block_id]) for o in options)
-                or (settings and settings.match(c.text))
-                or (DEFINITION_LINE.match(c.label) and any(starts_with_option(c.label, e) for e in entries))
-                or any(whatis_line(e, c.text) for e in entries) or _label_named(c.label, question)
-                or _keyword_named(c.keyword, question)):
+        entry_named = (defining.get(c.block_id) == c.position
+                       or any(_describes(c.text, o, heads[c.block_id]) for o in options)
+                       or (settings and settings.match(c.text))
+                       or (DEFINITION_LINE.match(c.label) and any(starts_with_option(c.label, e) for e in entries))
+                       or any(whatis_line(e, c.text) for e in entries) or _label_named(c.label, question)
+                       or _keyword_named(c.keyword, question))
+        # (not a change log's entry, for a question that is no history: "- callgrind_annotate now inserts commas in call
+        # counts ..." of Valgrind's NEWS says what a release changed, not what the option asked for is)
+        if entry_named and not (changelog[c.block_id] and not history):
             # the entry of the option or setting the question names ("ITL1=x resets the dc iteration limit.")
             c.score += OPTION_BONUS
             c.entry = True
@@ -1212,7 +1222,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
                 # shares with its neighbours; the next sentence says what it is ("The OOB area is filled
                 # with 0xff, except for a 4-bit software ECC specific to the boot ROM in Marvell Kirkwood SoCs.")
                 c.text, c.following = f"{c.text} {c.following}", ""
-        elif codes and (m := _ENTRY_CODE.match(c.text)) and m.group(1) not in codes:
+        elif not entry_named and codes and (m := _ENTRY_CODE.match(c.text)) and m.group(1) not in codes:
             # the entry of another code of the list ("120 Call or jump not allowed ..." for error 118)
             c.score -= OTHER_ENTRY_PENALTY
         if c.introduces:
@@ -1642,6 +1652,13 @@ def _states(question: str) -> re.Pattern | None:
     """For "What is the X of ...?" and "What X does ... ?", a pattern for a sentence that states X ("The
     default radix is hexadecimal.", "... the default radix defaults to ...") or a table cell that gives
     it ("Board: HackRF One | Frequency range: 1 MHz-6 GHz"); None for other questions."""
+    if m := _SYMBOL_MEANING_Q.search(question):
+        # "what does a dot in a count column mean?": the sentence that says what a dot stands for ("Events not applicable
+        # for a line are represented by a dot.", cg_annotate's; "A dash (-) means "zero".")
+        x = re.escape(m.group(1))
+        return re.compile(rf"\b(?:represented|denoted|shown|marked|indicated|printed|written)\s+(?:by|as|with)\s+"
+                          rf"(?:an?\s+|the\s+)?{x}s?\b|\b(?:an?|the)\s+{x}\s+(?:\([^()]*\)\s+)?"
+                          r"(?:means|stands\s+for|indicates|denotes|shows)\b", re.I)
     asked = asked_phrase(question)
     if not asked and (m := _LAST_CLAUSE_ASKS.search(question)):
         # "How often can Gpredict check ..., and what is the default?": the clause after the first
