@@ -19,8 +19,6 @@ too few to fit four weights without overfitting.
 
 from __future__ import annotations
 
-import functools
-import importlib.resources
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +27,7 @@ from ..hits import Hit
 from ..search.query import (
     GREEK_NAMES,
     asked_phrase,
+    common_words,
     entry_codes,
     howto_object,
     part_spellings,
@@ -261,19 +260,12 @@ def assess(
                             features=f, absent=absent, unknown=unknown)
 
 
-@functools.cache
-def _common_words() -> frozenset[str]:
-    """General English words (resources/words/common_words.txt: the whole words of BERT's uncased vocabulary)."""
-    text = (importlib.resources.files("mmrag_desktop") / "resources" / "words" / "common_words.txt").read_text("utf-8")
-    return frozenset(text.split())
-
-
 def common_word(word: str, question: str) -> bool:
-    """True when `word` (lower case) is a general English word (`_common_words`) that `question` writes in lower case
+    """True when `word` (lower case) is a general English word (`common_words`) that `question` writes in lower case
     wherever it writes it: not a name or an acronym the asker capitalises ("Python", "XML"), which names a thing the
     library may lack."""
     written = [t.rstrip(".") for t in _TERM.findall(question) if t.rstrip(".").lower() == word]
-    return bool(written) and all(t == word for t in written) and word in _common_words()
+    return bool(written) and all(t == word for t in written) and word in common_words()
 
 
 # everyday verbs and words of a question's frame, which a small library may well never write ("how can I accept a

@@ -5,6 +5,8 @@ User text never reaches FTS5 as syntax: every term is quoted.
 
 from __future__ import annotations
 
+import functools
+import importlib.resources
 import re
 from dataclasses import dataclass, field
 
@@ -349,3 +351,10 @@ def _is_identifier(word: str) -> bool:
         return True
     inner = word[1:]
     return has_alpha and any(c.isupper() for c in inner) and any(c.islower() for c in word)
+
+
+@functools.cache
+def common_words() -> frozenset[str]:
+    """General English words (resources/words/common_words.txt: the whole words of BERT's uncased vocabulary)."""
+    text = (importlib.resources.files("mmrag_desktop") / "resources" / "words" / "common_words.txt").read_text("utf-8")
+    return frozenset(text.split())

@@ -46,6 +46,7 @@ from .highlight import (
 from .query import (
     OPTION,
     QueryPlan,
+    common_words,
     entries_named,
     entry_names,
     heads_section,
@@ -76,6 +77,14 @@ KIND_BOOST = {
 # "PDP-11", "GNU"): matched exactly it pulls that manual's every page, not the passage asked for
 # (held-out 2 R@1 0.648 -> 0.722, the other sets the same or better; bench/README.md, session 21)
 EXACT_MAX_SHARE = 0.02
+# a word of the query that no dictionary has and at most this many chunks use is matched as exactly as an identifier
+# ("How does Valgrind 3.19.0 handle a program that calls the Linux rseq system call?": one chunk of the 397-page manual
+# says "The Linux rseq syscall is now implemented as (silently) returning ENOSYS.", and BM25 ranked it tenth, below
+# chunks with more of the question's common words); 0 turns it off
+RARE_WORD_DF = 3
+# and at most this share of the chunks: in a library of a few chunks every word is rare
+RARE_WORD_SHARE = 0.02
+RARE_WORD_MIN = 4  # letters: shorter words are abbreviations a library writes in many senses
 # "rows": table chunks by their best row (table_rows.py); 0.45 chosen on the development set by
 # MRR@10 among 0.2-1.0 (0.3-0.6 all lift R@5 from 0.89 to 0.92)
 LIST_WEIGHTS = {"dense": 1.0, "keyword": 0.9, "exact": 1.2, "image": 0.6, "rows": 0.45, "options": 2.0}
@@ -793,13 +802,26 @@ class Searcher:
 
     def _rare_exact(self, plan: QueryPlan) -> str:
         """The query's exact phrases without identifiers found in more than EXACT_MAX_SHARE of
-        the chunks."""
-        if not plan.identifiers:
-            return plan.exact_fts
-        dfs = self.chunks.term_df(plan.identifiers)
-        limit = EXACT_MAX_SHARE * self.chunks.count()
-        common = {quote_term(w) for w in plan.identifiers if dfs.get(w, 0) > limit}
-        return " OR ".join(p for p in plan.exact_phrases if p not in common)
+        the chunks, and its rare words (`_rare_words`)."""
+        phrases = list(plan.exact_phrases)
+        if plan.identifiers:
+            dfs = self.chunks.term_df(plan.identifiers)
+            limit = EXACT_MAX_SHARE * self.chunks.count()
+            common = {quote_term(w) for w in plan.identifiers if dfs.get(w, 0) > limit}
+            phrases = [p for p in phrases if p not in common]
+        return " OR ".join(phrases + self._rare_words(plan, phrases))
+
+    def _rare_words(self, plan: QueryPlan, phrases: list[str]) -> list[str]:
+        """The query's words in letters that no dictionary has (`common_words`) and RARE_WORD_DF chunks or fewer use
+        (RARE_WORD_SHARE of them at most), as FTS5 phrases not among `phrases`."""
+        known = {w.lower() for w in plan.identifiers}
+        words = [t for t in dict.fromkeys(plan.terms) if t.isalpha() and len(t) >= RARE_WORD_MIN and t not in known
+                 and t not in common_words()]
+        if not RARE_WORD_DF or not words:
+            return []
+        dfs = self.chunks.term_df(words)
+        limit = min(RARE_WORD_DF, RARE_WORD_SHARE * self.chunks.count())
+        return [q for w in words if 0 < dfs.get(w, 0) <= limit and (q := quote_term(w)) not in phrases]
 
     def _option_ids(self, plan: QueryPlan, filters: Filters, n: int = 20) -> list[int]:
         """Chunks that print a command-line option or dot-command the query names ("-F", ".save").
