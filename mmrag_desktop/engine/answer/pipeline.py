@@ -26,7 +26,7 @@ from ..errors import Cancelled, EngineError, LibraryError, ModelError, QueryErro
 from ..jobs import CancelToken
 from ..sentence_split import split_sentences
 from ..settings import Settings
-from .citations import StreamingCitationFilter, check_citations, marked_sentence_spans
+from .citations import StreamingCitationFilter, check_citations, find_marks, marked_sentence_spans
 from .confidence import assess
 from .encode_once import EncodeOnce
 from .events import (
@@ -312,6 +312,13 @@ def _lines_reader(library) -> Callable[[int], list[dict]]:
     return lines_of
 
 
+def _without_marks(sentence: str) -> str:
+    """`sentence` without its citation markers ("[5]"), all else as it is."""
+    for m in reversed(find_marks(sentence)):
+        sentence = sentence[:m.start] + sentence[m.end:]
+    return sentence.strip()
+
+
 def _sentence_boxes(block, sentences: list[str], lines_of) -> list | None:
     """The boxes of `sentences` inside `block`'s chunk (see quote_boxes.py), or None to keep the
     hit's own highlight (sentences not found keep the hit's box). A figure keeps its region, and its caption
@@ -383,7 +390,11 @@ def _finish(answer: Answer, own: str, blocks, checker: SupportChecker, lines_of,
     backing: dict[int, list[str]] = {}
     for c in checks:
         if c.supported and c.support is not None:
-            backing.setdefault(c.support.id, []).append(c.support.text)
+            # a verbatim quote is found back by all its words, its bracketed ones too, which the check reads without:
+            # "--xtree-memory-file=<filename> [default: xtmemory.kcg.%p] Specifies ..." lit the description's line
+            # and not the option's line above it
+            said = _without_marks(c.text) if c.quote and c.support.score >= 1.0 else c.support.text
+            backing.setdefault(c.support.id, []).append(said)
     answer.citations = []
     for i in final.cited:
         boxes = _sentence_boxes(by_id[i], backing.get(i, []), lines_of)
