@@ -31,8 +31,9 @@ _ENTRY_HEADING = re.compile(r"([A-Za-z_][\w.:$]*)(?:\s*\([^()]*\))?(?:\s+[-\u201
 # Function Reference > raw1394_get_irm_id > Returns", libraw1394's; "NAME", "SYNOPSIS", "DESCRIPTION" of a man page):
 # the part's text ("the node ID of the isochronous resource manager of the bus ...") names neither the entry nor its
 # part, and what a function returns is said as such
-_ENTRY_PART = re.compile(r"(?:name|synopsis|description|arguments|parameters|options|returns?|return values?|"
-                         r"exit status|errors|notes|environment|files|examples?|see also|bugs)$", re.I)
+# (both matched whole: `fullmatch`)
+_ENTRY_PART = re.compile(r"name|synopsis|description|arguments|parameters|options|returns?|return values?|"
+                         r"exit status|errors|notes|environment|files|examples?|see also|bugs", re.I)
 _RETURNS_PART = re.compile(r"returns?|return values?", re.I)
 
 
