@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import groupby, pairwise
 
@@ -869,40 +869,44 @@ def list_items(rest: Sequence[str], budget: int) -> list[str]:
     return out
 
 
-def defined_items(rest: Sequence[str], budget: int) -> list[str]:
-    """The items of a list of names and meanings that `rest` opens with (_DEFINED_ITEM: "Year – the full
-    year" / "Month – the current month 1-12 Day – the day of the month 1-31", several items on a line each
-    one of its own), as many whole items as `budget` words hold, " ..." after the last when more are left
-    out; [] unless there are two or more."""
+def _whole_items(items: Iterable[str], budget: int) -> list[str]:
+    """As many whole `items` as `budget` words hold, " ..." after the last when more are left out; [] unless there are
+    two or more."""
     out: list[str] = []
     words = 0
-    for line in rest:
-        line = " ".join(line.split())
-        if not _DEFINED_ITEM.match(line):
-            break
-        for item in _NEXT_DEFINED.split(line):
-            if words + len(item.split()) > budget:
-                return [*out[:-1], f"{out[-1]} ..."] if len(out) >= 2 else []
-            out.append(item)
-            words += len(item.split())
-    return out if len(out) >= 2 else []
-
-
-def termed_items(rest: Sequence[str], budget: int) -> list[str]:
-    """The items of a list whose terms stand on lines of their own (TERM_OF_LIST) with a description below each ("dict"
-    / "Checks against the realm dictionary file" / "empty" / ...), each "term description", as many whole items as
-    `budget` words hold, " ..." after the last when more are left out; [] unless there are two or more."""
-    out: list[str] = []
-    words = 0
-    for term, said in zip(rest[::2], rest[1::2], strict=False):  # (a term left without its description ends it)
-        if not TERM_OF_LIST.match(term.strip()) or not said.strip()[:1].isupper():
-            break
-        item = " ".join(f"{term} {said}".split())
+    for item in items:
         if words + len(item.split()) > budget:
             return [*out[:-1], f"{out[-1]} ..."] if len(out) >= 2 else []
         out.append(item)
         words += len(item.split())
     return out if len(out) >= 2 else []
+
+
+def defined_items(rest: Sequence[str], budget: int) -> list[str]:
+    """The items of a list of names and meanings that `rest` opens with (_DEFINED_ITEM: "Year – the full
+    year" / "Month – the current month 1-12 Day – the day of the month 1-31", several items on a line each
+    one of its own), as many whole items as `budget` words hold (`_whole_items`)."""
+    def items() -> Iterator[str]:
+        for line in rest:
+            line = " ".join(line.split())
+            if not _DEFINED_ITEM.match(line):
+                return
+            yield from _NEXT_DEFINED.split(line)
+
+    return _whole_items(items(), budget)
+
+
+def termed_items(rest: Sequence[str], budget: int) -> list[str]:
+    """The items of a list whose terms stand on lines of their own (TERM_OF_LIST) with a description below each ("dict"
+    / "Checks against the realm dictionary file" / "empty" / ...), each "term description", as many whole items as
+    `budget` words hold (`_whole_items`)."""
+    def items() -> Iterator[str]:
+        for term, said in zip(rest[::2], rest[1::2], strict=False):  # (a term left without its description ends it)
+            if not TERM_OF_LIST.match(term.strip()) or not said.strip()[:1].isupper():
+                return
+            yield " ".join(f"{term} {said}".split())
+
+    return _whole_items(items(), budget)
 
 
 def items_below(rest: Sequence[str], budget: int) -> list[str]:
