@@ -45,6 +45,9 @@ class Hit:
     # another passage of a top hit's page that one hit per page left out (answers' search only, after the
     # hits): evidence only when one of its sentences matches the question best (answer/pipeline.py)
     reserve: bool = False
+    # the last release line above the chunk in a change log printed as text ("Release 3.10.1 (25 November 2014)"):
+    # the release of the chunk's first entries (answers only: answer/pipeline.py, EvidenceBlock.release_of)
+    release_above: str = ""
 
     def to_json(self) -> dict:
         """The CLI contract's hit object (DESIGN.md, "CLI contract")."""

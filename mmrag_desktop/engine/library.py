@@ -566,6 +566,12 @@ class Library:
         except OSError as e:
             raise LibraryError(f"cannot keep a copy of {info.name} in {self.folder}: {e.strerror or e}") from e
 
+    def texts_before(self, chunk_id: int, n: int) -> list[tuple[str, str]]:
+        """(section, text) of the `n` text chunks before `chunk_id` in its document, the nearest first ([] when the
+        chunk is gone)."""
+        row = self.store.chunks.rows([chunk_id]).get(chunk_id)
+        return self.store.chunks.texts_before(row["doc_id"], row["ord"], n) if row else []
+
     def _local_files(self, hits: list[Hit]) -> list[Hit]:
         """Hits whose document file is not on this machine point at its local copy (a database
         library stores the files); unchanged for a folder library. Remembered per document until

@@ -96,6 +96,15 @@ _BULLET_ITEM = re.compile(r"^[\u2022\u25e6\u25aa\u2023\u2219\u25cf\u2013]\s")
 # a numbered item ("2. board - one for each different board" / "3. target - the chips ..."), where a list
 # is under way: a wrapped line may open with "3. " too ("as shown in Figure" / "3. The ...")
 _NUMBERED_ITEM = re.compile(r"^\d{1,2}[.)]\s")
+# an entry of a list of fixed bugs, opened by its report's number ("340788 warning: unhandled syscall: 318 (getrandom)",
+# "n-i-bz arm64: Implement ...", Valgrind's NEWS; "#1234 ..."): under another, a line of its own, not a wrapped line
+_ISSUE_LINE = re.compile(r"^(?:\d{4,7}|#\d{2,7}|n-i-bz)\s+\S")
+# a release's line in a change log printed as text, which no outline heads ("Release 3.10.1 (25 November 2014)" over
+# "~~~~" in Valgrind's NEWS; "* Noteworthy changes in release 2.3 (2020-01-01) [stable]", "Version 1.2.0"): the
+# release of the entries below it, pages of them
+RELEASE_LINE = re.compile(r"^[ \t]*(?:[*#=-]+[ \t]*)?(?:(?:noteworthy[ \t]+)?changes[ \t]+in[ \t]+)?(?:release|version)[ \t]+"
+                          r"v?\d+(?:\.\d+)+[a-z]?(?:[ \t]*(?:\([^()\n]{0,40}\)|\[[^\[\]\n]{0,20}\]|[-:,]?[ \t]*\d{4}-\d\d-\d\d))*"
+                          r"[ \t]*$", re.I | re.M)
 # a line that ends with a word or mark a sentence cannot end with: the sentence wraps on to the next line
 _WRAPS_ON = re.compile(r"(?:\b(?:the|a|an|of|to|in|on|at|by|for|with|and|or|nor|from|as|is|are|was|be|that|which|than|its|"
                        r"their|this|these|not|per|via|into|if|when|where|while|can|may|will|should|must)|[,(/-])$",
@@ -177,7 +186,7 @@ def unwrap_lines(text: str) -> str:
     figure's OCR text ("Text in figure: ...") one of its "Section: ..." line, nor a line of code after
     one that closes a comment or a brace (a C structure's members) or after a call with at most a comment
     ("env.POUpdate(['en','pl']) # messages.pot --> [en.po, pl.po]" / "Example 2. ..."), nor any line of a reference card
-    (`card_lines`), nor a line of symbols with hardly a word ("0 I 0 I 0 A−1 11 -A10 I 0 I", a matrix's row the
+    (`card_lines`), nor an entry of a list of fixed bugs one of the entry above it (`_ISSUE_LINE`), nor a line of symbols with hardly a word ("0 I 0 I 0 A−1 11 -A10 I 0 I", a matrix's row the
     text layer kept) one of the sentence below it. A web address broken after "://" is joined without a space, and so is one broken at
     a dot or a slash ("https://tiswww.case." / "edu/php/...") and a line that is a single punctuation
     mark ("programmer" / ".")."""
@@ -215,6 +224,7 @@ def unwrap_lines(text: str) -> str:
                        and not _NUMBERED_HEADING.match(line) and not _NUMBERED_HEADING.match(lines[i - 1])
                        and not _BULLET_ITEM.match(line)
                        and not (_NUMBERED_ITEM.match(line) and (_NUMBERED_ITEM.match(prev) or _BULLET_ITEM.match(prev)))
+                       and not (_ISSUE_LINE.match(line) and _ISSUE_LINE.match(prev))
                        and not (_BULLET_ITEM.match(prev) and line[:1].isupper() and not _WRAPS_ON.search(prev)
                                 and not _ends_lead_in(prev, line)))
             if wrapped:
@@ -265,7 +275,7 @@ class EvidenceBlock:
     def in_changelog(self) -> bool:
         """True when a heading of the block's section names a release history ("Revision History",
         "Release notes", "Changes from ...": `CHANGELOG`)."""
-        return any(CHANGELOG.search(p.strip()) for p in self.hit.section.split(" > "))
+        return section_release(self.hit.section) is not None
 
     @property
     def release(self) -> str:
@@ -274,10 +284,21 @@ class EvidenceBlock:
         ("Verilator 5.006 2022-01-22" of "REVISION HISTORY > 18.1 Revision History and Change Log >
         18.1.1 Verilator 5.006 2022-01-22"); "" otherwise. The chunk of a long release starts below the
         heading: "• Support clocking blocks (#3674)." alone does not say which release."""
-        if not self.in_changelog:
-            return ""
-        head = _SECTION_NUMBER.sub("", self.hit.section.rsplit(" > ", 1)[-1].strip())
-        return head if re.search(r"\d", head) else ""
+        return section_release(self.hit.section) or ""
+
+    def release_of(self, quote: str) -> str:
+        """The release of a change log's entry `quote` (a sentence of the block): the section's (`release`) or, in a
+        change log printed as text, the last release line above the quote (`RELEASE_LINE`: in the chunk, or the
+        one before the chunk, `Hit.release_above`); "" when the block is no change log's or the release is unknown.
+        "340788 warning: unhandled syscall: 318 (getrandom)" is an entry of "Release 3.10.1 (25 November 2014)",
+        which Valgrind's NEWS prints eleven chunks above it."""
+        if not self.in_changelog or self.release:
+            return self.release
+        at = _find_words(self.hit.text, quote)
+        if at is None:  # (not found: the chunk's first release unless a release line comes before the quote)
+            at = 0
+        above = [m.group(0) for m in RELEASE_LINE.finditer(self.hit.text, 0, at)]
+        return " ".join((above[-1] if above else self.hit.release_above).split())
 
     @property
     def entry(self) -> str:
@@ -304,27 +325,37 @@ class EvidenceBlock:
         """The name of the `entry` ("hmlaa"), or ""."""
         return _ENTRY_HEADING.match(self.entry).group(1) if self.entry else ""
 
-    @property
-    def heading(self) -> str:
-        """What an answer names before this block's first quote: its release or its entry (what the entry returns:
-        "raw1394_get_irm_id returns" before "the node ID of the isochronous resource manager ...")."""
-        if self.release or not self.entry:
-            return self.release
+    def heading(self, quote: str = "") -> str:
+        """What an answer names before `quote`, the first quote of this block: its release (`release_of`) or its entry
+        (what the entry returns: "raw1394_get_irm_id returns" before "the node ID of the isochronous resource manager
+        ...")."""
+        release = self.release_of(quote)
+        if release or not self.entry:
+            return release
         last = _SECTION_NUMBER.sub("", self.hit.section.rsplit(" > ", 1)[-1].strip())
         return f"{self.entry_name} returns" if _RETURNS_PART.fullmatch(last) else self.entry
 
     def named(self, quote: str) -> str:
-        """`quote` with the block's `heading` before it ("Verilator 3.878 2015-11-01: • Add --vpi flag",
-        "hmlaa (Source File: hmlaa.f90): Calculates ..."), unless the block's text or the quote names it."""
-        h = self.heading
-        if not h or h in self.text or (self.entry and self.entry_name in quote):
+        """`quote` with its `heading` before it ("Verilator 3.878 2015-11-01: • Add --vpi flag",
+        "hmlaa (Source File: hmlaa.f90): Calculates ...", "Release 3.10.1 (25 November 2014): 340788 warning: ..."),
+        unless the quote names it, or the block's text does as its section (a heading the chunk repeats)."""
+        h = self.heading(quote)
+        if not h or h in quote or (self.entry and self.entry_name in quote) or (
+                h in self.text and h in (self.release, self.entry)):
             return quote
         return f"{h}: {quote}"
 
     def without_heading(self, quote: str) -> str:
         """`quote` without the "heading: " an answer put before it (`named`)."""
-        h = self.heading
-        return quote[len(h) + 2:] if h and quote.startswith(f"{h}: ") else quote
+        for h in self._headings():
+            if quote.startswith(f"{h}: "):
+                return quote[len(h) + 2:]
+        return quote
+
+    def _headings(self) -> list[str]:
+        """Every heading `named` may put before a quote of this block: its release lines' too."""
+        lines = [" ".join(m.group(0).split()) for m in RELEASE_LINE.finditer(self.hit.text)] if self.in_changelog else []
+        return [h for h in dict.fromkeys([self.heading(), *lines]) if h]
 
     def render(self) -> str:
         """The block as it appears in the prompt: "[n] (section: ...)" and its text."""
@@ -364,6 +395,26 @@ def _truncate(text: str, max_tokens: int, count: TokenCounter) -> str:
         else:
             hi = mid - 1
     return text[: ends[lo - 1]] + " ..." if lo else ""
+
+
+def section_release(section: str) -> str | None:
+    """None when no heading of `section` names a change log (`CHANGELOG`); else the release its last heading names
+    without its number ("Verilator 5.006 2022-01-22"), or "" when that heading names none ("2. NEWS")."""
+    parts = [p.strip() for p in section.split(" > ")]
+    if not any(CHANGELOG.search(p) for p in parts):
+        return None
+    head = _SECTION_NUMBER.sub("", parts[-1])
+    return head if re.search(r"\d", head) else ""
+
+
+def _find_words(text: str, quote: str) -> int | None:
+    """Where `quote` (a sentence as an answer quotes it: white space joined, "... " before a piece, " ..." after a cut
+    one) starts in `text`, by its first words whatever the white space between them; None when it is not there."""
+    words = quote.removeprefix("... ").removesuffix(" ...").split()[:6]
+    if not words:
+        return None
+    m = re.search(r"\s+".join(map(re.escape, words)), text)
+    return m.start() if m else None
 
 
 def pack_evidence(

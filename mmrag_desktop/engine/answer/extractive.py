@@ -2005,8 +2005,9 @@ def _in_block_order(chosen: list[Candidate], blocks: Sequence[EvidenceBlock]) ->
         b = by_id[c.block_id]
         bare = b.without_heading(c.text)
         wanted = bare != c.text or (b.entry and not any(b.entry_name in t for t in said))
-        c.text = b.named(bare) if wanted and b.heading not in named else bare
-        named.add(b.heading)
+        heading = b.heading(bare)
+        c.text = b.named(bare) if wanted and heading not in named else bare
+        named.add(heading)
         said.append(c.text)
     return chosen
 

@@ -41,7 +41,7 @@ from .events import (
     StatusEvent,
     TokenEvent,
 )
-from .evidence import EvidenceBlock, pack_evidence
+from .evidence import RELEASE_LINE, EvidenceBlock, pack_evidence, section_release
 from .extractive import (
     EXTRACTIVE_RANK_WEIGHT,
     EXTRACTIVE_SENTENCES,
@@ -79,6 +79,9 @@ COMPANIONS = 2
 SECOND_PART_DOCS = 3
 SECOND_PART_HITS = 3
 SECOND_PART_AT = 3  # its place among the hits: after those confidence scores (confidence.TOP_N)
+# how far back a change log printed as text is read for the release line above a hit (Valgrind's NEWS lists 3.10.0's
+# fixed bugs over 47 chunks)
+RELEASE_LOOKBACK = 100
 MAX_QUESTION_CHARS = 4000  # ~1,000 tokens: beyond that no small context holds evidence too
 NOT_COVERED = "The indexed manuals do not cover this."
 
@@ -214,6 +217,7 @@ def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: 
         hits = [h for h in hits if not h.reserve]
         at = min(len(hits), SECOND_PART_AT)
         hits[at:at] = _part_hits(library, search_q, hits)
+        _releases_above(library, [*hits, *reserve])
         stats["retrieval_s"] = round(time.perf_counter() - t0, 4)
         for notice in getattr(library, "model_notices", []):  # a configured model is not in use
             answer.notices.append(notice)
@@ -294,6 +298,26 @@ def _finish_not_covered(answer: Answer, t0: float, reason: str = "") -> Iterator
     yield TokenEvent(text=answer.text)
     answer.stats["total_s"] = round(time.perf_counter() - t0, 4)
     yield DoneEvent(answer=answer)
+
+
+def _releases_above(library, hits: Sequence) -> None:
+    """Set `release_above` of each hit in a change log printed as text (its section's headings name a change log
+    and no release: `section_release`): the last release line (`RELEASE_LINE`) of the chunks before it in the same section,
+    at most RELEASE_LOOKBACK of them. A library-like object that cannot read them leaves the hits as they are."""
+    read = getattr(library, "texts_before", None)
+    for h in hits:
+        if read is None or section_release(h.section) != "":
+            continue
+        try:
+            before = read(h.chunk_id, RELEASE_LOOKBACK)
+        except LibraryError:  # the document was removed meanwhile
+            continue
+        for section, text in before:
+            if section != h.section:
+                break
+            if lines := RELEASE_LINE.findall(text):
+                h.release_above = " ".join(lines[-1].split())
+                break
 
 
 def _lines_reader(library) -> Callable[[int], list[dict]]:

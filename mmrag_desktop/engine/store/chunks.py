@@ -129,6 +129,12 @@ class Chunks:
                           (doc_id, ord_))
         return row[0] if row else None
 
+    def texts_before(self, doc_id: int, ord_: int, n: int) -> list[tuple[str, str]]:
+        """(section, text) of the document's `n` text chunks before position `ord_`, the nearest first."""
+        return [(r[0], r[1]) for r in self.db.all(
+            "SELECT section, text FROM chunks WHERE doc_id = ? AND ord < ? AND kind = 'text' ORDER BY ord DESC LIMIT ?",
+            (doc_id, ord_, n))]
+
     def term_df(self, terms: list[str]) -> dict[str, int]:
         """How many chunks contain each term (a word or a phrase; FTS5 counts, cached until the
         chunk count changes)."""

@@ -41,7 +41,7 @@ IRM_RETURNS = ("the node ID of the isochronous resource manager of the bus the h
 ])
 def test_a_part_of_a_reference_entry_is_named_by_its_entry(section, heading):
     (block,) = pack_evidence([hit(IRM_RETURNS, section)], 1000)
-    assert block.heading == heading
+    assert block.heading() == heading
 
 
 def test_what_a_function_returns_is_quoted_with_the_function(embedder):
