@@ -240,10 +240,12 @@ def assess(
     named = [*hits, *mates] if hits else []
     text = "\n".join(f"{h.section}\n{h.text}" for h in named).lower()
     absent = [n for n in absent_names(question, named) if not in_model_number(n, text)
-              and not names_a_document(n, hits, titles or {})]
+              and not names_a_document(n, hits, titles or {}) and not spelled_out(n, text) and not placeholder(n)]
     f["absent_names"] = float(len(absent))
+    written = {t.lower(): t for t in _TERM.findall(question)}
     unknown = [w for w in (unknown_words(question, term_df) if term_df is not None else [])
-               if not in_model_number(w, text)]
+               if not in_model_number(w, text) and not spelled_out(written.get(w, w), text)
+               and not placeholder(written.get(w, w))]
     f["unknown_words"] = float(len(unknown))
     decisive = decisive_unknown(question, unknown)
     f["decisive_unknown"] = float(len(decisive))
@@ -469,6 +471,31 @@ def _names_joined(word: str) -> bool:
     ("Drucker-Prager", "Mohr-Coulomb", "Runge-Kutta"), not a code ("Mini-DIN", "DB-25", "RS-485")."""
     parts = word.split("-")
     return len(parts) > 1 and all(p.isalpha() and p[:1].isupper() and p[1:].islower() and len(p) > 1 for p in parts)
+
+
+ACRONYM_LETTERS = 4  # an acronym this long or longer is spelled out by chance too rarely to count (3: "every single page")
+
+
+def spelled_out(name: str, text: str) -> bool:
+    """True when `name` is an acronym in capitals (ACRONYM_LETTERS to 6 letters) that `text` (lower case) spells
+    out, its words' initials in order, joined by spaces, hyphens, commas or slashes: "Windows-style CRLF line endings"
+    of a manual that writes "Both Windows-style (carriage-return, line-feed) and Unix-style (line-feed) line endings
+    are supported" (dasm's): the asker's short name for what the pages say in words."""
+    if not (ACRONYM_LETTERS <= len(name) <= 6 and name.isalpha() and name.isupper()):
+        return False
+    joint = r"[\s,/()-]+"
+    pattern = joint.join(c.lower() + r"[a-z]+" for c in name)
+    return re.search(r"(?<![a-z])" + pattern + r"(?![a-z])", text) is not None
+
+
+# a name the asker makes up for an example of their own ("labels with a caret surrounded by spaces (like "^ myLabel")",
+# "my_func", "foo"): no manual names it, and it says nothing of what is asked
+_PLACEHOLDER = re.compile(r"my[A-Z][a-z]\w*|my_\w+|(?:foo|bar|baz|qux)(?:_\w+|\d*)")  # (not "MySQL", "barometer")
+
+
+def placeholder(name: str) -> bool:
+    """True when `name`, as the question writes it, is a made-up example name (`_PLACEHOLDER`)."""
+    return _PLACEHOLDER.fullmatch(name) is not None
 
 
 def in_model_number(name: str, text: str) -> bool:
