@@ -48,6 +48,9 @@ class Hit:
     # the last release line above the chunk in a change log printed as text ("Release 3.10.1 (25 November 2014)"):
     # the release of the chunk's first entries (answers only: answer/pipeline.py, EvidenceBlock.release_of)
     release_above: str = ""
+    # the numbered entry line above the chunk when it opens inside that entry's fields ("6.27.3.127 service: whois" over
+    # "Server Ports:" / "• tcp/43"; answers only: answer/pipeline.py, extractive.candidate_sentences)
+    entry_above: str = ""
 
     def to_json(self) -> dict:
         """The CLI contract's hit object (DESIGN.md, "CLI contract")."""

@@ -20,7 +20,7 @@ TokenCounter = Callable[[str], int]
 # NEWS as chapters)
 CHANGELOG = re.compile(r"change ?log|release notes|revision history|version history|what.?s new|^changes (?:from|in)\b|"
                        r"new features|features introduced|^(?:\d+(?:\.\d+)*\.?\s+)?(?:[a-z]+\s+)?news$", re.I)
-_SECTION_NUMBER = re.compile(r"^(?:[A-Z]|\d+)(?:\.\d+)*\.?\s+")
+SECTION_NUMBER = re.compile(r"^(?:[A-Z]|\d+)(?:\.\d+)*\.?\s+")
 # the number of a reference entry's heading: digits ("7.94", "2.12.3", "C.241"), not a letter alone (an
 # alphabetical list's "S s_")
 _ENTRY_NUMBER = re.compile(r"^(?:(?:[A-Z]|\d+)(?:\.\d+)+|\d+)\.?\s+")
@@ -124,8 +124,9 @@ _OPTION_ENTRY_LINE = re.compile(r"^" + OPTION + r"(?:[ =](?:<[^<>]*>|\[[^\[\]]*\
 _NAME_ENTRY_LINE = re.compile(r"^[A-Za-z_]\w*(?:[._]\w+)+(?:\s+(?:<[^<>]*>|\[[^\[\]]*\]))*$")
 
 
-# a numbered heading on a line of its own ("9.1.4 *EOS_TAIT", "2.3 Total-Lagrangian SPH"; not "3.4.4 or later)")
-_NUMBERED_HEADING = re.compile(r"^\d+(?:\.\d+)+\.?\s+[^a-z\s]\S*(?:\s+\S+){0,7}$")
+# a numbered heading on a line of its own ("9.1.4 *EOS_TAIT", "2.3 Total-Lagrangian SPH", an entry's kind and name:
+# "6.27.3.107 service: squid"; not "3.4.4 or later)")
+_NUMBERED_HEADING = re.compile(r"^\d+(?:\.\d+)+\.?\s+(?:[^a-z\s]\S*(?:\s+\S+){0,7}|[a-z][\w-]*:\s+[A-Za-z_][\w.+-]*)$")
 _PUNCTUATION_LINE = re.compile(r"^[.,;:!?]$")
 _CLOSES_BRACKET = re.compile(r"^[^\[\]]{1,60}\]")
 # a line that ends inside a web address, at one of its dots or slashes ("https://tiswww.case.")
@@ -308,7 +309,7 @@ class EvidenceBlock:
         or a dash and a description after it; "" otherwise. The entry's description ("Calculates the
         APW-APW contribution to the Hamiltonian matrix.") does not name it."""
         *above, last = [p.strip() for p in self.hit.section.split(" > ")]
-        if above and _ENTRY_PART.fullmatch(_SECTION_NUMBER.sub("", last)):
+        if above and _ENTRY_PART.fullmatch(SECTION_NUMBER.sub("", last)):
             # a part of an entry, whose heading above it need not be numbered: "raw1394_get_irm_id > Returns"
             head = _ENTRY_NUMBER.sub("", above[-1])
             m = _ENTRY_HEADING.match(head)
@@ -332,7 +333,7 @@ class EvidenceBlock:
         release = self.release_of(quote)
         if release or not self.entry:
             return release
-        last = _SECTION_NUMBER.sub("", self.hit.section.rsplit(" > ", 1)[-1].strip())
+        last = SECTION_NUMBER.sub("", self.hit.section.rsplit(" > ", 1)[-1].strip())
         return f"{self.entry_name} returns" if _RETURNS_PART.fullmatch(last) else self.entry
 
     def named(self, quote: str) -> str:
@@ -403,7 +404,7 @@ def section_release(section: str) -> str | None:
     parts = [p.strip() for p in section.split(" > ")]
     if not any(CHANGELOG.search(p) for p in parts):
         return None
-    head = _SECTION_NUMBER.sub("", parts[-1])
+    head = SECTION_NUMBER.sub("", parts[-1])
     return head if re.search(r"\d", head) else ""
 
 

@@ -35,6 +35,7 @@ chosen is still quoted when it carries a number or name that one lacks (the rows
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -46,6 +47,7 @@ from ..search.highlight import opposes
 from ..search.query import (
     OPTION,
     asked_phrase,
+    common_words,
     entries_named,
     entry_codes,
     heads_section,
@@ -72,7 +74,7 @@ from ..sentence_split import (
 )
 from ..sentence_split import PROMPT as _PROMPT
 from .confidence import STOPWORDS, content_terms
-from .evidence import FIELD_NAME, FIGURE_OCR, FOOTNOTE_LINE, EvidenceBlock, card_lines
+from .evidence import FIELD_NAME, FIGURE_OCR, FOOTNOTE_LINE, SECTION_NUMBER, EvidenceBlock, card_lines
 from .key_terms import terms
 from .quote_boxes import row_cells
 
@@ -112,7 +114,9 @@ _VALUE_Q = re.compile(
     r"\b(?:how (?:much|many|long|large|big|small|fast|high|low|often|wide)|what (?:[\w-]+ )?(?:value|size|range|number)|"
     r"smallest|largest|lowest|highest|fastest|slowest|numeric|"
     r"default|maximum|minimum|max|min|limit|tolerance|voltage|current|frequency|rate|size|width|length|"
-    r"timeout|resolution|precision|accuracy|range|threshold|capacity|speed|delay|count)\b", re.I)
+    r"timeout|resolution|precision|accuracy|range|threshold|capacity|speed|delay|count|"
+    # (a port is a number: "Which port does FireHOL's whois service open?" of "Server Ports:" / "• tcp/43")
+    r"(?:which|what)\s+(?:[\w-]+\s+){0,2}?ports?)\b", re.I)
 # "which startup file", "what environment variable", "where does gnuplot write ...": a name is asked for
 _NAME_Q = re.compile(
     r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:command|option|function|flag|setting|variable|parameter|"
@@ -314,6 +318,12 @@ OPPOSITE_PENALTY = 0.1  # as search's highlight (search/highlight.py ANTONYM_PEN
 # a manual's copyright or licence notice ("PARI/GP is Copyright (c) 2000-2022 The PARI Group PARI/GP is free
 # software; you can redistribute it ...") repeats the product's name and answers no question but its own
 # an example's printed output, its filler said again and again, answers nothing (_demo_output)
+# a numbered line of three levels or more that names one entry, with its kind or not ("6.27.3.127 service: whois",
+# FireHOL's 129 services, each "Server Ports:" / "• tcp/43" below it): a heading the outline does not hold
+ENTRY_LINE = re.compile(r"^[ \t]*(?:\d+\.){2,}\d+\.?[ \t]+(?:([a-z][\w-]*):[ \t]+)?([A-Za-z_][\w.+-]*)[ \t]*$", re.M)
+# a field's name and its bulleted values, whole as they are ("Server Ports: • tcp/1080 udp/1080")
+_FIELD_VALUES = re.compile(r"^[^\s:]+(?: [^\s:]+){0,2}: [\u2022\u25e6\u25aa\u2023*] ")
+FIELD_WORDS = 3  # a field's name ("Server Ports:") quoted with the short bulleted values below it (the bullet aside)
 DEMO_SENTENCES = 6
 DEMO_REPEATED = 0.4
 DEMO_PENALTY = 0.3
@@ -444,6 +454,8 @@ class Candidate:
     listed: bool = False  # quoted with its term line: an entry of a definition list ("--pin-color <string> ...")
     under: str = ""  # the option or setting whose entry the sentence is part of ("DOT_CLEANUP If the ..." on)
     keyword: str = ""  # the keyword whose reference entry the sentence is part of ("• Keyword hillWidth ⟨...⟩" on)
+    headed: tuple[str, str] = ("", "")  # (kind, name) of the numbered entry line above it ("6.27.3.127 service: whois")
+    other_field: bool = False  # a field of another entry than the one the question names (rank_candidates drops it)
     named: bool = False  # a table row the question names (`_row_names_asked`)
     goes_on: bool = False  # the label is the entry whose description the sentence goes on ("-p just parse ...")
     below: tuple[str, ...] = ()  # a lead-in below the sentence and the items of the list it opens, quoted after
@@ -589,8 +601,13 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
         # ..." before avr-gcc's "-mmcu=architecture" entry)
         under = "?" if sentences and sentences[0][:1].islower() else ""
         keyword = ""
+        above = ENTRY_LINE.match(b.hit.entry_above)
+        headed = (above.group(1) or "", above.group(2)) if above else ("", "")
         for pos, s in enumerate(sentences):
             bare = _BULLET.sub("", s.lstrip())
+            if lines := list(ENTRY_LINE.finditer(s)):  # (a line of the sentence: "[WIKI-socks]: http://... SOCKS" /
+                # "6.27.3.107 service: squid" / "Squid Web Cache Example:" may be read as one)
+                headed = (lines[-1].group(1) or "", lines[-1].group(2))
             if opens := _ENTRY_START.match(bare) or _CODE_START.match(s):
                 under, keyword = opens.group(1), ""
             elif head := _KEYWORD_HEAD.match(bare.lstrip()):
@@ -599,6 +616,8 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             if ocr and not _ocr_sentence(words, ocr):
                 continue
             prev = " ".join(sentences[pos - 1].split()) if pos > 0 else ""
+            if _framed_synopsis(sentences, pos, b.hit.section):  # the synopsis, without its frame's glyphs
+                prev = " ".join(w for w in sentences[pos - 2].split() if w.strip("\ufffd"))
             # "Default value: 0.1" under "DT" is short, and quoted with the line it is the default of
             short_default = pos > 0 and bool(_ITS_DEFAULT.match(s)) and any(ch.isdigit() for ch in s)
             # a built-in's value given as a formula under its entry ("Laplace []{expression-cst}" / "r/2,
@@ -615,7 +634,11 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             # an option's entry with a description of two words ("-D Enable debugging.", GPSBabel's options)
             short_row = short_row or (len(words) >= 3 and bool(_OPTION_ENTRY.match(s)) and words[1][:1].isupper())
             examples = pos > 0 and bool(_GIVES_EXAMPLES.match(s))
-            if ((len(words) < min_words and not short_default and not short_row and not examples) or not is_quotable(s)
+            # a field's name over its values, a bulleted list ("Server Ports:" / "• tcp/43", FireHOL's services): too
+            # short alone, quoted with the values below it
+            field = pos + 1 < len(sentences) and _field(s, sentences[pos + 1])
+            if ((len(words) < min_words and not short_default and not short_row and not examples and not field)
+                    or not is_quotable(s)
                     or (contents and _CHAPTER_ENTRY.match(" ".join(words)))):
                 continue
             if references and _BULLET.match(s) and s.rstrip()[-1:] not in ".!?":  # a listed title
@@ -647,6 +670,9 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             if introduces:  # "Launch the GPG checking using the following command:" says nothing alone
                 budget = PAIR_WORDS - len(s.split())
                 s = " ".join([s] + (fenced_block([body, *rest], budget) if fence else code_block(nxt, rest, budget)))
+            elif field:  # its values, the bulleted lines right below it (not the next field's name and values)
+                values = list(itertools.takewhile(lambda x: bool(_BULLET.match(x.strip())) and len(x.split()) <= FIELD_WORDS + 1, sentences[pos + 1:]))
+                s, introduces = " ".join([s, *(" ".join(v.split()) for v in values)]), True
             elif (s.endswith(":") and (_BULLET.match(nxt.strip()) or _ENUMERATOR.match(nxt.strip())
                                        or _DEFINED_ITEM.match(nxt.strip()) or TERM_OF_LIST.match(nxt.strip()))
                   and not references and not _siblings_in_list(s, nxt)):  # (not a list of links' titles)
@@ -730,7 +756,7 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 s, term = f"{prev} {s}", False
             elif short_default:
                 continue
-            label = prev if term and not _example_of(prev, s) else ""
+            label = prev if term and not field and not _example_of(prev, s) else ""
             goes_on = False
             if (not label and not s.startswith("...") and not s.endswith("...")
                     and (entry := _entry_of(sentences, pos, heads)) is not None
@@ -747,6 +773,7 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 goes_on = True
             out.append(Candidate(b.id, pos, s, following=following, label=label, introduces=introduces, below=list_below,
                                  listed=bool(label) or short_default, under=under, keyword=keyword, goes_on=goes_on,
+                                 headed=headed,
                                  chunk=(b.hit.doc_id, b.hit.chunk_id, b.hit.page)))
     return out
 
@@ -944,6 +971,19 @@ def _table_after(lead: str, rest: Sequence[str], budget: int) -> list[str]:
         rows = value_rows(rest[1:], budget - len(head.split()))
         return [head, *rows] if rows else []
     return value_rows(rest, budget) if lead.rstrip()[-1:] not in ".!?" else []
+
+
+def _framed_synopsis(sentences: Sequence[str], pos: int, section: str) -> bool:
+    """True when the sentence before `pos` is a line of glyphs without a Unicode map (U+FFFD) and nothing else, and
+    the one before that a short line naming the section's entry: its synopsis, framed (dasm's manual frames each
+    directive's synopsis, "\ufffd" / "symbol SET exp" / "\ufffd" / "Same as EQU, =, but the symbol may be reassigned
+    later." under "6.2.3 SET"; its examples too, whose frame ends a listing before the prose below it)."""
+    if pos < 2 or sentences[pos - 1].strip("\ufffd \n") or not sentences[pos - 1].strip():
+        return False
+    name = SECTION_NUMBER.sub("", section.rsplit(" > ", 1)[-1].strip())
+    line = [w for w in sentences[pos - 2].split() if w.strip("\ufffd")]
+    return (len(name.split()) == 1 and len(name) > 1 and len(line) <= 8
+            and re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", " ".join(line)) is not None)
 
 
 def synopsis_of_section(line: str, section: str) -> bool:
@@ -1212,7 +1252,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
                        or (settings and settings.match(c.text))
                        or (DEFINITION_LINE.match(c.label) and any(starts_with_option(c.label, e) for e in entries))
                        or any(whatis_line(e, c.text) for e in entries) or _label_named(c.label, question)
-                       or _keyword_named(c.keyword, question))
+                       or _keyword_named(c.keyword, question) or _heading_named(c.headed, question))
         # (not a change log's entry, for a question that is no history: "- callgrind_annotate now inserts commas in call
         # counts ..." of Valgrind's NEWS says what a release changed, not what the option asked for is)
         if entry_named and not (changelog[c.block_id] and not history):
@@ -1229,6 +1269,11 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         elif not entry_named and codes and (m := _ENTRY_CODE.match(c.text)) and m.group(1) not in codes:
             # the entry of another code of the list ("120 Call or jump not allowed ..." for error 118)
             c.score -= OTHER_ENTRY_PENALTY
+        elif not entry_named and _heading_of_another(c.headed, question):
+            # a sentence of another entry of the kind the question names (under "6.27.3.79 service: ntp", for the
+            # nrpe service); its field ("Server Ports: • udp/123") is never quoted (below): it would read as the answer
+            c.score -= OTHER_ENTRY_PENALTY
+            c.other_field = bool(_FIELD_VALUES.match(c.text))
         if c.introduces:
             c.score += howto_bonus
         elif howto_bonus and exact and _does_it(c.text, exact):
@@ -1325,7 +1370,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         if c.block_id in demo:
             c.score -= DEMO_PENALTY
     _answers_of_questions(cands, asked_in_manual)
-    cands = _off_the_entry(cands, options)
+    cands = [c for c in _off_the_entry(cands, options) if not c.other_field]
     _twins_of_the_other_polarity(question, cands)
     _lift_what_is_asked_for(question, blocks, cands, asked, named)
     return sorted(cands, key=lambda c: -c.score)
@@ -1353,6 +1398,43 @@ def _label_named(label: str, question: str) -> bool:
     if len(name) < 6 or not re.search(r"[-_\\]", name):
         return False
     return re.search(r"(?<![\w\\-])" + re.escape(name) + r"(?![\w-])", question) is not None
+
+
+def _field(line: str, below: str) -> bool:
+    """True when `line` is a field's name (FIELD_WORDS words at most, ending with a colon) over `below`, a bulleted
+    value of FIELD_WORDS words at most ("Server Ports:" / "• tcp/43"; not a list's lead-in, "Major:" / "• Add –vpi
+    flag, and fix VPI linkage. ...")."""
+    return (len(line.split()) <= FIELD_WORDS and line.rstrip().endswith(":") and bool(_BULLET.match(below.strip()))
+            and len(below.split()) <= FIELD_WORDS + 1)
+
+
+def opens_inside_entry(text: str) -> bool:
+    """True when `text` (a chunk's) holds a field (`_field`) before its first numbered entry line (`ENTRY_LINE`): it
+    opens inside an entry whose line is in a chunk before it."""
+    first = ENTRY_LINE.search(text)
+    lines = [x for x in (text[:first.start()] if first else text).splitlines() if x.strip()]
+    return any(_field(a, b) for a, b in itertools.pairwise(lines))
+
+
+def _heading_named(headed: tuple[str, str], question: str) -> bool:
+    """True when the question names the entry whose numbered line (`ENTRY_LINE`) a sentence is under: its name as a
+    word, and its kind when the line gives one ("Which port does FireHOL's whois service definition open?" of
+    "6.27.3.127 service: whois"; not "... several services at once, say SMTP and POP3?", which asks no service's
+    entry), or else a name no dictionary has."""
+    kind, name = headed
+    if len(name) < 3 or not re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", question, re.I):
+        return False
+    if kind:
+        return re.search(r"\b" + re.escape(kind) + r"\b", question, re.I) is not None
+    return name.lower() not in common_words()
+
+
+def _heading_of_another(headed: tuple[str, str], question: str) -> bool:
+    """True when a sentence is under the numbered line of an entry (`ENTRY_LINE`) of a kind the question names
+    ("service") that is not the entry it names."""
+    kind, name = headed
+    return bool(kind and name and re.search(r"\b" + re.escape(kind) + r"s?\b", question, re.I)
+                and not _heading_named(headed, question))
 
 
 def _keyword_named(keyword: str, question: str) -> bool:
@@ -2077,7 +2159,7 @@ def quote_text(sentence: str, block_id: int) -> str:
     whole as they are."""
     s = sentence.rstrip()
     if (s and s[-1] not in ".!?:)" and not s.endswith("...") and " | " not in s and not _CAPTION.match(s)
-            and not _ENDS_WITH_FIELD.search(s)):
+            and not _ENDS_WITH_FIELD.search(s) and not _FIELD_VALUES.match(s)):
         s += " ..."
     return f"{s} [{block_id}]"
 

@@ -43,10 +43,12 @@ from .events import (
 )
 from .evidence import RELEASE_LINE, EvidenceBlock, pack_evidence, section_release
 from .extractive import (
+    ENTRY_LINE,
     EXTRACTIVE_RANK_WEIGHT,
     EXTRACTIVE_SENTENCES,
     VALUE_BONUS,
     carried,
+    opens_inside_entry,
     question_parts,
     quote_text,
     rank_candidates,
@@ -82,6 +84,7 @@ SECOND_PART_AT = 3  # its place among the hits: after those confidence scores (c
 # how far back a change log printed as text is read for the release line above a hit (Valgrind's NEWS lists 3.10.0's
 # fixed bugs over 47 chunks)
 RELEASE_LOOKBACK = 100
+ENTRY_LOOKBACK = 3  # and an entry's fields a chunk opens with, for their entry's numbered line
 MAX_QUESTION_CHARS = 4000  # ~1,000 tokens: beyond that no small context holds evidence too
 NOT_COVERED = "The indexed manuals do not cover this."
 
@@ -217,7 +220,7 @@ def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: 
         hits = [h for h in hits if not h.reserve]
         at = min(len(hits), SECOND_PART_AT)
         hits[at:at] = _part_hits(library, search_q, hits)
-        _releases_above(library, [*hits, *reserve])
+        _lines_above(library, [*hits, *reserve])
         stats["retrieval_s"] = round(time.perf_counter() - t0, 4)
         for notice in getattr(library, "model_notices", []):  # a configured model is not in use
             answer.notices.append(notice)
@@ -300,24 +303,34 @@ def _finish_not_covered(answer: Answer, t0: float, reason: str = "") -> Iterator
     yield DoneEvent(answer=answer)
 
 
-def _releases_above(library, hits: Sequence) -> None:
-    """Set `release_above` of each hit in a change log printed as text (its section's headings name a change log
-    and no release: `section_release`): the last release line (`RELEASE_LINE`) of the chunks before it in the same section,
-    at most RELEASE_LOOKBACK of them. A library-like object that cannot read them leaves the hits as they are."""
+def _lines_above(library, hits: Sequence) -> None:
+    """Set what a hit's chunk needs from the chunks before it in the same section: the release of a change log printed
+    as text (its section's headings name a change log and no release: `section_release`), the last release line
+    (`RELEASE_LINE`) at most RELEASE_LOOKBACK chunks back (`Hit.release_above`); the entry whose fields a chunk
+    opens with (`opens_inside_entry`), its numbered line (`ENTRY_LINE`) at most ENTRY_LOOKBACK chunks back
+    (`Hit.entry_above`). A library-like object that cannot read them leaves the hits as they are."""
     read = getattr(library, "texts_before", None)
+    if read is None:
+        return
     for h in hits:
-        if read is None or section_release(h.section) != "":
-            continue
         try:
-            before = read(h.chunk_id, RELEASE_LOOKBACK)
+            if section_release(h.section) == "":
+                h.release_above = _last_line_above(read, h, RELEASE_LINE, RELEASE_LOOKBACK)
+            if opens_inside_entry(h.text):
+                h.entry_above = _last_line_above(read, h, ENTRY_LINE, ENTRY_LOOKBACK)
         except LibraryError:  # the document was removed meanwhile
             continue
-        for section, text in before:
-            if section != h.section:
-                break
-            if lines := RELEASE_LINE.findall(text):
-                h.release_above = " ".join(lines[-1].split())
-                break
+
+
+def _last_line_above(read, hit, pattern, lookback: int) -> str:
+    """The last line matching `pattern` (re.M) in the `lookback` chunks before `hit`'s of its section, white space
+    joined; "" when there is none."""
+    for section, text in read(hit.chunk_id, lookback):
+        if section != hit.section:
+            break
+        if found := [m.group(0) for m in pattern.finditer(text)]:
+            return " ".join(found[-1].split())
+    return ""
 
 
 def _lines_reader(library) -> Callable[[int], list[dict]]:

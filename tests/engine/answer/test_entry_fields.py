@@ -1,0 +1,104 @@
+"""Fields of a reference list's entries (session 58, the FireHOL Reference asked for the first time). Its 129 services
+are entries under numbered lines deeper than the outline ("6.27.3.127 service: whois"), each with fields whose values
+are bullets on the lines below: "Server Ports:" / "• tcp/43". "Which port does FireHOL's whois service definition
+open?" quoted "WHOIS Protocol Example: server whois accept ..." and never the port: a field's name is too short to be a
+sentence, and its value shorter still. Now a field is quoted with its values, a question that names an entry's name
+(and kind) prefers that entry's fields, another entry's fields give way, and "which port" asks for a number. Real
+library (SQLite, hnswlib, PyMuPDF) and the real MiniLM embedder."""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+
+from mmrag_desktop.engine.answer import answer_events
+from mmrag_desktop.engine.answer.evidence import pack_evidence, unwrap_lines
+from mmrag_desktop.engine.answer.extractive import _heading_named, candidate_sentences, quote_text
+from mmrag_desktop.engine.hits import Hit
+from mmrag_desktop.engine.settings import Settings
+
+
+def service(number: int, name: str, title: str, kind: str, ports: str) -> list[str]:
+    return [f"6.27.3.{number} service: {name}", f"{title} Example:", f"server {name} accept", "Service Type:",
+            f"• {kind}", "Server Ports:", f"• {ports}", "Client Ports:", "• default", "Links", "• Wikipedia"]
+
+
+LINES = (["Each FireHOL service definition below opens the server ports listed for it to the clients allowed."]
+         + service(125, "webmin", "Webmin web administration", "simple", "tcp/10000")
+         + service(126, "whois", "WHOIS Protocol", "simple", "tcp/43")
+         + service(127, "xdmcp", "X Display Manager Control Protocol", "simple", "udp/177")
+         + service(128, "ntp", "Network Time Protocol", "simple", "udp/123 tcp/123"))
+
+
+def test_a_field_is_quoted_with_its_values():
+    hit = Hit(chunk_id=903, doc_id=1, doc="firehol-manual.pdf", page=158, bbox=None, kind="text", score=1.0,
+              text="\n".join(LINES), section="6.27 firehol-services(5) > 6.27.3 DESCRIPTION")
+    texts = [c.text for c in candidate_sentences(pack_evidence([hit], 2000))]
+    assert "Server Ports: • tcp/43" in texts and "Server Ports: • udp/123 tcp/123" in texts, texts
+    # its values only, not the next field's name and values
+    assert not any(t.startswith("Server Ports: • tcp/43 ") for t in texts), texts
+    # whole as it is: no " ..." as after a piece of a sentence
+    assert quote_text("Server Ports: • udp/123 tcp/123", 1) == "Server Ports: • udp/123 tcp/123 [1]"
+
+
+def _write_manual(path):
+    """The entries on one page, in a font that has the bullet (the base-14 fonts write "•" as "·")."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    writer, font = pymupdf.TextWriter(page.rect), pymupdf.Font("cjk")
+    for i, line in enumerate(LINES):
+        writer.append((57, 60 + 15 * i), line, font=font, fontsize=10)
+    writer.write_text(page)
+    doc.save(str(path))
+    doc.close()
+    return path
+
+
+def _answer(library, question: str):
+    done = [e for e in answer_events(library, question, mode="extractive", settings=Settings(threads=1))
+            if e.kind == "done"]
+    return done[0].answer
+
+
+@pytest.mark.parametrize(("question", "port", "others"), [
+    ("Which port does FireHOL's whois service definition open?", "tcp/43", ("tcp/10000", "udp/177", "udp/123")),
+    ("Which ports does the ntp service in FireHOL allow?", "udp/123 tcp/123", ("tcp/10000", "tcp/43", "udp/177")),
+])
+def test_the_port_of_the_service_asked_for(library, tmp_path, question, port, others):
+    pdf = _write_manual(tmp_path / "firehol-manual.pdf")
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    answer = _answer(library, question)
+    assert f"Server Ports: • {port} [" in answer.text, answer.text
+    # no other service's port, which would read as the answer
+    assert not any(o in answer.text for o in others), answer.text
+
+
+def test_an_entry_line_stays_a_line_of_its_own():
+    text = ("See also RFC 1928. [WIKI-socks]: http://en.wikipedia.org/wiki/SOCKS\n6.27.3.107 service: squid\n"
+            "Squid Web Cache Example:\nserver squid accept")
+    assert "6.27.3.107 service: squid" in unwrap_lines(text).split("\n")
+
+
+@pytest.mark.parametrize(("question", "named"), [
+    ("Which port does FireHOL's whois service definition open?", True),
+    ("Which ports does the WHOIS service use?", True),
+    # the name without the kind asks for no service's entry
+    ("Can one client statement allow several services at once, say SMTP and whois?", False),
+    ("Which port does the whoisd service use?", False),
+])
+def test_a_question_names_an_entry_by_its_name_and_kind(question, named):
+    assert _heading_named(("service", "whois"), question) is named
+
+
+def test_a_synopsis_framed_by_unmapped_glyphs_is_quoted_with_its_description():
+    """dasm's manual frames each directive's synopsis with glyphs that have no Unicode map (U+FFFD lines): "Same as
+    EQU, =, but the symbol may be reassigned later." was quoted without "symbol SET exp", which names the directive."""
+    hit = Hit(chunk_id=161, doc_id=1, doc="dasm.pdf", page=44, bbox=None, kind="text", score=1.0,
+              text="\ufffd\nsymbol SET exp\n\ufffd\nSame as EQU, =, but the symbol may be reassigned later.\nExample\n"
+                   "\ufffd\n; Using SET to do calculations\nN SET 1",
+              section="Directives > 6.2 Assigments > 6.2.3 SET")
+    (block,) = pack_evidence([hit], 2000)
+    texts = [c.text for c in candidate_sentences([block])]
+    assert "Same as EQU, =, but the symbol may be reassigned later." in texts
+    (quoted,) = [c for c in candidate_sentences([block]) if c.text.startswith("Same as EQU")]
+    assert quoted.label == "symbol SET exp"
