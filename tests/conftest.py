@@ -94,6 +94,15 @@ def write_pdf(path, pages: list[list[tuple[float, float, str]]], *, fontsize: fl
     return path
 
 
+def extractive_answer(library, question: str):
+    """The extractive answer (engine Answer) of `question` from `library`, with one thread."""
+    from mmrag_desktop.engine.answer import answer_events
+    from mmrag_desktop.engine.settings import Settings
+
+    return next(e.answer for e in answer_events(library, question, mode="extractive", settings=Settings(threads=1))
+                if e.kind == "done")
+
+
 PG_MISSING = [name for name in ("psycopg", "pgvector", "pgserver")
               if __import__("importlib.util").util.find_spec(name) is None]
 

@@ -220,6 +220,12 @@ _NAME_CODE = re.compile(r"^[A-Z][\w.+-]*(?: [\w.+-]+){1,4} \([a-z][\w.-]{1,11}\)
 _ENUMERATOR = re.compile(r"^\(?(?:\d{1,3}|[A-Za-z]|[ivxIVX]{1,4})[.)]$")
 # a section that lists documents or links: its items are titles ("• UPS HOWTO (The Linux
 # Documentation Project)"), no answer to anything
+REFERENCES_BONUS = 0.3  # a "See also" list, for a question that asks which documents a page refers to
+# a question that asks for the documents a manual refers to ("Which documents does the firehol-synproxy manual page refer
+# to ...?", "where can I read more about ...", "what further reading ...")
+_ASKS_REFERENCES = re.compile(r"\b(?:which|what)\s+(?:other\s+|further\s+)?(?:documents?|manuals?|man pages|references?|links?|"
+                              r"resources?|books?|papers?|howtos?|reading)\b|\brefers?\s+(?:me\s+|you\s+)?to\b|"
+                              r"\bsee also\b|\bread more\b|\bfurther reading\b", re.I)
 _REFERENCE_SECTION = re.compile(r"\b(?:links|references|bibliography|further reading|see also|resources)\b", re.I)
 # an entry of a bibliography, its citation key opening its line ("[Cla89b] M. E. Clarkson. An improved Laplace
 # transform package for MACSYMA. SIGSAM Bulletin, 19(2):31-33, May 1989."): authors, title and where it appeared
@@ -896,6 +902,25 @@ def list_items(rest: Sequence[str], budget: int) -> list[str]:
     return out
 
 
+def reference_lists(blocks: Sequence[EvidenceBlock]) -> list[Candidate]:
+    """The list of a "See also", "References", "Links" ... section (`_REFERENCE_SECTION`) as one quote, its whole items
+    that LIST_WORDS words hold (" ..." after them when more are left out): each item is a title, which answers nothing
+    alone and is never a sentence of its own (candidate_sentences), but "Which documents does the firehol-synproxy
+    manual page refer to ...?" asks for the list ("• firehol(1) - FireHOL program • ... • NAT HOWTO • netfilter flow
+    diagram")."""
+    out = []
+    for b in blocks:
+        if b.hit.navigation or not _REFERENCE_SECTION.search(b.hit.section.split(" > ")[-1]):
+            continue
+        lines = [" ".join(x.split()) for x in b.text.split("\n") if x.strip()]
+        start = next((i for i, x in enumerate(lines) if _BULLET.match(x)), None)
+        items = _whole_items([x for x in lines[start:] if _BULLET.match(x)], LIST_WORDS) if start is not None else []
+        if items:
+            out.append(Candidate(b.id, start, " ".join(items), listed=True,
+                                 chunk=(b.hit.doc_id, b.hit.chunk_id, b.hit.page)))
+    return out
+
+
 def _whole_items(items: Iterable[str], budget: int) -> list[str]:
     """As many whole `items` as `budget` words hold, " ..." after the last when more are left out; [] unless there are
     two or more."""
@@ -1158,6 +1183,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     forbids for a question about what is not allowed, advice for one that asks for it, the sentence
     after the manual's own question). A candidate with a term line is quoted with it."""
     cands = candidate_sentences(blocks)
+    references = reference_lists(blocks) if _ASKS_REFERENCES.search(question) else []
+    cands += references
     if not cands:
         return []
     q_list = content_terms(question)
@@ -1369,6 +1396,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     for c in cands:
         if c.block_id in demo:
             c.score -= DEMO_PENALTY
+        if c in references:  # the list of documents asked for
+            c.score += REFERENCES_BONUS
     _answers_of_questions(cands, asked_in_manual)
     cands = [c for c in _off_the_entry(cands, options) if not c.other_field]
     _twins_of_the_other_polarity(question, cands)
@@ -1575,7 +1604,10 @@ def _names_asked(key: str, asked_words: set[str], question: str) -> bool:
 
 
 def _written(name: str, question: str) -> bool:
-    """True when `question` writes `name` as it is, with the same ends (not "Kantronics KPC3" in "KPC3+")."""
+    """True when `question` writes `name` as it is, with the same ends (not "Kantronics KPC3" in "KPC3+"; a name in
+    symbols not inside a longer run of them: not "&" in "the && and || operators", dasm's "Arithmetic AND" row)."""
+    if not re.search(r"\w", name):  # (a token of its own: not the question's own "?" after its last word)
+        return re.search(rf"(?<![^\s(\"'\u201c\u2018]){re.escape(name)}(?![^\s)\"'\u201d\u2019,.;:?])", question) is not None
     return re.search(rf"(?<![\w+-]){re.escape(name)}(?![\w+-])", question) is not None
 
 

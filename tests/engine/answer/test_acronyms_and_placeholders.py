@@ -7,11 +7,9 @@ with a caret surrounded by spaces (like "^ myLabel")"). Both questions were said
 from __future__ import annotations
 
 import pytest
-from conftest import write_pdf
+from conftest import extractive_answer, write_pdf
 
-from mmrag_desktop.engine.answer import answer_events
 from mmrag_desktop.engine.answer.confidence import placeholder, spelled_out
-from mmrag_desktop.engine.settings import Settings
 
 PAGE = [
     "2.1 Encoding",
@@ -49,22 +47,16 @@ def test_a_made_up_name(name, made_up):
     assert placeholder(name) is made_up
 
 
-def _answer(library, question: str):
-    done = [e for e in answer_events(library, question, mode="extractive", settings=Settings(threads=1))
-            if e.kind == "done"]
-    return done[0].answer
-
-
 def test_covered_though_the_question_words_it_otherwise(library, tmp_path):
     pdf = write_pdf(tmp_path / "dasm.pdf", [[(57, 80 + 16 * i, t) for i, t in enumerate(PAGE)]], fontsize=10)
     assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
-    crlf = _answer(library, "Does dasm accept source files with Windows-style CRLF line endings?")
+    crlf = extractive_answer(library, "Does dasm accept source files with Windows-style CRLF line endings?")
     assert not crlf.insufficient_evidence, crlf.text
     assert "carriage-return, line-feed" in crlf.text
-    example = _answer(library, 'I have old dasm code that defines labels with a carat surrounded by spaces (like "^ '
+    example = extractive_answer(library, 'I have old dasm code that defines labels with a carat surrounded by spaces (like "^ '
                                'myLabel"); is that syntax still valid?')
     assert not example.insufficient_evidence, example.text
     assert "deprecated format" in example.text
     # an acronym the pages do not spell out, and a real name they never write, still make a question not covered
-    assert _answer(library, "Does dasm accept source files in EBCDIC encoding?").insufficient_evidence
-    assert _answer(library, "Can dasm read labels written in MySQL tables?").insufficient_evidence
+    assert extractive_answer(library, "Does dasm accept source files in EBCDIC encoding?").insufficient_evidence
+    assert extractive_answer(library, "Can dasm read labels written in MySQL tables?").insufficient_evidence

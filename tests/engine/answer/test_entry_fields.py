@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import pymupdf
 import pytest
+from conftest import extractive_answer
 
-from mmrag_desktop.engine.answer import answer_events
 from mmrag_desktop.engine.answer.evidence import pack_evidence, unwrap_lines
-from mmrag_desktop.engine.answer.extractive import _heading_named, candidate_sentences, quote_text
+from mmrag_desktop.engine.answer.extractive import (
+    _heading_named,
+    candidate_sentences,
+    quote_text,
+    select_sentences,
+)
 from mmrag_desktop.engine.hits import Hit
-from mmrag_desktop.engine.settings import Settings
 
 
 def service(number: int, name: str, title: str, kind: str, ports: str) -> list[str]:
@@ -54,12 +58,6 @@ def _write_manual(path):
     return path
 
 
-def _answer(library, question: str):
-    done = [e for e in answer_events(library, question, mode="extractive", settings=Settings(threads=1))
-            if e.kind == "done"]
-    return done[0].answer
-
-
 @pytest.mark.parametrize(("question", "port", "others"), [
     ("Which port does FireHOL's whois service definition open?", "tcp/43", ("tcp/10000", "udp/177", "udp/123")),
     ("Which ports does the ntp service in FireHOL allow?", "udp/123 tcp/123", ("tcp/10000", "tcp/43", "udp/177")),
@@ -67,7 +65,7 @@ def _answer(library, question: str):
 def test_the_port_of_the_service_asked_for(library, tmp_path, question, port, others):
     pdf = _write_manual(tmp_path / "firehol-manual.pdf")
     assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
-    answer = _answer(library, question)
+    answer = extractive_answer(library, question)
     assert f"Server Ports: • {port} [" in answer.text, answer.text
     # no other service's port, which would read as the answer
     assert not any(o in answer.text for o in others), answer.text
@@ -102,3 +100,26 @@ def test_a_synopsis_framed_by_unmapped_glyphs_is_quoted_with_its_description():
     assert "Same as EQU, =, but the symbol may be reassigned later." in texts
     (quoted,) = [c for c in candidate_sentences([block]) if c.text.startswith("Same as EQU")]
     assert quoted.label == "symbol SET exp"
+
+
+SEE_ALSO = ["\u2022 firehol(1) - FireHOL program", "\u2022 firehol.conf(5) - FireHOL configuration",
+            "\u2022 firehol-masquerade(5) - masquerade helper", "\u2022 NAT HOWTO", "\u2022 netfilter flow diagram"]
+
+
+def test_a_see_also_list_is_quoted_when_the_question_asks_for_documents(embedder):
+    """The FireHOL Reference: "Which documents does the firehol-synproxy manual page refer to for background on NAT
+    and on how packets flow through netfilter?" quoted what SYNPROXY is: a "SEE ALSO" list's items are titles, never
+    sentences of their own. Asked for, the list is quoted whole; not asked for, it is not quoted."""
+    see_also = Hit(chunk_id=945, doc_id=1, doc="firehol-manual.pdf", page=168, bbox=None, kind="text", score=1.0,
+                   text="\n".join(SEE_ALSO), section="6.28 firehol-synproxy(5) > 6.28.12 SEE ALSO")
+    prose = Hit(chunk_id=913, doc_id=1, doc="firehol-manual.pdf", page=162, bbox=None, kind="text", score=0.5,
+                text="SYNPROXY is a TCP SYN packets proxy. SYNPROXY is a netfilter module, in the Linux kernel.\n"
+                     "It can be used to protect any TCP server from SYN floods and similar DDoS attacks.",
+                section="6.28 firehol-synproxy(5) > 6.28.3 DESCRIPTION")
+    blocks = pack_evidence([see_also, prose], 2000)
+    chosen = select_sentences("Which documents does the firehol-synproxy manual page refer to for background on NAT "
+                              "and on how packets flow through netfilter?", blocks, embedder)
+    assert chosen[0].text.startswith("\u2022 firehol(1) - FireHOL program \u2022 firehol.conf(5)"), chosen[0].text
+    assert "\u2022 NAT HOWTO \u2022 netfilter flow diagram" in chosen[0].text
+    other = select_sentences("What is SYNPROXY and what does it protect a server from?", blocks, embedder)
+    assert not any("NAT HOWTO" in c.text for c in other), [c.text for c in other]

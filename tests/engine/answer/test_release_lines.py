@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import pymupdf
 import pytest
+from conftest import extractive_answer
 
-from mmrag_desktop.engine.answer import answer_events
 from mmrag_desktop.engine.answer.evidence import RELEASE_LINE, pack_evidence, unwrap_lines
 from mmrag_desktop.engine.hits import Hit
-from mmrag_desktop.engine.settings import Settings
 
 
 def hit(text: str, section: str = "Table of Contents > 2. NEWS", release_above: str = "") -> Hit:
@@ -106,21 +105,15 @@ def _news_pdf(path) -> object:
     return path
 
 
-def _answer(library, question: str):
-    done = [e for e in answer_events(library, question, mode="extractive", settings=Settings(threads=1))
-            if e.kind == "done"]
-    return done[0].answer
-
-
 def test_a_fixed_bug_is_quoted_with_its_release(library, tmp_path):
     pdf = _news_pdf(tmp_path / "debugger.pdf")
     assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
-    answer = _answer(library, "The spin lock loops forever using a whole core; in which release was that fixed?")
+    answer = extractive_answer(library, "The spin lock loops forever using a whole core; in which release was that fixed?")
     first = answer.text.split(" [")[0]
     # its own line, pages below its release's line
     assert first == ("Release 3.1.0 (25 November 2024): 400777 the spin lock loops forever and uses a whole processor "
                      "core ..."), answer.text
     assert answer.citations[0].page >= 3
-    answer = _answer(library, "Which release fixed the disassembler printing garbage for packed decimal instructions?")
+    answer = extractive_answer(library, "Which release fixed the disassembler printing garbage for packed decimal instructions?")
     assert answer.text.startswith("Release 3.0.0 (10 September 2024): 390888 the disassembler prints garbage"), \
         answer.text
