@@ -53,6 +53,21 @@ def test_a_server_library_searches_as_the_folder_library_does(tmp_path, pg_uri, 
         assert hit.bbox is not None and hit.boxes
 
 
+def test_the_chunks_before_a_hit_read_as_in_a_folder_library(tmp_path, pg_uri, embedder):
+    """Library.texts_before (answers read a change log's release line or an entry's line above a hit) on both stores."""
+    manual = make_plant_manual(tmp_path / "plant.pdf")
+    got = []
+    for where in (tmp_path / "folder", pg_uri):
+        with Library.open(where, embedder=embedder) as lib:
+            assert _stages(lib.add([manual])) == ["done"]
+            (last,) = lib.conn.execute("SELECT MAX(id) FROM chunks WHERE kind = 'text'").fetchone()
+            before = lib.texts_before(last, 3)
+            assert 0 < len(before) <= 3 and all(text for _, text in before)
+            assert lib.texts_before(10**9, 3) == []  # a chunk that is gone
+            got.append(before)
+    assert got[0] == got[1]
+
+
 def test_pages_render_from_the_copy_in_the_database(tmp_path, pg_uri, embedder):
     (tmp_path / "shared").mkdir()
     manual = make_plant_manual(tmp_path / "shared" / "plant.pdf")

@@ -473,7 +473,8 @@ def _names_joined(word: str) -> bool:
     return len(parts) > 1 and all(p.isalpha() and p[:1].isupper() and p[1:].islower() and len(p) > 1 for p in parts)
 
 
-ACRONYM_LETTERS = 4  # an acronym this long or longer is spelled out by chance too rarely to count (3: "every single page")
+# an acronym this long or longer is spelled out by chance too rarely to count (3 letters: "every single page")
+ACRONYM_LETTERS = 4
 
 
 def spelled_out(name: str, text: str) -> bool:

@@ -102,9 +102,9 @@ _ISSUE_LINE = re.compile(r"^(?:\d{4,7}|#\d{2,7}|n-i-bz)\s+\S")
 # a release's line in a change log printed as text, which no outline heads ("Release 3.10.1 (25 November 2014)" over
 # "~~~~" in Valgrind's NEWS; "* Noteworthy changes in release 2.3 (2020-01-01) [stable]", "Version 1.2.0"): the
 # release of the entries below it, pages of them
-RELEASE_LINE = re.compile(r"^[ \t]*(?:[*#=-]+[ \t]*)?(?:(?:noteworthy[ \t]+)?changes[ \t]+in[ \t]+)?(?:release|version)[ \t]+"
-                          r"v?\d+(?:\.\d+)+[a-z]?(?:[ \t]*(?:\([^()\n]{0,40}\)|\[[^\[\]\n]{0,20}\]|[-:,]?[ \t]*\d{4}-\d\d-\d\d))*"
-                          r"[ \t]*$", re.I | re.M)
+RELEASE_LINE = re.compile(
+    r"^[ \t]*(?:[*#=-]+[ \t]*)?(?:(?:noteworthy[ \t]+)?changes[ \t]+in[ \t]+)?(?:release|version)[ \t]+v?\d+(?:\.\d+)+[a-z]?"
+    r"(?:[ \t]*(?:\([^()\n]{0,40}\)|\[[^\[\]\n]{0,20}\]|[-:,]?[ \t]*\d{4}-\d\d-\d\d))*[ \t]*$", re.I | re.M)
 # a line that ends with a word or mark a sentence cannot end with: the sentence wraps on to the next line
 _WRAPS_ON = re.compile(r"(?:\b(?:the|a|an|of|to|in|on|at|by|for|with|and|or|nor|from|as|is|are|was|be|that|which|than|its|"
                        r"their|this|these|not|per|via|into|if|when|where|while|can|may|will|should|must)|[,(/-])$",
@@ -187,7 +187,8 @@ def unwrap_lines(text: str) -> str:
     figure's OCR text ("Text in figure: ...") one of its "Section: ..." line, nor a line of code after
     one that closes a comment or a brace (a C structure's members) or after a call with at most a comment
     ("env.POUpdate(['en','pl']) # messages.pot --> [en.po, pl.po]" / "Example 2. ..."), nor any line of a reference card
-    (`card_lines`), nor an entry of a list of fixed bugs one of the entry above it (`_ISSUE_LINE`), nor a line of symbols with hardly a word ("0 I 0 I 0 A−1 11 -A10 I 0 I", a matrix's row the
+    (`card_lines`), nor an entry of a list of fixed bugs one of the entry above it (`_ISSUE_LINE`), nor a line of
+    symbols with hardly a word ("0 I 0 I 0 A−1 11 -A10 I 0 I", a matrix's row the
     text layer kept) one of the sentence below it. A web address broken after "://" is joined without a space, and so is one broken at
     a dot or a slash ("https://tiswww.case." / "edu/php/...") and a line that is a single punctuation
     mark ("programmer" / ".")."""
@@ -355,7 +356,8 @@ class EvidenceBlock:
 
     def _headings(self) -> list[str]:
         """Every heading `named` may put before a quote of this block: its release lines' too."""
-        lines = [" ".join(m.group(0).split()) for m in RELEASE_LINE.finditer(self.hit.text)] if self.in_changelog else []
+        found = RELEASE_LINE.finditer(self.hit.text) if self.in_changelog else ()
+        lines = [" ".join(m.group(0).split()) for m in found]
         return [h for h in dict.fromkeys([self.heading(), *lines]) if h]
 
     def render(self) -> str:

@@ -218,14 +218,14 @@ _NAME_CODE = re.compile(r"^[A-Z][\w.+-]*(?: [\w.+-]+){1,4} \([a-z][\w.-]{1,11}\)
 # a list item's number or letter, split off as a piece of its own ("5." of "5. The Asymptote
 # examples directory ..."): no sentence that completes the item before it (nor its value)
 _ENUMERATOR = re.compile(r"^\(?(?:\d{1,3}|[A-Za-z]|[ivxIVX]{1,4})[.)]$")
+REFERENCES_BONUS = 0.3  # a "See also" list, for a question that asks which documents a page refers to
+# a question that asks for the documents a manual refers to ("Which documents does the firehol-synproxy manual page
+# refer to ...?", "where can I read more about ...", "what further reading ...")
+_ASKS_REFERENCES = re.compile(
+    r"\b(?:which|what)\s+(?:other\s+|further\s+)?(?:documents?|manuals?|man pages|references?|links?|resources?|books?|"
+    r"papers?|howtos?|reading)\b|\brefers?\s+(?:me\s+|you\s+)?to\b|\bsee also\b|\bread more\b|\bfurther reading\b", re.I)
 # a section that lists documents or links: its items are titles ("• UPS HOWTO (The Linux
 # Documentation Project)"), no answer to anything
-REFERENCES_BONUS = 0.3  # a "See also" list, for a question that asks which documents a page refers to
-# a question that asks for the documents a manual refers to ("Which documents does the firehol-synproxy manual page refer
-# to ...?", "where can I read more about ...", "what further reading ...")
-_ASKS_REFERENCES = re.compile(r"\b(?:which|what)\s+(?:other\s+|further\s+)?(?:documents?|manuals?|man pages|references?|links?|"
-                              r"resources?|books?|papers?|howtos?|reading)\b|\brefers?\s+(?:me\s+|you\s+)?to\b|"
-                              r"\bsee also\b|\bread more\b|\bfurther reading\b", re.I)
 _REFERENCE_SECTION = re.compile(r"\b(?:links|references|bibliography|further reading|see also|resources)\b", re.I)
 # an entry of a bibliography, its citation key opening its line ("[Cla89b] M. E. Clarkson. An improved Laplace
 # transform package for MACSYMA. SIGSAM Bulletin, 19(2):31-33, May 1989."): authors, title and where it appeared
@@ -321,15 +321,15 @@ _NEXT_DEFINED = re.compile(r" (?=[A-Z]\w* [\u2013\u2014] \S)")
 _LIST_LEAD = re.compile(r"^(?:The following\b[^.!?:]*|[A-Z][^.!?:]*\b(?:are|include|includes)):$")
 LIST_WORDS = 80  # a sentence, the lead-in below it and the items it lists, quoted together, stay this short
 OPPOSITE_PENALTY = 0.1  # as search's highlight (search/highlight.py ANTONYM_PENALTY)
-# a manual's copyright or licence notice ("PARI/GP is Copyright (c) 2000-2022 The PARI Group PARI/GP is free
-# software; you can redistribute it ...") repeats the product's name and answers no question but its own
-# an example's printed output, its filler said again and again, answers nothing (_demo_output)
 # a numbered line of three levels or more that names one entry, with its kind or not ("6.27.3.127 service: whois",
 # FireHOL's 129 services, each "Server Ports:" / "• tcp/43" below it): a heading the outline does not hold
 ENTRY_LINE = re.compile(r"^[ \t]*(?:\d+\.){2,}\d+\.?[ \t]+(?:([a-z][\w-]*):[ \t]+)?([A-Za-z_][\w.+-]*)[ \t]*$", re.M)
 # a field's name and its bulleted values, whole as they are ("Server Ports: • tcp/1080 udp/1080")
 _FIELD_VALUES = re.compile(r"^[^\s:]+(?: [^\s:]+){0,2}: [\u2022\u25e6\u25aa\u2023*] ")
 FIELD_WORDS = 3  # a field's name ("Server Ports:") quoted with the short bulleted values below it (the bullet aside)
+# a manual's copyright or licence notice ("PARI/GP is Copyright (c) 2000-2022 The PARI Group PARI/GP is free
+# software; you can redistribute it ...") repeats the product's name and answers no question but its own
+# an example's printed output, its filler said again and again, answers nothing (_demo_output)
 DEMO_SENTENCES = 6
 DEMO_REPEATED = 0.4
 DEMO_PENALTY = 0.3
@@ -677,7 +677,8 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 budget = PAIR_WORDS - len(s.split())
                 s = " ".join([s] + (fenced_block([body, *rest], budget) if fence else code_block(nxt, rest, budget)))
             elif field:  # its values, the bulleted lines right below it (not the next field's name and values)
-                values = list(itertools.takewhile(lambda x: bool(_BULLET.match(x.strip())) and len(x.split()) <= FIELD_WORDS + 1, sentences[pos + 1:]))
+                values = list(itertools.takewhile(
+                    lambda x: bool(_BULLET.match(x.strip())) and len(x.split()) <= FIELD_WORDS + 1, sentences[pos + 1:]))
                 s, introduces = " ".join([s, *(" ".join(v.split()) for v in values)]), True
             elif (s.endswith(":") and (_BULLET.match(nxt.strip()) or _ENUMERATOR.match(nxt.strip())
                                        or _DEFINED_ITEM.match(nxt.strip()) or TERM_OF_LIST.match(nxt.strip()))
@@ -1396,7 +1397,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     for c in cands:
         if c.block_id in demo:
             c.score -= DEMO_PENALTY
-        if c in references:  # the list of documents asked for
+        if any(c is r for r in references):  # the list of documents asked for
             c.score += REFERENCES_BONUS
     _answers_of_questions(cands, asked_in_manual)
     cands = [c for c in _off_the_entry(cands, options) if not c.other_field]
@@ -1607,7 +1608,8 @@ def _written(name: str, question: str) -> bool:
     """True when `question` writes `name` as it is, with the same ends (not "Kantronics KPC3" in "KPC3+"; a name in
     symbols not inside a longer run of them: not "&" in "the && and || operators", dasm's "Arithmetic AND" row)."""
     if not re.search(r"\w", name):  # (a token of its own: not the question's own "?" after its last word)
-        return re.search(rf"(?<![^\s(\"'\u201c\u2018]){re.escape(name)}(?![^\s)\"'\u201d\u2019,.;:?])", question) is not None
+        return re.search(rf"(?<![^\s(\"'\u201c\u2018]){re.escape(name)}(?![^\s)\"'\u201d\u2019,.;:?])",
+                         question) is not None
     return re.search(rf"(?<![\w+-]){re.escape(name)}(?![\w+-])", question) is not None
 
 
