@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from conftest import extractive_answer, write_pdf
 
-from mmrag_desktop.engine.answer.confidence import placeholder, spelled_out
+from mmrag_desktop.engine.answer.confidence import decisive_unknown, placeholder, spelled_out
 
 PAGE = [
     "2.1 Encoding",
@@ -60,3 +60,16 @@ def test_covered_though_the_question_words_it_otherwise(library, tmp_path):
     # an acronym the pages do not spell out, and a real name they never write, still make a question not covered
     assert extractive_answer(library, "Does dasm accept source files in EBCDIC encoding?").insufficient_evidence
     assert extractive_answer(library, "Can dasm read labels written in MySQL tables?").insufficient_evidence
+
+
+@pytest.mark.parametrize(("question", "unknown", "decisive"), [
+    # what the manual's subject is asked to act on, a word no dictionary has: not covered whatever the score (0.78)
+    ("Can FireHOL generate nftables rules instead of iptables ones?", ["nftables"], ["nftables"]),
+    ("Does dasm assemble Zilog Z80 code?", ["zilog", "z80"], ["zilog", "z80"]),
+    # a word of the dictionary, words joined by hyphens and the asker's own doing are left to the score
+    ("Does bytefield depend on a particular output driver or an external program?", ["driver"], []),
+    ("Does upper or lower case matter for labels?", ["matter"], []),
+    ("Can bodeplot overlay the constant closed-loop gain contours?", ["closed-loop"], []),
+])
+def test_what_the_subject_is_asked_to_act_on(question, unknown, decisive):
+    assert decisive_unknown(question, unknown) == decisive
