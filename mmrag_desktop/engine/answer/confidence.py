@@ -437,8 +437,9 @@ _HAS_IT = re.compile(_YES_NO + r"(?:the\s+)?[\w.+-]+\s+" + _ADVERB
 # what a yes-or-no question asks the manual's subject to act on: the object of its verb, up to a clause's end, examples,
 # "instead" or a preposition ("Can FireHOL generate nftables rules instead of iptables ones?" of a manual that never
 # writes "nftables" scored 0.78: iptables rules are its matter); the dictionary's words of it are left to the score
-_DOES_IT_TO = re.compile(_YES_NO + r"(?:the\s+|a\s+|an\s+)?[\w.+-]+\s+" + _ADVERB + r"[a-z]+\s+([^,?;:]+?)\s*(?=,|\?|;|:|"
-                         r"\bsuch as\b|\blike\b|\be\.g\.|\binstead\b|\bto\b|\bfrom\b|\bwith\b|\bin\b|$)", re.I)
+# (what _CAN_IT matches, then the object: group 2)
+_DOES_IT_TO = re.compile(_CAN_IT.pattern + r"\s+([^,?;:]+?)\s*(?=,|\?|;|:|\bsuch as\b|\blike\b|\be\.g\.|\binstead\b|"
+                         r"\bto\b|\bfrom\b|\bwith\b|\bin\b|$)", re.I)
 _ABSTRACT = ("tion", "sion", "ment", "ness", "ing", "ity", "ance", "ence")
 # (the object itself, not a word that qualifies it: "with a quadratic objective", "with the transposed basis matrix")
 _TOOL = re.compile(r"\b(?:with|using|via|over|through)\s+(?:the\s+|a\s+|an\s+)?([a-z][a-z0-9]{1,11})"
@@ -462,10 +463,10 @@ def decisive_unknown(question: str, unknown: Sequence[str]) -> list[str]:
         asked.add(m.group(1).lower())
     if m := _HAS_IT.match(question):  # "Does chemplants provide a symbol for a membrane separation unit ...?"
         asked.update(w for w in m.group(1).lower().split() if "-" not in w)
-    if _CAN_IT.match(question) and (m := _DOES_IT_TO.match(question)):  # "Can FireHOL generate nftables rules instead
-        # of iptables ones?": what the subject is asked to act on, a word no dictionary has (not "Does upper or lower
-        # case matter ...", "... depend on a particular output driver ...")
-        asked.update(w for w in m.group(1).lower().split() if not common_word(w, question) and "-" not in w)
+    if m := _DOES_IT_TO.match(question):  # "Can FireHOL generate nftables rules instead of iptables ones?": what the
+        # subject is asked to act on, a word no dictionary has (not "Does upper or lower case matter ...", "... depend on
+        # a particular output driver ...")
+        asked.update(w for w in m.group(2).lower().split() if not common_word(w, question) and "-" not in w)
     # the tool or protocol a question would do it with ("Can I copy files to a remote host with scp using Erlang's ssh
     # application?" of a manual that never writes "scp"): a word no dictionary has, so a name
     asked.update(w for w in _TOOL.findall(question) if not w.endswith(_ABSTRACT)  # (not "with duplication")

@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import write_pdf
-
-from mmrag_desktop.engine.answer import answer_events
-from mmrag_desktop.engine.settings import Settings
+from conftest import extractive_answer, write_pdf
 
 OPTION = "--xtree-memory-file=<filename> [default: xtmemory.kcg.%p]"
 DESCRIPTION = "Specifies that Valgrind should produce the xtree memory report in the specified file."
@@ -28,11 +25,7 @@ def test_a_quoted_option_line_with_brackets_is_inside_its_citation_box(library, 
              for i in range(40)]
     pdf = write_pdf(tmp_path / "valgrind.pdf", [other, page, other])
     assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
-    ans = None
-    for ev in answer_events(library, "Which option names the file Valgrind writes the xtree memory report to?",
-                            mode="extractive", settings=Settings(threads=1)):
-        if ev.kind == "done":
-            ans = ev.answer
+    ans = extractive_answer(library, "Which option names the file Valgrind writes the xtree memory report to?")
     quote = next(s for s in ans.sentences if OPTION in s.text)
     assert DESCRIPTION in quote.text and quote.supported
     (cited,) = [c for c in ans.citations if c.id in quote.citations]
