@@ -5,7 +5,8 @@ A boundary is sentence-final punctuation (. ! ?) followed by white space and som
 open a sentence (a capital letter, a digit, a quote, a bracket, a bullet). A full stop does not end
 a sentence after an abbreviation that is usually followed by more of the same sentence ("Fig. 3",
 "approx. 5 V", "e.g. the", "No. 4", "Eq. 2.1", "vs. time"; one that stands before a number does before a
-capitalised word: "... a planar path p. As illustrated ...") or inside a number ("3.3 V"). A single
+capitalised word: "... a planar path p. As illustrated ...") or inside a number ("3.3 V"), nor right after an
+opening quote or bracket, where it opens a name ("a directive of the form “. EQU exp” ..."). A single
 capital is not taken for an initial: in manuals it is a unit or a name ("5 V.", "part A."). With `newlines=True` every line break is a boundary
 too (evidence text whose lines are list items, table rows or headings), unless a lower-case word
 follows it (a wrapped line) and no full stop ends the line, or the line ends with an article, a preposition or a
@@ -51,6 +52,7 @@ _NUMBERED = frozenset(
 # abbreviations at a line's end that the next line goes on from: "i.e.", "e.g.", "cf.", "viz."
 _ANNOUNCING = re.compile(r"(?<![A-Za-z])(?:[a-z]\.[a-z]\.(?:[a-z]\.)?|cf\.|viz\.|vs\.)$", re.I)
 _OPENER = r"(?=[\"'(\[\u2018\u201c]?[A-Z0-9\u2022])"  # what can open a sentence
+_OPENING_QUOTES = frozenset("\u201c\u2018(")  # a full stop right after one of these opens a name, ends no sentence
 _BOUNDARY = re.compile(r"([.!?]+[\"')\]]*)(\s+)" + _OPENER)
 _CLAUSE = re.compile(r"([;:])(\s+)" + _OPENER)
 _LAST_WORD = re.compile(r"([A-Za-z][A-Za-z.]*)\.$")
@@ -199,6 +201,8 @@ def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) 
             continue
         if m.group(1) == "." and _CAPTION_LABEL.search(text, max(0, end - 24), end):
             continue  # "Figure 2." opening a caption: "Figure 2. Output of the three show commands from Fig. 1"
+        if m.group(1)[0] == "." and text[m.start(1) - 1:m.start(1)] in _OPENING_QUOTES:
+            continue  # the dot opens a quoted name: "a directive of the form “. EQU exp” is read as ..." (dasm's)
         cuts.append(end)
     if clauses:
         cuts.extend(m.end(1) for m in _CLAUSE.finditer(text))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -58,6 +58,7 @@ from .query import (
     quote_term,
     split_spellings,
     starts_with_option,
+    titles_section,
     whatis_line,
 )
 from .rerank import RERANK_TOP, rerank_sentences, rerank_top
@@ -172,6 +173,7 @@ COMMON_DF = 0.05  # a keyword in more than this share of chunks is left out of a
 PRUNE_MIN_CHUNKS = 50_000
 OPTION_CANDIDATES = 300  # keyword candidates read for a command-line option the query names
 OPTION_QUERY_TERMS = 3  # a query about an option has at most this many other words ("avrdude", "option")
+NAMED_ENTRY_TITLES = True  # an entry named by its kind ("the SET directive") may head its section in capitals
 # a table question's text hit becomes the page's table only when the table's best row matches the
 # question at least this share as well as the text's best sentence ("default heap size for malloc"
 # is a table question by its word "default"; the page's table lists printf sizes): dev box@5 0.776
@@ -329,15 +331,18 @@ def _prefer_named_documents(named: set[int], rows: dict, scored: dict) -> None:
             scored[cid] *= NAMED_DOC_BOOST
 
 
-def _heading_entry_first(names: list[str], rows: dict, scored: dict) -> None:
+def _heading_entry_first(names: list[str], rows: dict, scored: dict, titled: Sequence[str] = ()) -> None:
     """A short query about a command or function by its name ("what does the yosys opt_clean pass
     do") is a look-up too: the best-scored chunk of a section whose own heading starts with the
     name ("C.124 opt_clean – remove unused cells and wires") becomes the first hit. Acronyms
-    ("UPS") are no such names."""
-    if not names:
+    ("UPS") are no such names; an entry the query names by its kind is, in capitals too, when a heading is the
+    name alone (`titled`: "What does the SET directive do?", dasm's "6.2.3 SET"; not "UPS HOWTO")."""
+    if not names and not titled:
         return
     for cid in sorted(scored, key=scored.get, reverse=True):
-        if any(heads_section(rows[cid]["section"], name) for name in names):
+        section = rows[cid]["section"]
+        if (any(heads_section(section, name) for name in names)
+                or any(titles_section(section, name) for name in titled)):
             scored[cid] = max(scored.values()) + 1e-6
             return
 
@@ -564,7 +569,8 @@ class Searcher:
         if "options" in lists:
             self._option_entry_first(plan, lists["options"], rows, candidate_hl, scored)
         elif len(plan.terms) <= OPTION_QUERY_TERMS:
-            _heading_entry_first([w for w in plan.identifiers if not w.isupper()], rows, scored)
+            _heading_entry_first([w for w in plan.identifiers if not w.isupper()], rows, scored,
+                                 entries_named(plan.text) if NAMED_ENTRY_TITLES else ())
         order.sort(key=scored.get, reverse=True)
         highlights: dict[int, Highlight] = {}
         kept: list[int] = []

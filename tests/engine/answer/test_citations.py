@@ -148,6 +148,18 @@ def test_shared_splitter_keeps_abbreviations_and_cuts_clauses_on_request():
         "Set it as follows: press the key; then wait."]  # a lower-case word continues the sentence
 
 
+def test_a_full_stop_after_an_opening_quote_opens_a_name():
+    """dasm's manual: 'a directive of the form “. EQU exp” is interpreted as if it were written “ORG exp”'
+    was cut after the opening quote, and an answer quoted 'More formally, a directive of the form “.' alone."""
+    from mmrag_desktop.engine.sentence_split import split_sentences as split_shared
+
+    text = ("More formally, a directive of the form \u201c. EQU exp\u201d is interpreted as if it were written "
+            "\u201cORG exp\u201d. The RORG is used if a relocatable origin is in effect (see above). Both set the origin.")
+    assert split_shared(text) == [
+        "More formally, a directive of the form \u201c. EQU exp\u201d is interpreted as if it were written \u201cORG exp\u201d.",
+        "The RORG is used if a relocatable origin is in effect (see above).", "Both set the origin."]
+
+
 def test_a_page_abbreviation_needs_a_number_after_it():
     """"p." is a page before "23" but Asymptote's path p before "As illustrated ...": the unit-normal
     answer quoted one sentence twice, cut after "As illustrated in the ..." in one chunk."""
