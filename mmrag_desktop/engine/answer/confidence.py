@@ -240,12 +240,13 @@ def assess(
     named = [*hits, *mates] if hits else []
     text = "\n".join(f"{h.section}\n{h.text}" for h in named).lower()
     absent = [n for n in absent_names(question, named) if not in_model_number(n, text)
-              and not names_a_document(n, hits, titles or {}) and not spelled_out(n, text) and not placeholder(n)]
+              and not names_a_document(n, hits, titles or {}) and not spelled_out(n, text) and not placeholder(n)
+              and not with_optional_part(n, text)]
     f["absent_names"] = float(len(absent))
     written = {t.lower(): t for t in _TERM.findall(question)}
     unknown = [w for w in (unknown_words(question, term_df) if term_df is not None else [])
                if not in_model_number(w, text) and not spelled_out(written.get(w, w), text)
-               and not placeholder(written.get(w, w))]
+               and not placeholder(written.get(w, w)) and not with_optional_part(w, text)]
     f["unknown_words"] = float(len(unknown))
     decisive = decisive_unknown(question, unknown)
     f["decisive_unknown"] = float(len(decisive))
@@ -507,6 +508,23 @@ _PLACEHOLDER = re.compile(r"my[A-Z][a-z]\w*|my_\w+|(?:foo|bar|baz|qux)(?:_\w+|\d
 def placeholder(name: str) -> bool:
     """True when `name`, as the question writes it, is a made-up example name (`_PLACEHOLDER`)."""
     return _PLACEHOLDER.fullmatch(name) is not None
+
+
+# a name with an optional part in brackets, a family of routines written once: "fits_make_hist[d]" (CFITSIO's), "ffgkn[sjed]"
+_OPTIONAL_PART = re.compile(r"(?<![\w.])([a-z_][\w.]*)\[([a-z0-9_|]{1,12})\]")
+
+
+def with_optional_part(name: str, text: str) -> bool:
+    """True when `text` (lower case) writes `name` with its end as an optional part in brackets: "fits_make_histd" of
+    "int fits_make_hist[d] (fitsfile *fptr, ...)", one entry for the routine and its double-precision twin; a part
+    of letters in brackets is the letters one at a time too ("[sjed]") or alternatives split by "|"."""
+    low = name.lower()
+    for m in _OPTIONAL_PART.finditer(text):
+        prefix, part = m.groups()
+        ends = part.split("|") if "|" in part else [part, *part]
+        if low.startswith(prefix) and low[len(prefix):] in ends:
+            return True
+    return False
 
 
 def in_model_number(name: str, text: str) -> bool:

@@ -111,7 +111,9 @@ _WRAPS_ON = re.compile(r"(?:\b(?:the|a|an|of|to|in|on|at|by|for|with|and|or|nor|
                        re.I)
 # a line that is a call and nothing else but a comment: code, no wrapped line of prose ("env.POUpdate(['en','pl']) #
 # messages.pot --> [en.po, pl.po]" / "Example 2. Update en.po and pl.po from foo.pot template:", SCons' examples)
-_CALL_LINE = re.compile(r"^[A-Za-z_$][\w.$]*\(.*\)\s*(?:(?:#|//).*)?$")
+# (and a shape's or a routine's form with spaces inside its brackets: "Annulus ( Xc, Yc, Rin, Rout )", CFITSIO's region
+# shapes, one a line)
+_CALL_LINE = re.compile(r"^[A-Za-z_$][\w.$]*(?:\(|\s\(\s).*\)\s*(?:(?:#|//).*)?$")
 # an option of a usage synopsis ("[-w bin_width] # FFT bin width (frequency resolution) in Hz, 2445-5000000")
 _OPTION_LINE = re.compile(r"^(?:\[-{1,2}[A-Za-z0-9]|\(-{1,2}\w+\) )")  # "(-1)": "[-1]" neutralised
 # an option's entry in a list of options ("--crosshair-color <string>" above "Color of the crosshair.
@@ -420,6 +422,30 @@ def _find_words(text: str, quote: str) -> int | None:
     return m.start() if m else None
 
 
+# a table row read from a cell of two lines as two rows ("Usage: trunc(x) | Description: Round to integer | Value:
+# Integer" / "Description: towards zero", JAGS's Table 9.1): the second holds one cell, of a column the row above has,
+# and its value goes on in lower case
+_CELL = re.compile(r"^([^|:\n]{1,40}): ([a-z][^|\n]*)$")
+
+
+def rows_rejoined(text: str) -> str:
+    """A table chunk's rows (one "Column: value | ..." row a line) with every row that only goes on a cell of the row
+    above (one cell, of a column the row above has, its value in lower case; the cell above ends in no full stop)
+    joined to that cell: "... | Description: Round to integer towards zero | Value: Integer"."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        m = _CELL.match(line.strip())
+        if m and out:
+            cells = out[-1].split(" | ")
+            at = next((i for i, c in enumerate(cells) if c.split(":", 1)[0].strip() == m.group(1).strip()), None)
+            if at is not None and not cells[at].rstrip().endswith((".", ":", ";")):
+                cells[at] = f"{cells[at].rstrip()} {m.group(2).strip()}"
+                out[-1] = " | ".join(cells)
+                continue
+        out.append(line)
+    return "\n".join(out)
+
+
 def pack_evidence(
     hits: Sequence[Hit],
     budget_tokens: int,
@@ -446,7 +472,7 @@ def pack_evidence(
             continue
         seen.add(hit.chunk_id)
         # a table's lines are its rows: joining "wrapped" lines would run the rows together
-        text = hit.text if hit.kind == "table" else unwrap_lines(hit.text)
+        text = rows_rejoined(hit.text) if hit.kind == "table" else unwrap_lines(hit.text)
         if hit.kind == "figure":
             text = _short_ocr(text)
         block = EvidenceBlock(id=len(blocks) + 1, hit=hit, text=neutralise(text))

@@ -73,7 +73,7 @@ from ..sentence_split import (
     split_sentences,
 )
 from ..sentence_split import PROMPT as _PROMPT
-from .confidence import STOPWORDS, content_terms
+from .confidence import STOPWORDS, content_terms, with_optional_part
 from .evidence import FIELD_NAME, FIGURE_OCR, FOOTNOTE_LINE, SECTION_NUMBER, EvidenceBlock, card_lines
 from .key_terms import terms
 from .quote_boxes import row_cells
@@ -175,7 +175,11 @@ _WH_CLAUSE = re.compile(r"[;:.?]\s*(?:which|what|how|why|when|where|who|does|do|
 _WH_QUESTION = re.compile(r"^\s*(?:which|what|how|why|when|where|who|does|do|is|are|can)\b", re.I)
 _LOOKS_LIKE = re.compile(r"\blooks? like\b|\bshow me\b", re.I)
 _CAPTION = re.compile(r"^(?:\.\.\.\s*)?fig(?:ure)?\.?\s*\d", re.I)
-_CODE_MARK = re.compile(r"[={}\[\]<>/$;]|\w\(|(?:^|\s)--?[A-Za-z]")  # "(top level)" in prose is none
+# (and a C preprocessor's line: "#define FLOATNULLVALUE -9.11912E-36F" under "Values to represent undefined floating point
+# numbers:", CFITSIO's fitsio.h)
+_CODE_MARK = re.compile(r"[={}\[\]<>/$;]|\w\(|(?:^|\s)--?[A-Za-z]|^#\s*(?:define|include|ifn?def|undef|pragma)\b")  # "(top level)" in prose is none
+# a C macro defined with its value ("#define FALSE 0"): a whole definition, no term a description below it is of
+_DEFINED_VALUE = re.compile(r"^#\s*define\s+\w+\s+[-+\d\"'(]")
 # a short sentence about what the sentence before it names ("They are also available in HTML-format."):
 # quoted with that sentence, and so is one that says it is the default (code_saturne's "Above 150 million
 # hexahedral cells or so, it is thus imperative to configure the build to use 64-bit global element ids." /
@@ -245,6 +249,7 @@ OPTION_ENTRY_BONUS = 0.3  # held-out h01: 0.15 left "--with-fftw3=no ..." third 
 FIGURE_BONUS = 1.0  # the best caption first for a figure asked for (dev: 1.0 over 0.5; bench/README.md)
 OPTION_BONUS = 1.0  # the entry of an option the question names answers it: a look-up (no question set asks so)
 OTHER_ENTRY_PENALTY = 0.3  # off the entry of another code than the one asked for
+UNNAMED_PENALTY = 0.4  # off a sentence of a passage that names no routine the question names, where another does
 # a number of the question that a sentence gives only as a bound (">32 bits" for "a 32-bit return
 # value": SDCC's PIC16 table has a "32 bits" row too; the two rows scored 0.780 and 0.776)
 BOUND_PENALTY = 0.1
@@ -378,6 +383,15 @@ _ASKS_ADVICE = re.compile(r"\bwhat\s+(?:does|do|would)\s+(?:[\w-]+\s+){0,3}?(?:s
 _ADVISES = re.compile(r"\b(?:try|should|recommend(?:s|ed)?|suggest(?:s|ed)?|work[- ]?arounds?|to fix this|instead"
                       r"|remed(?:y|ies|ied)|can be (?:fixed|avoided|solved|worked around))\b", re.I)
 ADVICE_BONUS = 0.15
+# a question why ("Why does JAGS refuse to compile my model when I write I(0, ) ...?") is answered by the sentence that
+# gives the reason ("because the mean and precision of x1 ... xN are parameters to be estimated. JAGS does not know if
+# the aim is to model truncation or censoring and so the compiler will reject the model."), which the embedder reads less
+# like the question than the question's own code ("y[i] ~ dnorm(mu, tau)")
+_ASKS_REASON = re.compile(r"\bwhy\b", re.I)
+# (not "For this reason, the NFS service requires that ...", "As a consequence, ...": the consequence, its reason
+# the sentence before; nor a purpose: "A device does not need to be up in order to have firewall rules created ...")
+_GIVES_REASON = re.compile(r"\b(?:because|due to|owing to|the reason|and so)\b", re.I)
+REASON_BONUS = 0.2  # (and off a line of code, for such a question: code gives no reason)
 # the manual's own question (an FAQ's: "Which of these two are better: [Ff]oot or (F|f)oot ?") is answered by the
 # sentence after it ("From a performance point of view, they're equivalent ..."): that sentence scores at least
 # what the question did, less ANSWER_DROP
@@ -565,7 +579,7 @@ def is_term_line(line: str) -> bool:
         return False
     if _ITS_DEFAULT.match(line):  # "Default: 0.1" ends the row above it ("timing/lslope=... Default: 0.1")
         return False
-    if _NUMBERED_TITLE.match(line):  # "9.1.4 *EOS_TAIT" heads a section, no entry of a list
+    if _NUMBERED_TITLE.match(line) or _DEFINED_VALUE.match(line):  # "9.1.4 *EOS_TAIT" heads a section, no entry of a list
         return False
     if _CLOSING_TAG.match(line.strip()):  # "</interface>" closes the listing above the sentence, names no entry
         return False
@@ -643,7 +657,11 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             # a field's name over its values, a bulleted list ("Server Ports:" / "• tcp/43", FireHOL's services): too
             # short alone, quoted with the values below it
             field = pos + 1 < len(sentences) and _field(s, sentences[pos + 1])
-            if ((len(words) < min_words and not short_default and not short_row and not examples and not field)
+            # a framed synopsis's description of two words is the entry's ("\ufffd" / "ERR" / "\ufffd" / "Abort
+            # assembly.", dasm's directives): quoted with its term
+            framed = len(words) >= 2 and s.rstrip()[-1:] == "." and _framed_synopsis(sentences, pos, b.hit.section)
+            if ((len(words) < min_words and not short_default and not short_row and not examples and not field
+                 and not framed)
                     or not is_quotable(s)
                     or (contents and _CHAPTER_ENTRY.match(" ".join(words)))):
                 continue
@@ -759,6 +777,9 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             # to implement ...", PETSc's; the sentence goes on on the next page)
             following = ("" if introduces or not is_quotable(nxt) or _ENUMERATOR.match(nxt.strip()) or name_code
                          or FOOTNOTE_LINE.match(nxt.strip()) else nxt)
+            if framed and len(words) < min_words and following and not introduces:
+                # ("Abort assembly." says what ERR does, the sentence after it when to use it)
+                s, following = f"{s} {' '.join(following.split())}", ""
             if short_default and term:  # too short to be matched alone: matched as the entry it closes
                 s, term = f"{prev} {s}", False
             elif short_default:
@@ -783,6 +804,18 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                                  headed=headed,
                                  chunk=(b.hit.doc_id, b.hit.chunk_id, b.hit.page)))
     return out
+
+
+def _blocks_without(blocks: Sequence[EvidenceBlock], names: Sequence[str]) -> set[int]:
+    """Ids of the blocks whose section and text name none of `names` (snake_case routines of the question: "fits_make_histd",
+    written "fits_make_hist[d]" too), when one block alone names them; empty when none does or several do (Valgrind's
+    "--xtree-memory-file" and "callgrind_annotate" are named on several pages, each of them answering in part)."""
+    def names_one(b: EvidenceBlock) -> bool:
+        low = f"{b.hit.section}\n{b.text}".lower()
+        return any(re.search(r"(?<![\w.])" + re.escape(n.lower()) + r"(?![\w])", low) or with_optional_part(n, low)
+                   for n in names)
+    without = {b.id for b in blocks if not names_one(b)} if names else set()
+    return without if len(without) == len(blocks) - 1 else set()
 
 
 def _entry_of(sentences: Sequence[str], pos: int, heads: frozenset[str]) -> tuple[str, list[str]] | None:
@@ -1249,6 +1282,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     stated = _states(question)
     prohibited = bool(_ASKS_PROHIBITED.search(question))
     advice = bool(_ASKS_ADVICE.search(question))
+    reason = bool(_ASKS_REASON.search(question))
     asked_in_manual: list[tuple[Candidate, float]] = []  # the manual's own questions and their scores
     phrases = _question_phrases(question)
     rows_of = {b.id for b in blocks if b.hit.kind == "table"}
@@ -1260,6 +1294,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     spellings = {v: w.lower() for w in plan.identifiers for v in part_spellings(w)}
     n = max(b.id for b in blocks)
     demo = _demo_output(cands)
+    unnamed = _blocks_without(blocks, [w for w in plan.identifiers if "_" in w.strip("_")])
     for i, c in enumerate(cands):
         have = set(content_terms(c.text))
         have |= {spellings[t] for t in have if t in spellings}
@@ -1297,6 +1332,11 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         elif not entry_named and codes and (m := _ENTRY_CODE.match(c.text)) and m.group(1) not in codes:
             # the entry of another code of the list ("120 Call or jump not allowed ..." for error 118)
             c.score -= OTHER_ENTRY_PENALTY
+        elif not entry_named and c.block_id in unnamed:
+            # a sentence of a passage that never names the routine the question asks about, where another passage
+            # does ("What's the difference between fits_make_hist and fits_make_histd?": "CFITSIO supports several
+            # local FITS conventions ..." over "The “d” version has double precision floating point inputs ...")
+            c.score -= UNNAMED_PENALTY
         elif not entry_named and _heading_of_another(c.headed, question):
             # a sentence of another entry of the kind the question names (under "6.27.3.79 service: ntp", for the
             # nrpe service); its field ("Server Ports: • udp/123") is never quoted (below): it would read as the answer
@@ -1384,6 +1424,10 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score -= QUESTION_PENALTY
         if advice and _ADVISES.search(c.text):
             c.score += ADVICE_BONUS
+        if reason and _GIVES_REASON.search(c.text):
+            c.score += REASON_BONUS
+        elif reason and len(_PROSE_WORD.findall(c.text)) < 3:  # a line of code ("y[i] ~ dnorm(mu, tau)")
+            c.score -= REASON_BONUS
         if _BOILERPLATE.search(c.text) and not _ASKS_LICENCE.search(question):
             c.score -= BOILERPLATE_PENALTY
         if changelog[c.block_id] and not history:
@@ -2089,7 +2133,7 @@ def _list_cut(c: Candidate, room: int) -> bool:
 # is about as the one before it did ("You'll know you have this problem if upsd shows up as UTC ...", NUT's)
 _GOES_ON = re.compile(r"(?:then|this|that|these|those|it|its|they|their|such|thus|hence|so|therefore|otherwise|however|"
                       r"also|but|and|or|here|there|instead|again|likewise|similarly|finally|afterwards)\b"
-                      r"|(?:\S+\s+){1,4}(?:this|these|those|such)\s+\w"
+                      r"|(?!\d+\s)(?:\S+\s+){1,4}(?:this|these|those|such)\s+\w"  # (not a listing's line number: "3 This pass ...")
                       r"|[^()]*\)", re.I)  # (or closes a bracket the one before it opened: "Reynolds for example) only ...")
 
 

@@ -123,3 +123,21 @@ def test_a_see_also_list_is_quoted_when_the_question_asks_for_documents(embedder
     assert "\u2022 NAT HOWTO \u2022 netfilter flow diagram" in chosen[0].text
     other = select_sentences("What is SYNPROXY and what does it protect a server from?", blocks, embedder)
     assert not any("NAT HOWTO" in c.text for c in other), [c.text for c in other]
+
+
+def test_a_framed_synopsis_description_of_two_words_is_quoted_with_its_term_and_next_sentence():
+    """dasm's "ERR" directive: its description "Abort assembly." is two words, under the minimum a quote needs, and was
+    dropped; "How do I make dasm abort the assembly on purpose ...?" quoted macro sentences of another page instead.
+    The description of a framed synopsis is the entry's, quoted with its term and the sentence that says when to use it."""
+    hit = Hit(chunk_id=211, doc_id=1, doc="dasm.pdf", page=60, bbox=None, kind="text", score=1.0,
+              text="\ufffd\nERR\n\ufffd\nAbort assembly. Useful in conjunction with Conditionals to end an assembly\n"
+                   "if required.\nExample\n\ufffd\nMAC CALL ; function name",
+              section="Directives > 6.7 Miscellaneous > 6.7.4 ERR")
+    (block,) = pack_evidence([hit], 2000)
+    texts = [f"{c.label} {c.text}".strip() for c in candidate_sentences([block])]
+    assert "ERR Abort assembly. Useful in conjunction with Conditionals to end an assembly if required." in texts
+    # the same two words in prose, under no framed synopsis, are still too short to quote
+    hit = Hit(chunk_id=212, doc_id=1, doc="dasm.pdf", page=61, bbox=None, kind="text", score=1.0,
+              text="ERR\nAbort assembly.\nThe listing shows where the assembly stopped.", section="Directives > 6.7.4 ERR")
+    (block,) = pack_evidence([hit], 2000)
+    assert not any("Abort assembly." in c.text for c in candidate_sentences([block]))

@@ -1,0 +1,80 @@
+"""Routines a reference writes once with an optional part in brackets, and C macros defined with their values (session
+59, CFITSIO's User's Reference Guide asked for the first time). "What's the difference between fits_make_hist and
+fits_make_histd?" was said not covered: the guide writes "int fits_make_hist[d]", one entry for both, so
+"fits_make_histd" was a name no page had. And "What values does fitsio.h define to represent undefined float and double
+numbers?" quoted "#define FALSE 0 Values to represent undefined floating point numbers:" without the two #define lines
+below the lead-in, which hold the values. Real library (SQLite, hnswlib, PyMuPDF) and the real MiniLM embedder."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import extractive_answer, write_pdf
+
+from mmrag_desktop.engine.answer.confidence import with_optional_part
+from mmrag_desktop.engine.answer.extractive import introduces_code, is_term_line
+
+HIST = [
+    "5.7.6 Column Binning or Histogramming Routines",
+    "Bin the values in the input table columns, and write the histogram array to the output FITS image.",
+    "The \u201cd\u201d version has double precision floating point inputs as noted in the calling signature.",
+    "The version without \u201cd\u201d has single precision floating point inputs.",
+    "int fits_make_hist[d]",
+    "(fitsfile *fptr, /* I - pointer to table with X and Y cols; */",
+    "fitsfile *histptr, /* I - pointer to output FITS image */",
+]
+DEFINES = [
+    "4.1 CFITSIO Definitions",
+    "A number of symbolic constants are defined in fitsio.h for the convenience of application programmers.",
+    "Logical states (if TRUE and FALSE are not already defined):",
+    "#define TRUE 1",
+    "#define FALSE 0",
+    "Values to represent undefined floating point numbers:",
+    "#define FLOATNULLVALUE -9.11912E-36F",
+    "#define DOUBLENULLVALUE -9.1191291391491E-36",
+    "Image compression algorithm definitions",
+    "#define RICE_1 11",
+]
+
+
+@pytest.mark.parametrize(("name", "written"), [
+    ("fits_make_histd", True), ("fits_make_hist", False),  # (the name itself is matched as a word, elsewhere)
+    ("ffgkns", True), ("ffgkne", True), ("ffgknx", False),  # letters one at a time: "ffgkn[sjed]"
+    ("fits_read_key_lng", True), ("fits_read_key_dbl", False),  # alternatives: "fits_read_key_[lng|str]"
+    ("fits_make_histdd", False),
+])
+def test_a_name_with_an_optional_part(name, written):
+    text = "int fits_make_hist[d] (fitsfile *fptr ...); ffgkn[sjed]; fits_read_key_[lng|str]"
+    assert with_optional_part(name, text.lower()) is written
+
+
+def test_a_define_with_its_value_is_code_and_no_term():
+    assert introduces_code("Values to represent undefined floating point numbers:", "#define FLOATNULLVALUE -9.11912E-36F")
+    assert not is_term_line("#define FALSE 0")
+    assert is_term_line("#define NAME")  # (a synopsis without its value may head a description)
+
+
+def test_a_routine_written_with_an_optional_part_and_values_below_a_lead_in(library, tmp_path):
+    pdf = write_pdf(tmp_path / "cfitsio.pdf", [[(57, 80 + 16 * i, t) for i, t in enumerate(page)]
+                                               for page in (HIST, DEFINES)], fontsize=9)
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    hist = extractive_answer(library, "What's the difference between fits_make_hist and fits_make_histd in CFITSIO?")
+    assert not hist.insufficient_evidence, hist.text
+    assert "precision floating point inputs" in hist.text, hist.text
+    nulls = extractive_answer(library, "What values does fitsio.h define to represent undefined float and double numbers?")
+    assert "Values to represent undefined floating point numbers: #define FLOATNULLVALUE -9.11912E-36F #define " \
+           "DOUBLENULLVALUE -9.1191291391491E-36" in nulls.text, nulls.text
+    assert "#define FALSE 0 Values" not in nulls.text
+
+
+def test_shapes_written_as_calls_with_spaces_stay_lines_of_their_own():
+    """CFITSIO's region shapes, "Annulus ( Xc, Yc, Rin, Rout )" one a line, were run together into one sentence of five
+    shapes and the prose below them, and "What parameters does an annulus take ...?" could not quote its line."""
+    from mmrag_desktop.engine.answer.evidence import unwrap_lines
+
+    text = ("Circle ( Xc, Yc, R )\nAnnulus ( Xc, Yc, Rin, Rout )\nEllipse ( Xc, Yc, Rx, Ry, A )\n"
+            "Sector ( Xc, Yc, Amin, Amax )\nwhere (Xc,Yc) is the coordinate of the shape's center.")
+    lines = unwrap_lines(text).split("\n")
+    assert "Annulus ( Xc, Yc, Rin, Rout )" in lines and "Circle ( Xc, Yc, R )" in lines
+    # a wrapped line of prose that happens to hold brackets still goes on
+    assert unwrap_lines("The shapes are given as calls, each with its parameters\n(and their units) in brackets.") == (
+        "The shapes are given as calls, each with its parameters (and their units) in brackets.")
