@@ -807,15 +807,18 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
 
 
 def _blocks_without(blocks: Sequence[EvidenceBlock], names: Sequence[str]) -> set[int]:
-    """Ids of the blocks whose section and text name none of `names` (snake_case routines of the question: "fits_make_histd",
-    written "fits_make_hist[d]" too), when one block alone names them; empty when none does or several do (Valgrind's
-    "--xtree-memory-file" and "callgrind_annotate" are named on several pages, each of them answering in part)."""
+    """Ids of the blocks of other pages than the one whose blocks name `names` (snake_case routines of the question:
+    "fits_make_histd", written "fits_make_hist[d]" too) when the blocks that name them are of one page (the routine's
+    entry, and the rest of its page: CFITSIO describes a routine above its signature); empty when none does or blocks of
+    several pages do (Valgrind's "--xtree-memory-file" and "callgrind_annotate" are named on several pages, each of them
+    answering in part). An index names every routine: it counts for none."""
     def names_one(b: EvidenceBlock) -> bool:
         low = f"{b.hit.section}\n{b.text}".lower()
         return any(re.search(r"(?<![\w.])" + re.escape(n.lower()) + r"(?![\w])", low) or with_optional_part(n, low)
                    for n in names)
-    without = {b.id for b in blocks if not names_one(b)} if names else set()
-    return without if len(without) == len(blocks) - 1 else set()
+    naming = [b for b in blocks if not b.hit.navigation and names_one(b)] if names else []  # (an index names them all)
+    pages = {(b.hit.doc_id, b.hit.page) for b in naming}
+    return {b.id for b in blocks if (b.hit.doc_id, b.hit.page) not in pages} if len(pages) == 1 else set()
 
 
 def _entry_of(sentences: Sequence[str], pos: int, heads: frozenset[str]) -> tuple[str, list[str]] | None:

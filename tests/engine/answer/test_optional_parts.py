@@ -78,3 +78,33 @@ def test_shapes_written_as_calls_with_spaces_stay_lines_of_their_own():
     # a wrapped line of prose that happens to hold brackets still goes on
     assert unwrap_lines("The shapes are given as calls, each with its parameters\n(and their units) in brackets.") == (
         "The shapes are given as calls, each with its parameters (and their units) in brackets.")
+
+
+def _hit(chunk_id: int, page: int, section: str, text: str, navigation: bool = False):
+    from mmrag_desktop.engine.hits import Hit
+
+    return Hit(chunk_id=chunk_id, doc_id=1, doc="cfitsio.pdf", page=page, bbox=None, kind="text", score=1.0, text=text,
+               section=section, navigation=navigation)
+
+
+def test_passages_of_other_pages_give_way_to_the_page_that_names_the_routine(embedder):
+    """"What's the difference between fits_make_hist and fits_make_histd?" quoted "CFITSIO supports several local FITS
+    conventions ..." of another page first: only the routine's page names it (an index names every routine)."""
+    from mmrag_desktop.engine.answer import extractive
+    from mmrag_desktop.engine.answer.evidence import pack_evidence
+
+    question = "What's the difference between fits_make_hist and fits_make_histd in CFITSIO?"
+    entry = _hit(455, 72, "5.7.6 Column Binning or Histogramming Routines", "\n".join(HIST[1:4]))
+    signature = _hit(456, 72, "5.7.6 Column Binning or Histogramming Routines", "\n".join(HIST[4:]))
+    other = _hit(1105, 175, "12 Local FITS Conventions", "CFITSIO supports several local FITS conventions which are "
+                 "not defined in the official FITS standard and which are not necessarily recognized by other FITS "
+                 "software packages.")
+    index = _hit(1173, 189, "Index of Routines", "fits_make_hist 64\nfits_make_key 61", navigation=True)
+    blocks = pack_evidence([entry, other, index, signature], 2000)
+    ranked = extractive.rank_candidates(question, blocks, embedder)
+    place = {c.text[:19]: n for n, c in enumerate(ranked)}
+    assert place["The \u201cd\u201d version has"] < place["CFITSIO supports se"]
+    # a second page naming the routine: each may answer in part, nothing is scored down
+    other.text += " The fits_make_hist routine is one of them."
+    blocks = pack_evidence([entry, other, index, signature], 2000)
+    assert extractive._blocks_without(blocks, ["fits_make_hist", "fits_make_histd"]) == set()
