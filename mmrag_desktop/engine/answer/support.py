@@ -20,6 +20,7 @@ the front ends never show them as plain answer text.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -116,6 +117,10 @@ def coverage(sentence_words: Sequence[str], evidence_words: set[str]) -> tuple[f
     return 1 - missing / len(sentence_words), missing
 
 
+# a line that holds a page's number alone, a folio the page break left inside a chunk
+_FOLIO = re.compile(r"\d{1,4}")
+
+
 class SupportChecker:
     """Checks answer sentences against one answer's evidence blocks. The evidence sentences (and
     adjacent pairs) are embedded once, on first need; `embedder` is the library's text embedder
@@ -136,7 +141,7 @@ class SupportChecker:
             self.units.extend((b.id, a + " " + c) for a, c in zip(sents, sents[1:], strict=False))
         self._vecs: np.ndarray | None = None
         self._unit_words = [set(content_terms(t)) for _, t in self.units]
-        self._plain_text: dict[int, str] = {}
+        self._plain_text: dict[tuple[int, bool], str] = {}
 
     def _unit_vectors(self) -> np.ndarray | None:
         if self._vecs is None and self.embedder is not None and self.units:
@@ -172,17 +177,26 @@ class SupportChecker:
         kept = [g.group().lower() for g in BRACKETED.finditer(sentence)
                 if not any(a <= g.start() < b for a, b in marks)]
         for i in ids:
-            if norm and norm in self._plain(i) and all(g in self.blocks[i].text.lower() for g in kept):
+            if (norm and (norm in self._plain(i) or norm in self._plain(i, folios=False))
+                    and all(g in self.blocks[i].text.lower() for g in kept)):
                 return i, body
         return None
 
-    def _plain(self, block_id: int) -> str:
+    def _plain(self, block_id: int, folios: bool = True) -> str:
         """A block's text as a checked sentence's body reads it: bracketed text taken out as
         strip_markers takes it out of the sentence ("adapter speed max_speed_kHz [Command] A
-        non-zero speed is in KHZ." is a verbatim quote), white space single, lower case."""
-        if block_id not in self._plain_text:
-            self._plain_text[block_id] = " ".join(strip_markers(self.blocks[block_id].text).split()).lower()
-        return self._plain_text[block_id]
+        non-zero speed is in KHZ." is a verbatim quote), unmapped glyphs (U+FFFD) dropped, white space single,
+        lower case; without `folios`, lines that hold a page's number alone dropped too (a list read across a page
+        break: FireHOL's "See also" items "• NAT HOWTO" / "55" / "• netfilter flow diagram", quoted without the 55)."""
+        key = (block_id, folios)
+        if key not in self._plain_text:
+            text = self.blocks[block_id].text
+            if not folios:
+                text = "\n".join(line for line in text.split("\n") if not _FOLIO.fullmatch(line.strip()))
+            # (and without the glyphs the PDF maps to no character, U+FFFD: a synopsis framed by them, dasm's "\ufffd" /
+            # "symbol SET exp" / "\ufffd" / "Same as EQU, ...", is quoted as one piece)
+            self._plain_text[key] = " ".join(w for w in strip_markers(text).split() if w.strip("\ufffd")).lower()
+        return self._plain_text[key]
 
     def check(self, sentence: str, start: int = 0, end: int | None = None, *, quote: bool = False) -> SentenceCheck:
         """Check one sentence (with its markers) and return what was found; the returned

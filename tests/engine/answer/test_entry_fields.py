@@ -141,3 +141,37 @@ def test_a_framed_synopsis_description_of_two_words_is_quoted_with_its_term_and_
               text="ERR\nAbort assembly.\nThe listing shows where the assembly stopped.", section="Directives > 6.7.4 ERR")
     (block,) = pack_evidence([hit], 2000)
     assert not any("Abort assembly." in c.text for c in candidate_sentences([block]))
+
+
+def test_a_quote_read_through_a_frame_is_checked_as_verbatim(embedder):
+    """The quote "ERR Abort assembly. Useful in conjunction ..." was shown marked "not found in the cited pages", and so
+    was session 58's "symbol SET exp Same as EQU, ...": the cited block holds a line of unmapped glyphs between the
+    synopsis and its description, so the quote was no run of the block's words."""
+    from mmrag_desktop.engine.answer.support import SupportChecker
+
+    hit = Hit(chunk_id=211, doc_id=1, doc="dasm.pdf", page=60, bbox=None, kind="text", score=1.0,
+              text="\ufffd\nERR\n\ufffd\nAbort assembly. Useful in conjunction with Conditionals to end an assembly\n"
+                   "if required.\nExample", section="Directives > 6.7 Miscellaneous > 6.7.4 ERR")
+    blocks = pack_evidence([hit], 2000)
+    checker = SupportChecker(blocks, embedder)
+    quote = "ERR Abort assembly. Useful in conjunction with Conditionals to end an assembly if required. [1]"
+    result = checker.check(quote, quote=True)
+    assert result.supported and result.quote and result.support.score == 1.0
+    # words the block does not hold in that order are still no verbatim quote
+    other = checker.check("ERR Abort the assembly if required, in conjunction with macros. [1]", quote=True)
+    assert other.support is None or other.support.score < 1.0
+
+
+def test_a_list_quoted_across_a_page_number_is_checked_as_verbatim(embedder):
+    """FireHOL's "See also" list, read across a page break, holds the page's number on a line of its own ("• NAT HOWTO" /
+    "55" / "• netfilter flow diagram"); the list is quoted without it, and was marked "not found in the cited pages"."""
+    from mmrag_desktop.engine.answer.support import SupportChecker
+
+    hit = Hit(chunk_id=581, doc_id=1, doc="firehol-manual.pdf", page=55, bbox=None, kind="text", score=1.0,
+              text="\n".join([*SEE_ALSO[:4], "55", SEE_ALSO[4], "56"]), section="6.18 firehol-synproxy(5) > SEE ALSO")
+    checker = SupportChecker(pack_evidence([hit], 2000), embedder)
+    quote = " ".join(SEE_ALSO) + " [1]"
+    result = checker.check(quote, quote=True)
+    assert result.supported and result.support.score == 1.0
+    # a number the quote gives is still read where it stands
+    assert checker.check("\u2022 NAT HOWTO 55 \u2022 netfilter flow diagram [1]", quote=True).support.score == 1.0
