@@ -249,7 +249,7 @@ OPTION_ENTRY_BONUS = 0.3  # held-out h01: 0.15 left "--with-fftw3=no ..." third 
 FIGURE_BONUS = 1.0  # the best caption first for a figure asked for (dev: 1.0 over 0.5; bench/README.md)
 OPTION_BONUS = 1.0  # the entry of an option the question names answers it: a look-up (no question set asks so)
 OTHER_ENTRY_PENALTY = 0.3  # off the entry of another code than the one asked for
-UNNAMED_PENALTY = 0.4  # off a sentence of a passage that names no routine the question names, where another does
+UNNAMED_PENALTY = 0.4  # off a sentence of another page than the one whose passages name the routine asked about
 # a number of the question that a sentence gives only as a bound (">32 bits" for "a 32-bit return
 # value": SDCC's PIC16 table has a "32 bits" row too; the two rows scored 0.780 and 0.776)
 BOUND_PENALTY = 0.1
