@@ -117,6 +117,7 @@ def coverage(sentence_words: Sequence[str], evidence_words: set[str]) -> tuple[f
     return 1 - missing / len(sentence_words), missing
 
 
+PIECE_WORDS = 8  # an entry's term quoted before a sentence of its own that is not the next: at most this many words
 # a line that holds a page's number alone, a folio the page break left inside a chunk
 _FOLIO = re.compile(r"\d{1,4}")
 
@@ -167,7 +168,7 @@ class SupportChecker:
         j = int(order[0])
         return float(sims[j]), rows[j], False
 
-    def _verbatim(self, body: str, ids: Iterable[int], sentence: str) -> tuple[int, str] | None:
+    def _verbatim(self, body: str, ids: Iterable[int], sentence: str, pieces: bool = False) -> tuple[int, str] | None:
         norm = " ".join(quoted_words(body).split()).rstrip(".").lower()
         if _words(norm) < _MIN_WORDS:  # "1." or "Yes" occur anywhere: not a quote
             return None
@@ -177,10 +178,18 @@ class SupportChecker:
         kept = [g.group().lower() for g in BRACKETED.finditer(sentence)
                 if not any(a <= g.start() < b for a, b in marks)]
         for i in ids:
-            if (norm and (norm in self._plain(i) or norm in self._plain(i, folios=False))
+            if (norm and (norm in self._plain(i) or norm in self._plain(i, folios=False) or (pieces and self._in_two(norm, i)))
                     and all(g in self.blocks[i].text.lower() for g in kept)):
                 return i, body
         return None
+
+    def _in_two(self, norm: str, block_id: int) -> bool:
+        """True when `norm` is two runs of the block's words, the first of at most PIECE_WORDS words: an entry's term
+        quoted with a sentence of its description that is not the one right after it ("BANKISEL <label>" / ... / "It will
+        use MOVLB or MOVLR in 16 bit devices.", gputils' directives). Only for the quotes the answer places itself."""
+        words, plain = norm.split(), self._plain(block_id)
+        return any(" ".join(words[:k]) in plain and " ".join(words[k:]) in plain
+                   for k in range(1, min(PIECE_WORDS, len(words) - _MIN_WORDS) + 1))
 
     def _plain(self, block_id: int, folios: bool = True) -> str:
         """A block's text as a checked sentence's body reads it: bracketed text taken out as
@@ -216,7 +225,7 @@ class SupportChecker:
             res.claim = False
             return res
         res.missing = [t.text for t in missing_terms(found, *self.index.values(), *self.header_index.values())]
-        verbatim = self._verbatim(body, cited or self.blocks, sentence)
+        verbatim = self._verbatim(body, cited or self.blocks, sentence, pieces=quote)
         if verbatim is not None:
             bid, text = verbatim
             res.supported, res.quote = True, True

@@ -175,3 +175,26 @@ def test_a_list_quoted_across_a_page_number_is_checked_as_verbatim(embedder):
     assert result.supported and result.support.score == 1.0
     # a number the quote gives is still read where it stands
     assert checker.check("\u2022 NAT HOWTO 55 \u2022 netfilter flow diagram [1]", quote=True).support.score == 1.0
+
+
+def test_an_entry_term_quoted_with_a_later_sentence_of_its_entry_is_verbatim(embedder):
+    """gputils' "BANKSEL <label> It will use MOVLB or MOVLR in 16 bit devices." quotes the directive's term and the third
+    sentence of its description, two runs of the block's words: it was marked "not found in the cited pages". A quote
+    the answer places is read as two runs, the first a term of a few words; a model's sentence is not."""
+    from mmrag_desktop.engine.answer.support import SupportChecker
+
+    hit = Hit(chunk_id=2937, doc_id=1, doc="gputils.pdf", page=19, bbox=None, kind="text", score=1.0,
+              text="BANKSEL <label>\nThis directive generates bank selecting code to set the bank to the bank containing "
+                   "<label>. The bank\nselecting code will set/clear bits in the FSR for 12 bit devices. It will set/clear "
+                   "bits in the STATUS register\nfor 14 bit devices. It will use MOVLB or MOVLR in 16 bit devices.",
+              section="4.3 Directives > BANKSEL")
+    checker = SupportChecker(pack_evidence([hit], 2000), embedder)
+    quote = "BANKSEL <label> It will use MOVLB or MOVLR in 16 bit devices. [1]"
+    assert checker.check(quote, quote=True).support.score == 1.0
+    said = checker.check(quote)  # (a model's sentence: one run of words, or meaning)
+    assert said.support is None or said.support.score < 1.0
+    # two runs whose first is no term but a long piece of another sentence are no quote
+    long_first = ("This directive generates bank selecting code to set the bank to the bank It will use MOVLB or MOVLR "
+                  "in 16 bit devices. [1]")
+    result = checker.check(long_first, quote=True)
+    assert result.support is None or result.support.score < 1.0
