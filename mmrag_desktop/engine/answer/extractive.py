@@ -636,7 +636,8 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             if ocr and not _ocr_sentence(words, ocr):
                 continue
             prev = " ".join(sentences[pos - 1].split()) if pos > 0 else ""
-            if _framed_synopsis(sentences, pos, b.hit.section):  # the synopsis, without its frame's glyphs
+            synopsis = _framed_synopsis(sentences, pos, b.hit.section)
+            if synopsis:  # the synopsis, without its frame's glyphs
                 prev = " ".join(w for w in sentences[pos - 2].split() if w.strip("\ufffd"))
             # "Default value: 0.1" under "DT" is short, and quoted with the line it is the default of
             short_default = pos > 0 and bool(_ITS_DEFAULT.match(s)) and any(ch.isdigit() for ch in s)
@@ -659,7 +660,7 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             field = pos + 1 < len(sentences) and _field(s, sentences[pos + 1])
             # a framed synopsis's description of two words is the entry's ("\ufffd" / "ERR" / "\ufffd" / "Abort
             # assembly.", dasm's directives): quoted with its term
-            framed = len(words) >= 2 and s.rstrip()[-1:] == "." and _framed_synopsis(sentences, pos, b.hit.section)
+            framed = synopsis and len(words) >= 2 and s.rstrip()[-1:] == "."
             if ((len(words) < min_words and not short_default and not short_row and not examples and not field
                  and not framed)
                     or not is_quotable(s)
@@ -1336,9 +1337,9 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             # the entry of another code of the list ("120 Call or jump not allowed ..." for error 118)
             c.score -= OTHER_ENTRY_PENALTY
         elif not entry_named and c.block_id in unnamed:
-            # a sentence of a passage that never names the routine the question asks about, where another passage
-            # does ("What's the difference between fits_make_hist and fits_make_histd?": "CFITSIO supports several
-            # local FITS conventions ..." over "The “d” version has double precision floating point inputs ...")
+            # a sentence of another page than the one whose passages name the routine the question asks about ("What's
+            # the difference between fits_make_hist and fits_make_histd?": "CFITSIO supports several local FITS
+            # conventions ..." over "The “d” version has double precision floating point inputs ...")
             c.score -= UNNAMED_PENALTY
         elif not entry_named and _heading_of_another(c.headed, question):
             # a sentence of another entry of the kind the question names (under "6.27.3.79 service: ntp", for the
