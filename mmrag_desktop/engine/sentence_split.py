@@ -139,6 +139,25 @@ _CODE_OPENS = r"[ \t]*[a-z][\w.-]*[/=_(]"
 _LINE_END_VALUE = re.compile(_VALUE_END + r"(?=\n" + _CODE_OPENS + ")", re.M)
 _ENDS_WITH_VALUE = re.compile(_VALUE_END)
 _OPENS_WITH_CODE = re.compile(_CODE_OPENS)
+# the last line of a C signature's parameters, two declarations or more, a pointer or a C type among them ("(fitsfile
+# *fptr, int colnum, > int *dispwidth, int *status)", CFITSIO's, its routine's name on the line above), or a pointer that
+# closes the brackets a line above opened (Libgcrypt's "void gcry_set_log_handler (gcry handler log t func_log, void" /
+# "*cb_data)"), before a line that opens in capitals, its item's number on a line before it or not: the description of
+# the next routine ("Return the number of and size of ..."), never the signature's
+_C_TYPED = r"(?=[^\n]*(?:\*|\b(?:int|long|short|char|float|double|void|bool|\w+_t)\b))"
+_DECLARED = (r"(?:^|[(,>])[ \t]*(?:(?:const|unsigned|signed|struct)[ \t]+)*[A-Za-z_]\w*[ \t]+\**[ \t]*[A-Za-z_]\w*"
+             r"(?:\[\w*\])?[ \t]*(?=[,)])")
+_PARAMETERS = (rf"^(?:{_C_TYPED}[^\n]*?(?:{_DECLARED}[^\n]*){{2}}"
+               r"|[^\n(]*(?<![\w*])\*+[A-Za-z_]\w*(?:\[\w*\])?[ \t]*)\)[ \t]*;?[ \t]*$")  # (or "*cb_data)" closing it)
+PARAMETERS_END = re.compile(_PARAMETERS + r"(?:\n\d{1,3}$)?(?=\n[A-Z])", re.M)  # (the item's number goes with it)
+_PARAMETERS_LINE = re.compile(_PARAMETERS)
+_NEXT_ITEM = re.compile(r"\d{1,3}$|[A-Z]")
+
+
+def ends_parameters(line: str, following: str) -> bool:
+    """True when `line` is the last line of a C signature's parameters and `following` opens the next routine's item (a
+    capital, or the item's number alone): `PARAMETERS_END` for two lines."""
+    return bool(_PARAMETERS_LINE.match(line) and _NEXT_ITEM.match(following))
 # a line of code that closes a comment or a brace ("cmm_profile_t *graytok_profile; /* A specialized profile
 # for mapping gray to K */", a member of a C structure): it ends there, whatever the next line opens with
 CODE_LINE_END = re.compile(r"(?:\*/|[{}])[ \t]*$", re.M)
@@ -204,6 +223,7 @@ def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) 
         if m.group(1)[0] == "." and text[m.start(1) - 1:m.start(1)] in _OPENING_QUOTES:
             continue  # the dot opens a quoted name: "a directive of the form “. EQU exp” is read as ..." (dasm's)
         cuts.append(end)
+    cuts.extend(m.end() for m in PARAMETERS_END.finditer(text))
     if clauses:
         cuts.extend(m.end(1) for m in _CLAUSE.finditer(text))
     if newlines:  # a line break before a lower-case word is a wrapped line, not a boundary

@@ -10,7 +10,15 @@ from ..elements import BBox
 from ..hits import Hit
 from ..search.highlight import PROSE_WORD
 from ..search.query import OPTION
-from ..sentence_split import CODE_LINE_END, DEFINITION_LINE, PROMPT, ends_a_row, ends_sentence, list_terms
+from ..sentence_split import (
+    CODE_LINE_END,
+    DEFINITION_LINE,
+    PROMPT,
+    ends_a_row,
+    ends_parameters,
+    ends_sentence,
+    list_terms,
+)
 from .events import Citation
 
 TokenCounter = Callable[[str], int]
@@ -220,6 +228,7 @@ def unwrap_lines(text: str) -> str:
             wrapped = (len(prev.split()) >= 6 and not ends_sentence(prev, line) and not PROMPT.match(lines[i - 1])
                        and len(PROSE_WORD.findall(prev)) >= WRAPPED_PROSE_WORDS
                        and not CODE_LINE_END.search(lines[i - 1]) and not _CALL_LINE.match(lines[i - 1])
+                       and not ends_parameters(lines[i - 1], line)
                        and not DEFINITION_LINE.match(line) and not DEFINITION_LINE.match(lines[i - 1])
                        and not _FIELD_LINE.match(line) and not FIGURE_OCR.match(line) and not FOOTNOTE_LINE.match(line)
                        and not _OPTION_LINE.match(line) and not _OPTION_ENTRY_LINE.match(line)

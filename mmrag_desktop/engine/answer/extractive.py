@@ -392,6 +392,31 @@ _ASKS_REASON = re.compile(r"\bwhy\b", re.I)
 # the sentence before; nor a purpose: "A device does not need to be up in order to have firewall rules created ...")
 _GIVES_REASON = re.compile(r"\b(?:because|due to|owing to|the reason|and so)\b", re.I)
 REASON_BONUS = 0.2  # (and off a line of code, for such a question: code gives no reason)
+# a consequence, its reason the sentence before it: quoted with that sentence for a question why (JAGS's "Note: the
+# length() and dim() functions are different from all other functions in JAGS: they do not act on nodes, but only on
+# node arrays." + "As a consequence, an expression such as dim(a %*% b) is syntactically incorrect.")
+_CONSEQUENCE = re.compile(r"(?:as a (?:consequence|result)|consequently|therefore|hence|thus|for this reason|"
+                          r"this is why|that is why)\b", re.I)
+# a question what a routine returns ("What does CFITSIO's fits_read_tdim return for a binary table column that has no
+# TDIMn keyword?") and a sentence of prose that says what it returns ("... if this keyword is not present then this
+# routine returns naxis = 1 and ...")
+_ASKS_RETURN = re.compile(r"\b(?:returns?|returned)\b", re.I)
+_SAYS_RETURN = re.compile(r"\b(?:returns|returned|return value|return code|return status)\b", re.I)
+RETURN_BONUS = 0.2
+# a sentence that names a parameter of the routine asked about and none of another routine's of the evidence (CFITSIO's
+# "If mgopt == OPT_MRG_COPY then infptr continues to exist unaltered after the merge." for fits_merge_groups, whose
+# signature is "(fitsfile *infptr, fitsfile *outfptr, int mgopt, > int *status)"), and off one that names another's
+# only ("The cmopt parameter defines whether ...", fits_compact_group's)
+PARAMETER_BONUS = 0.1
+# "What happens if I call gcry_md_hash_buffer with a hash algorithm that is not available?": the sentence that states
+# the condition asked about ("... this function will abort the process if an unavailable algorithm is used.", two of
+# the condition's words after its "if"; a word the question negates said with its negative prefix)
+_WHAT_HAPPENS = re.compile(r"\bwhat happens\b[^?]*?\b(?:if|when|whenever)\b([^?]*)", re.I)
+_STATES_CONDITION = re.compile(r"\b(?:if|when|whenever|unless)\b(.*)", re.I | re.S)
+_NEGATED = re.compile(r"(?:\bnot|n[’']t|\bnever)\s+(?:be\s+)?([A-Za-z]\w+)", re.I)
+_NEGATIVE_PREFIXES = ("un", "non", "non-", "in", "im", "il", "ir")
+CONDITION_BONUS = 0.1
+CONDITION_WORDS = 2
 # the manual's own question (an FAQ's: "Which of these two are better: [Ff]oot or (F|f)oot ?") is answered by the
 # sentence after it ("From a performance point of view, they're equivalent ..."): that sentence scores at least
 # what the question did, less ANSWER_DROP
@@ -571,6 +596,8 @@ def is_term_line(line: str) -> bool:
     ("real[] cubicroots(real a, real b, real c, real d);"), or a setting named with the type of its value
     ("job-count num", TYPED_SETTING)."""
     words = line.split()
+    if line.count(")") > line.count("("):
+        return False  # the end of a signature whose brackets a line above opened (Libgcrypt's "*cb_data)")
     if len(words) <= 8 and (_SIGNATURE.match(" ".join(words)) or _BRACKETED.match(" ".join(words))):
         return True
     if len(words) <= DECLARATION_WORDS and DECLARATION_LINE.match(" ".join(words)):
@@ -820,6 +847,59 @@ def _blocks_without(blocks: Sequence[EvidenceBlock], names: Sequence[str]) -> se
     naming = [b for b in blocks if not b.hit.navigation and names_one(b)] if names else []  # (an index names them all)
     pages = {(b.hit.doc_id, b.hit.page) for b in naming}
     return {b.id for b in blocks if (b.hit.doc_id, b.hit.page) not in pages} if len(pages) == 1 else set()
+
+
+# a C routine's signature: "int fits_merge_groups / ffgtmg\n(fitsfile *infptr, fitsfile *outfptr, int mgopt, > int
+# *status)", "int raw1394_read(raw1394handle_t handle, nodeid_t node, ...)" (its name, an alias, its declarations)
+_C_SIGNATURE = re.compile(r"(?<![\w.])([A-Za-z][A-Za-z0-9]*_\w*[A-Za-z0-9])\s*(?:/\s*\w+\s*)?\(([^()]*)\)")
+_DECLARED_NAME = re.compile(r"(?:^|\s|\*)([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*$")
+_NAME_WORD = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?![\w(])")
+
+
+def _names_another_routine(text: str, routines: Sequence[str]) -> bool:
+    """True when `text` holds the signature of a snake_case routine of the family of one of `routines` (the question's:
+    the same first word, "fits_") and names none of `routines` themselves: CFITSIO's "int fits_decode_tdimll / ffdtdmll
+    (fitsfile *fptr, char *tdimstr, ...)" for a question about fits_read_tdim. (Not prose that names another routine:
+    raw1394_start_read's "When the transaction completes, a raw1394_loop_iterate will call the tag handler ..." says
+    what its tag is for.)"""
+    if not routines:
+        return False
+    low = text.lower()
+    if any(re.search(r"(?<![\w.])" + re.escape(r.lower()) + r"(?![\w])", low) or with_optional_part(r, low)
+           for r in routines):
+        return False
+    families = {r.lower().strip("_").split("_")[0] for r in routines}
+    return any(name.lower().split("_")[0] in families for name, _ in _declarations(text))
+
+
+def _declarations(text: str) -> list[tuple[str, set[str]]]:
+    """(routine, the parameters it declares) of each signature in `text` that declares some (`routine_parameters`)."""
+    found = []
+    for m in _C_SIGNATURE.finditer(text):
+        pieces = [p.strip().lstrip(">").strip() for p in m.group(2).split(",")]
+        names = {d.group(1) for p in pieces if len(p.split()) >= 2 and (d := _DECLARED_NAME.search(p))}
+        if names:
+            found.append((m.group(1), names))
+    return found
+
+
+def routine_parameters(blocks: Sequence[EvidenceBlock], routines: Sequence[str]) -> tuple[set[str], set[str]]:
+    """(the parameters of `routines`' signatures in `blocks` that not every signature there declares, those of the other
+    routines' signatures that none of `routines`' declares). A signature's parameter is a declaration, a type and a name
+    ("fitsfile *infptr", "int mgopt", "> int *status"): calls ("fits_read_tdim()", "foo(a, b)") declare none."""
+    wanted = {r.lower() for r in routines}
+    own: set[str] = set()
+    others: list[set[str]] = []
+    for b in blocks:
+        for routine, names in _declarations(b.text):
+            if routine.lower() in wanted:
+                own |= names
+            else:
+                others.append(names)
+    if not own or not others:
+        return set(), set()
+    shared = own.intersection(*others)
+    return own - shared, set().union(*others) - own
 
 
 def _entry_of(sentences: Sequence[str], pos: int, heads: frozenset[str]) -> tuple[str, list[str]] | None:
@@ -1287,6 +1367,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     prohibited = bool(_ASKS_PROHIBITED.search(question))
     advice = bool(_ASKS_ADVICE.search(question))
     reason = bool(_ASKS_REASON.search(question))
+    returns = bool(_ASKS_RETURN.search(question))
     asked_in_manual: list[tuple[Candidate, float]] = []  # the manual's own questions and their scores
     phrases = _question_phrases(question)
     rows_of = {b.id for b in blocks if b.hit.kind == "table"}
@@ -1298,7 +1379,12 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     spellings = {v: w.lower() for w in plan.identifiers for v in part_spellings(w)}
     n = max(b.id for b in blocks)
     demo = _demo_output(cands)
-    unnamed = _blocks_without(blocks, [w for w in plan.identifiers if "_" in w.strip("_")])
+    routines = [w for w in plan.identifiers if "_" in w.strip("_")]
+    unnamed = _blocks_without(blocks, routines)
+    own_params, other_params = routine_parameters(blocks, routines)
+    said = {(c.block_id, c.position): c.text for c in cands}  # (as the block words them, before any is joined)
+    negated = negative_forms(question)
+    condition = set(content_terms(m.group(1))) if (m := _WHAT_HAPPENS.search(question)) else set()
     for i, c in enumerate(cands):
         have = set(content_terms(c.text))
         have |= {spellings[t] for t in have if t in spellings}
@@ -1308,12 +1394,16 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         have |= {w for name in _JOINED_NAME.findall(c.text) for w in _phrase_in_name(name, q_pairs)}
         for a in _ACRONYM.findall(c.text):  # "LSBs" says "least significant bits"
             have |= spelled.get(a.lower(), set())
+        have |= {negated[t] for t in have if t in negated}
         cover = len(q_terms & have) / len(q_terms) if q_terms else 0.0
         c.score = (float(cos[i]) if cos is not None else 0.0) + 0.5 * cover + rank_weight * (n - c.block_id) / n
         if c.below:  # ranked as the sentence alone: a list read with it is no longer like the question
             c.text = " ".join([c.text, *c.below])
         if c.label:  # "~/.octaverc" + "This file is used to make personal changes ...": quote both
             c.text = f"{c.label} {c.text}"
+        elif (reason and _CONSEQUENCE.match(c.text) and (before := said.get((c.block_id, c.position - 1)))
+              and before.rstrip()[-1:] in ".!?" and len(before.split()) + len(c.text.split()) <= PAIR_WORDS):
+            c.text = f"{before} {c.text}"
         entry_named = (defining.get(c.block_id) == c.position
                        or any(_describes(c.text, o, heads[c.block_id]) for o in options)
                        or (settings and settings.match(c.text))
@@ -1341,6 +1431,10 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             # the difference between fits_make_hist and fits_make_histd?": "CFITSIO supports several local FITS
             # conventions ..." over "The “d” version has double precision floating point inputs ...")
             c.score -= UNNAMED_PENALTY
+        elif not entry_named and _names_another_routine(c.text, routines):
+            # a sentence that names another routine of the library and not the one asked about ("(fitsfile *fptr, ...)
+            # int fits_decode_tdimll / ffdtdmll (...)" for "What does CFITSIO's fits_read_tdim return ...?")
+            c.score -= OTHER_ENTRY_PENALTY
         elif not entry_named and _heading_of_another(c.headed, question):
             # a sentence of another entry of the kind the question names (under "6.27.3.79 service: ntp", for the
             # nrpe service); its field ("Server Ports: • udp/123") is never quoted (below): it would read as the answer
@@ -1432,6 +1526,19 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score += REASON_BONUS
         elif reason and len(_PROSE_WORD.findall(c.text)) < 3:  # a line of code ("y[i] ~ dnorm(mu, tau)")
             c.score -= REASON_BONUS
+        if (own_params or other_params) and not _declarations(c.text) and len(_PROSE_WORD.findall(c.text)) >= 3:
+            # (a sentence of prose, not a signature)
+            said = set(_NAME_WORD.findall(c.text))
+            if said & own_params and not said & other_params:
+                c.score += PARAMETER_BONUS
+            elif said & other_params and not said & own_params:
+                c.score -= OTHER_ENTRY_PENALTY
+        if condition and (stated_if := _STATES_CONDITION.search(c.text)):
+            put = set(content_terms(stated_if.group(1)))
+            if len(condition & (put | {negated[t] for t in put if t in negated})) >= min(CONDITION_WORDS, len(condition)):
+                c.score += CONDITION_BONUS
+        if returns and _SAYS_RETURN.search(c.text) and len(_PROSE_WORD.findall(c.text)) >= 3:
+            c.score += RETURN_BONUS
         if _BOILERPLATE.search(c.text) and not _ASKS_LICENCE.search(question):
             c.score -= BOILERPLATE_PENALTY
         if changelog[c.block_id] and not history:
@@ -1452,6 +1559,18 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     _twins_of_the_other_polarity(question, cands)
     _lift_what_is_asked_for(question, blocks, cands, asked, named)
     return sorted(cands, key=lambda c: -c.score)
+
+
+def negative_forms(question: str) -> dict[str, str]:
+    """The stems of the words `question` negates ("not available", "isn't valid") said with a negative prefix, each
+    mapped to the word's stem ("unavailabl" -> "availabl", "invalid" -> "valid"): a sentence that says "unavailable"
+    says what the question's "not available" does."""
+    out: dict[str, str] = {}
+    for m in _NEGATED.finditer(question):
+        for t in content_terms(m.group(1)):
+            for prefix in _NEGATIVE_PREFIXES:
+                out.setdefault(prefix + t, t)
+    return out
 
 
 def _demo_output(cands: Sequence[Candidate]) -> set[int]:

@@ -3,7 +3,8 @@ JAGS refuse to compile my model when I write I(0, ) after x[i] ~ dnorm(mu, tau) 
 code that look like the question's own ("y[i] ~ dnorm(mu, tau)") and never the reason given below them ("... JAGS does
 not know if the aim is to model truncation or censoring and so the compiler will reject the model."). And "What's the
 difference between round() and trunc() in JAGS?" quoted "trunc(x) | Round to integer": the cell's second line
-"towards zero" was read as a row of its own. Real library (SQLite, hnswlib, PyMuPDF) and the real MiniLM embedder."""
+"towards zero" was read as a row of its own. (And session 60's: a consequence quoted without its reason.) Real library
+(SQLite, hnswlib, PyMuPDF) and the real MiniLM embedder."""
 
 from __future__ import annotations
 
@@ -47,6 +48,38 @@ def test_a_question_why_is_answered_by_the_reason_not_by_code_like_its_own(libra
                                         "x[i] ~ dnorm(mu, tau) with mu and tau estimated?")
     first = answer.text.split(" [")[0]
     assert "reject the model" in first or "parameters to be estimated" in first, answer.text
+
+
+DIMENSIONS = [
+    "2.6 Dimensions of node arrays",
+    "The dimensions of a node array may be given in the data, or they may be inferred from the model.",
+    "Clearly, the length() and dim() functions can only work if the size of the node array can be",
+    "inferred, using one of the three methods outlined above.",
+    "Note: the length() and dim() functions are different from all other functions in JAGS:",
+    "they do not act on nodes, but only on node arrays. As a consequence, an expression such as",
+    "dim(a %*% b) is syntactically incorrect.",
+]
+ERRORS = [
+    "3.8 Error messages",
+    "There are two kinds of errors in JAGS: runtime errors, which are due to mistakes in the model",
+    "specification, and logic errors which are internal errors in the JAGS program.",
+    "Syntax errors generally take the form \u201csyntax error, unexpected FOO, expecting BAR\u201d.",
+]
+
+
+def test_a_consequence_is_quoted_with_its_reason(library, tmp_path):
+    """(session 60) "Why is dim(a %*% b) a syntax error in a JAGS model?" quoted "As a consequence, an expression such as
+    dim(a %*% b) is syntactically incorrect." without the sentence before it, which says why."""
+    pdf = write_pdf(tmp_path / "jags.pdf", [[(57, 80 + 16 * i, t) for i, t in enumerate(page)]
+                                            for page in (DIMENSIONS, ERRORS)], fontsize=10)
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    answer = extractive_answer(library, "Why is dim(a %*% b) a syntax error in a JAGS model?")
+    assert "they do not act on nodes, but only on node arrays. As a consequence, an expression such as dim(a %*% b) " \
+           "is syntactically incorrect." in answer.text.split(" [")[0], answer.text
+    # a question that asks no reason gets the consequence alone
+    what = extractive_answer(library, "Is an expression such as dim(a %*% b) allowed in a JAGS model?")
+    assert "As a consequence, an expression such as dim(a %*% b) is syntactically incorrect." in what.text, what.text
+    assert "they do not act on nodes, but only on node arrays. As a consequence" not in what.text, what.text
 
 
 def test_a_cell_of_two_lines_is_one_cell():
