@@ -1380,6 +1380,9 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     n = max(b.id for b in blocks)
     demo = _demo_output(cands)
     routines = [w for w in plan.identifiers if "_" in w.strip("_")]
+    # names in capitals with a digit ("AES-256", "PIC16F84"): an entry whose term opens its line (`_inline_entry`)
+    coded = [w for w in dict.fromkeys(plan.identifiers) if len(w) >= 4 and re.search(r"\d", w) and w.upper() == w
+             and re.search(r"[A-Z]", w)]
     unnamed = _blocks_without(blocks, routines)
     own_params, other_params = routine_parameters(blocks, routines)
     said = {(c.block_id, c.position): c.text for c in cands}  # (as the block words them, before any is joined)
@@ -1409,7 +1412,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
                        or (settings and settings.match(c.text))
                        or (DEFINITION_LINE.match(c.label) and any(starts_with_option(c.label, e) for e in entries))
                        or any(whatis_line(e, c.text) for e in entries) or _label_named(c.label, question)
-                       or _keyword_named(c.keyword, question) or _heading_named(c.headed, question))
+                       or _keyword_named(c.keyword, question) or _heading_named(c.headed, question)
+                       or any(_inline_entry(c.text, n) for n in coded))
         # (not a change log's entry, for a question that is no history: "- callgrind_annotate now inserts commas in call
         # counts ..." of Valgrind's NEWS says what a release changed, not what the option asked for is)
         if entry_named and not (changelog[c.block_id] and not history):
@@ -1986,6 +1990,14 @@ def _settings_named(question: str) -> re.Pattern | None:
     if not names:
         return None
     return re.compile(r"(?:" + "|".join(re.escape(n) for n in names) + r")\s*=", re.I)
+
+
+def _inline_entry(sentence: str, name: str) -> bool:
+    """True when `sentence` is a definition list's entry of `name` whose term opens its line, its description after it
+    in capitals ("AES-256 A known answer tests is run using one test vector and one test key with AES in ECB mode.",
+    Libgcrypt's self-tests; not "AES-256 keys are ...", prose about it)."""
+    return (sentence.startswith(name + " ") and bool(re.match(r"[A-Z][a-z]*\b", sentence[len(name) + 1:]))
+            and _reads_as_prose(sentence[len(name) + 1:]))
 
 
 def _describes(sentence: str, option: str, in_entry: bool) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pymupdf
 import pytest
-from conftest import extractive_answer
+from conftest import extractive_answer, write_pdf
 
 from mmrag_desktop.engine.answer.evidence import pack_evidence, unwrap_lines
 from mmrag_desktop.engine.answer.extractive import (
@@ -198,3 +198,28 @@ def test_an_entry_term_quoted_with_a_later_sentence_of_its_entry_is_verbatim(emb
                   "in 16 bit devices. [1]")
     result = checker.check(long_first, quote=True)
     assert result.support is None or result.support.score < 1.0
+
+
+SELF_TESTS = [
+    "A.1 Power-Up Tests",
+    "Power-up tests are only performed if Libgcrypt is in FIPS mode.",
+    "If Libgcrypt is in FIPS mode, the self-tests will be performed within the \u201cSelf-Test\u201d state and any",
+    "failure puts the library into the \u201cError\u201d state.",
+    "A.1.1 Symmetric Cipher Algorithm Power-Up Tests",
+    "The following symmetric encryption algorithm tests are run during power-up:",
+    "3DES To test the 3DES 3-key EDE encryption in ECB mode these tests are run.",
+    "AES-128 A known answer tests is run using one test vector and one test key with AES in ECB mode.",
+    "AES-192 A known answer tests is run using one test vector and one test key with AES in ECB mode.",
+    "AES-256 A known answer tests is run using one test vector and one test key with AES in ECB mode.",
+]
+
+
+def test_an_entry_whose_term_opens_its_line(library, tmp_path):
+    """(Libgcrypt, session 60) "When Libgcrypt runs its power-up self-test for AES-256 in FIPS mode, what kind of test is
+    it and which cipher mode does it use?" quoted three sentences on FIPS mode before "AES-256 A known answer tests is
+    run ...": an entry whose term opens its line, the description after it, is the entry of the name asked about."""
+    pdf = write_pdf(tmp_path / "gcrypt.pdf", [[(57, 80 + 14 * i, t) for i, t in enumerate(SELF_TESTS)]], fontsize=9)
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    answer = extractive_answer(library, "When Libgcrypt runs its power-up self-test for AES-256 in FIPS mode, what kind "
+                                        "of test is it and which cipher mode does it use?")
+    assert answer.text.startswith("AES-256 A known answer tests is run"), answer.text
