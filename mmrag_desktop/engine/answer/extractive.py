@@ -392,6 +392,8 @@ _ASKS_REASON = re.compile(r"\bwhy\b", re.I)
 # the sentence before; nor a purpose: "A device does not need to be up in order to have firewall rules created ...")
 _GIVES_REASON = re.compile(r"\b(?:because|due to|owing to|the reason|and so)\b", re.I)
 REASON_BONUS = 0.2  # (and off a line of code, for such a question: code gives no reason)
+CLAIM_WORDS = 12  # a claim this short that gives no reason is quoted with the sentence after it for a question why
+CLAIM_PROSE_WORDS = 4  # (and this many words of prose: not "2 Errors printed.", nor "Y[3] ~ dnorm(mu, tau)")
 # a consequence, its reason the sentence before it: quoted with that sentence for a question why (JAGS's "Note: the
 # length() and dim() functions are different from all other functions in JAGS: they do not act on nodes, but only on
 # node arrays." + "As a consequence, an expression such as dim(a %*% b) is syntactically incorrect.")
@@ -1482,7 +1484,11 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
                      or (_SAYS_MEANING.match(c.following) and bool(q_terms & set(content_terms(c.following)) - have))
                      or (defined and _SAYS_MORE.match(c.following) and re.search(rf"\b{re.escape(defined)}", c.text, re.I))
                      or (_CONDITION.match(c.text) and _OTHERWISE.match(c.following))
-                     or (asks_remedy and _GIVES_REMEDY.search(c.following)))
+                     or (asks_remedy and _GIVES_REMEDY.search(c.following))
+                     # or, for a question why, the reason after a short claim that gives none ("In the case of
+                     # eigenproblems, using libraries is not straightforward." + "It is usually recommended that the
+                     # user understands how the underlying algorithm works ...", SLEPc's)
+                     or (reason and _claims(c) and _reads_as_prose(c.following) and not _BULLET.match(c.following)))
                 and len(c.text.split()) + len(c.following.split()) <= PAIR_WORDS):
             # (and for "what does that mean?", "... is drawn in white instead of yellow." + "This means that
             # AO-51 is selected.": the meaning is in the sentence after; for "What exactly is a module?", "A
@@ -1990,6 +1996,17 @@ def _settings_named(question: str) -> re.Pattern | None:
     if not names:
         return None
     return re.compile(r"(?:" + "|".join(re.escape(n) for n in names) + r")\s*=", re.I)
+
+
+def _claims(c: Candidate) -> bool:
+    """True when candidate `c` is a short claim of prose that gives no reason (CLAIM_WORDS words at most, a sentence of
+    its own that opens in capitals: "In the case of eigenproblems, using libraries is not straightforward."; not a
+    list item, a table's fragment, a line of code or an entry's term with its description)."""
+    text = c.text.strip()
+    return (len(text.split()) <= CLAIM_WORDS and not c.label and not c.below and text[:1].isupper()
+            and text.endswith(".") and not _BULLET.match(text) and not _LIST_ITEM.match(text)
+            and len(_PROSE_WORD.findall(text)) >= CLAIM_PROSE_WORDS and _reads_as_prose(text)
+            and not _GIVES_REASON.search(text))
 
 
 def _inline_entry(sentence: str, name: str) -> bool:

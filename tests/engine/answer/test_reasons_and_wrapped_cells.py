@@ -3,15 +3,17 @@ JAGS refuse to compile my model when I write I(0, ) after x[i] ~ dnorm(mu, tau) 
 code that look like the question's own ("y[i] ~ dnorm(mu, tau)") and never the reason given below them ("... JAGS does
 not know if the aim is to model truncation or censoring and so the compiler will reject the model."). And "What's the
 difference between round() and trunc() in JAGS?" quoted "trunc(x) | Round to integer": the cell's second line
-"towards zero" was read as a row of its own. (And session 60's: a consequence quoted without its reason.) Real library
-(SQLite, hnswlib, PyMuPDF) and the real MiniLM embedder."""
+"towards zero" was read as a row of its own. (And session 60's: a consequence, or a claim, quoted without its reason.)
+Real library (SQLite, hnswlib, PyMuPDF) and the real MiniLM embedder."""
 
 from __future__ import annotations
 
 import pymupdf
+import pytest
 from conftest import extractive_answer, write_pdf
 
 from mmrag_desktop.engine.answer.evidence import rows_rejoined
+from mmrag_desktop.engine.answer.extractive import Candidate, _claims
 
 CENSORING = [
     "A.3 Censoring and truncation",
@@ -80,6 +82,45 @@ def test_a_consequence_is_quoted_with_its_reason(library, tmp_path):
     what = extractive_answer(library, "Is an expression such as dim(a %*% b) allowed in a JAGS model?")
     assert "As a consequence, an expression such as dim(a %*% b) is syntactically incorrect." in what.text, what.text
     assert "they do not act on nodes, but only on node arrays. As a consequence" not in what.text, what.text
+
+
+GETTING_STARTED = [
+    "Chapter 1 Getting Started",
+    "SLEPc, the Scalable Library for Eigenvalue Problem Computations, is a software library for the",
+    "solution of large sparse eigenvalue problems on parallel computers.",
+    "The reasons for this situation are diverse. First, new methods are increasingly complex and",
+    "difficult to implement and therefore robust implementations must be provided by computational",
+    "specialists, for example as software libraries. The development of such libraries requires to invest",
+    "a lot of effort but sometimes they do not reach normal users due to a lack of awareness.",
+    "In the case of eigenproblems, using libraries is not straightforward. It is usually recom-",
+    "mended that the user understands how the underlying algorithm works and typically the prob-",
+    "lem is successfully solved only after several cycles of testing and parameter tuning. Methods",
+    "are often specific for a certain class of eigenproblems and this leads to an explosion of available",
+    "algorithms from which the user has to choose.",
+]
+
+
+def test_a_short_claim_is_quoted_with_the_reason_after_it(library, tmp_path):
+    """(session 60) "Why does the SLEPc manual say that solving an eigenproblem with a library is not straightforward
+    for users?" quoted "In the case of eigenproblems, using libraries is not straightforward." alone: the claim, its
+    reason the sentence after it."""
+    pdf = write_pdf(tmp_path / "slepc.pdf", [[(57, 80 + 16 * i, t) for i, t in enumerate(GETTING_STARTED)]], fontsize=10)
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    answer = extractive_answer(library, "Why does the SLEPc manual say that solving an eigenproblem with a library is "
+                                        "not straightforward for users?")
+    assert "using libraries is not straightforward. It is usually recommended that the user understands how the " \
+           "underlying algorithm works" in answer.text.split(" [")[0], answer.text
+
+
+@pytest.mark.parametrize(("sentence", "claim"), [
+    ("In the case of eigenproblems, using libraries is not straightforward.", True),
+    ("2 Errors printed.", False),  # (a table's fragment: gputils' message levels)
+    ("Y[3] ~ dnorm(mu, tau)", False),  # (a line of code: JAGS Q1 lost its reason sentence to the prose after it)
+    ("\u2022 A way of mapping between RGB intensity and RGB protocol value.", False),  # (a list item)
+    ("The compiler rejects the model because it is ambiguous.", False),  # (it gives its reason)
+])
+def test_a_short_claim(sentence, claim):
+    assert _claims(Candidate(block_id=1, position=0, text=sentence)) is claim
 
 
 def test_a_cell_of_two_lines_is_one_cell():
