@@ -338,7 +338,8 @@ class MainWindow(QMainWindow):
         def done(docs) -> None:
             self.library_model.set_documents(docs)
             self.query_bar.set_documents([(d.id, d.name) for d in docs if d.status == "ready"])
-            self.drop_hint.setVisible(not docs)
+            # (not while files are being added: a list read before the first of them is stored is empty)
+            self.drop_hint.setVisible(not docs and not any(r.busy for r in self.library_model.rows))
             self.documentsRefreshed.emit()
             if ready:
                 self.libraryReady.emit()

@@ -392,6 +392,7 @@ _ASKS_REASON = re.compile(r"\bwhy\b", re.I)
 # the sentence before; nor a purpose: "A device does not need to be up in order to have firewall rules created ...")
 _GIVES_REASON = re.compile(r"\b(?:because|due to|owing to|the reason|and so)\b", re.I)
 REASON_BONUS = 0.2  # (and off a line of code, for such a question: code gives no reason)
+OPENING_WORDS = 6  # a sentence's first words, enough to tell it among its block's
 CLAIM_WORDS = 12  # a claim this short that gives no reason is quoted with the sentence after it for a question why
 CLAIM_PROSE_WORDS = 4  # (and this many words of prose: not "2 Errors printed.", nor "Y[3] ~ dnorm(mu, tau)")
 # a consequence, its reason the sentence before it: quoted with that sentence for a question why (JAGS's "Note: the
@@ -1389,6 +1390,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     own_params, other_params = routine_parameters(blocks, routines)
     said = {(c.block_id, c.position): c.text for c in cands}  # (as the block words them, before any is joined)
     negated = negative_forms(question)
+    named_lines = _lines_named(blocks, question)
     condition = set(content_terms(m.group(1))) if (m := _WHAT_HAPPENS.search(question)) else set()
     for i, c in enumerate(cands):
         have = set(content_terms(c.text))
@@ -1404,6 +1406,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         c.score = (float(cos[i]) if cos is not None else 0.0) + 0.5 * cover + rank_weight * (n - c.block_id) / n
         if c.below:  # ranked as the sentence alone: a list read with it is no longer like the question
             c.text = " ".join([c.text, *c.below])
+        if not c.label and (name := named_lines.get((c.block_id, _opening(c.text)))):
+            c.label = name  # ("only-urandom" / "Always use the non-blocking /dev/urandom ...": a term the question writes)
         if c.label:  # "~/.octaverc" + "This file is used to make personal changes ...": quote both
             c.text = f"{c.label} {c.text}"
         elif (reason and _CONSEQUENCE.match(c.text) and (before := said.get((c.block_id, c.position - 1)))
@@ -1996,6 +2000,30 @@ def _settings_named(question: str) -> re.Pattern | None:
     if not names:
         return None
     return re.compile(r"(?:" + "|".join(re.escape(n) for n in names) + r")\s*=", re.I)
+
+
+def _opening(text: str) -> str:
+    """The first words of a sentence (OPENING_WORDS), white space collapsed, a leading ellipsis dropped."""
+    return " ".join(text.removeprefix("... ").split()[:OPENING_WORDS])
+
+
+def _lines_named(blocks: Sequence[EvidenceBlock], question: str) -> dict[tuple[int, str], str]:
+    """{(block id, the opening of the line below it): name} for each line of the blocks that holds nothing but a name the
+    question writes, joined or TeX-like and of six characters or more (`_label_named`'s names): Libgcrypt's options of
+    random.conf, "only-urandom" on a line of its own above "Always use the non-blocking /dev/urandom ...", read as no
+    term line (a word with a hyphen may be prose's) unless the question names it. A line that reads as a term by its
+    looks (`is_term_line`: "gcry_md_hash_buffer") is left to the rules that read it so (a summary's list of routines
+    named it above "Convenience function to directly compute a message digest ...", quoted before the answer)."""
+    names = {w for w in re.findall(r"[\w\\][\w./\\-]*\w", question) if len(w) >= 6 and re.search(r"[-_\\]", w)}
+    found: dict[tuple[int, str], str] = {}
+    if not names:
+        return found
+    for b in blocks:
+        lines = [x.strip() for x in b.text.split("\n") if x.strip()]
+        for line, below in itertools.pairwise(lines):
+            if line in names and not is_term_line(line):  # (a term line by its looks is read as ever)
+                found[(b.id, _opening(below))] = line
+    return found
 
 
 def _claims(c: Candidate) -> bool:

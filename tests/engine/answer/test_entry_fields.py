@@ -223,3 +223,31 @@ def test_an_entry_whose_term_opens_its_line(library, tmp_path):
     answer = extractive_answer(library, "When Libgcrypt runs its power-up self-test for AES-256 in FIPS mode, what kind "
                                         "of test is it and which cipher mode does it use?")
     assert answer.text.startswith("AES-256 A known answer tests is run"), answer.text
+
+
+RANDOM_CONF = [
+    "16 Configuration files and environment variables",
+    "/etc/gcrypt/random.conf",
+    "This file can be used to globally change parameters of the random generator.",
+    "The file is a simple text file where empty lines and lines with the first non white-space",
+    "character being '#' are ignored. Supported options are",
+    "disable-jent",
+    "Disable the use of the jitter based entropy generator.",
+    "only-urandom",
+    "Always use the non-blocking /dev/urandom or the respective system call instead of the",
+    "blocking /dev/random. If Libgcrypt is used early in the boot process of the system, this",
+    "option should only be used if the system also supports the getrandom system call.",
+    "/etc/gcrypt/fips_enabled",
+    "On Linux systems the presence of this file puts Libgcrypt into FIPS mode at initialization time.",
+]
+
+
+def test_a_term_the_question_names_on_a_line_of_its_own(library, tmp_path):
+    """(Libgcrypt, session 60) "What does the only-urandom option in Libgcrypt's /etc/gcrypt/random.conf do ...?" quoted
+    the entry's second sentence first and "Always use the non-blocking /dev/urandom ..." fifth: "only-urandom" alone on
+    its line reads as no term (a hyphenated word may be prose's) unless the question names it."""
+    pdf = write_pdf(tmp_path / "gcrypt.pdf", [[(57, 80 + 14 * i, t) for i, t in enumerate(RANDOM_CONF)]], fontsize=9)
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    answer = extractive_answer(library, "What does the only-urandom option in Libgcrypt's /etc/gcrypt/random.conf do, "
+                                        "and what caveat applies if the library is used early during system boot?")
+    assert answer.text.startswith("only-urandom Always use the non-blocking /dev/urandom"), answer.text
