@@ -158,6 +158,8 @@ def ends_parameters(line: str, following: str) -> bool:
     """True when `line` is the last line of a C signature's parameters and `following` opens the next routine's item (a
     capital, or the item's number alone): `PARAMETERS_END` for two lines."""
     return bool(_PARAMETERS_LINE.match(line) and _NEXT_ITEM.match(following))
+
+
 # a line of code that closes a comment or a brace ("cmm_profile_t *graytok_profile; /* A specialized profile
 # for mapping gray to K */", a member of a C structure): it ends there, whatever the next line opens with
 CODE_LINE_END = re.compile(r"(?:\*/|[{}])[ \t]*$", re.M)

@@ -1542,10 +1542,10 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.score -= REASON_BONUS
         if (own_params or other_params) and not _declarations(c.text) and len(_PROSE_WORD.findall(c.text)) >= 3:
             # (a sentence of prose, not a signature)
-            said = set(_NAME_WORD.findall(c.text))
-            if said & own_params and not said & other_params:
+            names = set(_NAME_WORD.findall(c.text))
+            if names & own_params and not names & other_params:
                 c.score += PARAMETER_BONUS
-            elif said & other_params and not said & own_params:
+            elif names & other_params and not names & own_params:
                 c.score -= OTHER_ENTRY_PENALTY
         if condition and (stated_if := _STATES_CONDITION.search(c.text)):
             put = set(content_terms(stated_if.group(1)))

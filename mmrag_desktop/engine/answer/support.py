@@ -170,13 +170,15 @@ class SupportChecker:
 
     def _verbatim(self, body: str, ids: Iterable[int], sentence: str, pieces: bool = False) -> tuple[int, str] | None:
         norm = " ".join(quoted_words(body).split()).rstrip(".").lower()
-        if _words(norm) < _MIN_WORDS:  # "1." or "Yes" occur anywhere: not a quote
-            return None
         # the bracketed words the body lost ("[Command]", "[enable|disable]"), citation markers
         # aside, must be the block's too
         marks = [(m.start, m.end) for m in find_marks(sentence)]
         kept = [g.group().lower() for g in BRACKETED.finditer(sentence)
                 if not any(a <= g.start() < b for a, b in marks)]
+        if _words(norm) + sum(_words(g) for g in kept) < _MIN_WORDS:  # "1." or "Yes" occur anywhere: not a quote
+            # (the bracketed words count: "\begin{tikzpicture}[circuit ee IEC relay] ...", a line of tikz-relay's
+            # code, is one word without them)
+            return None
         for i in ids:
             if (norm and (norm in self._plain(i) or norm in self._plain(i, folios=False) or (pieces and self._in_two(norm, i)))
                     and all(g in self.blocks[i].text.lower() for g in kept)):

@@ -219,6 +219,18 @@ def test_a_quote_with_bracketed_words_is_verbatim():
     assert not chk.check("adapter speed max_speed_kHz [default 500] A non-zero speed is in KHZ. [1]").supported
 
 
+def test_a_quoted_line_of_code_whose_words_are_mostly_bracketed_is_verbatim():
+    """(session 60, tikz-relay's manual) "\\begin{tikzpicture}[circuit ee IEC relay] ..." quoted from its block was
+    marked "not found in the cited pages": without its bracketed words the quote is one word, too few to be read as
+    one. The bracketed words count (and must be the block's, as ever)."""
+    code = one_block("\\begin{tikzpicture}[circuit ee IEC relay]\n\\draw (0,0) to [make contact] (2,0);",
+                     "4 Examples", "tikz-relay-doc.pdf", 15, chunk_id=1153)
+    chk = SupportChecker(code, None)
+    assert chk.check("\\begin{tikzpicture}[circuit ee IEC relay] ... [1]", quote=True).supported
+    assert not chk.check("\\begin{tikzpicture}[circuit ee IEC switch] ... [1]", quote=True).supported
+    assert not chk.check("\\begin{tikzpicture} ... [1]", quote=True).supported  # (one word: no quote)
+
+
 # ---- guards ----------------------------------------------------------------------------------
 def test_guard_stops_a_loop_at_its_second_occurrence():
     g = OutputGuard()

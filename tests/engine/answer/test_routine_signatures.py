@@ -176,3 +176,14 @@ def test_what_happens_if_is_answered_by_the_sentence_that_states_the_condition(l
     answer = extractive_answer(library, "What happens if I call Libgcrypt's gcry_md_hash_buffer with a hash algorithm "
                                         "that is not available?")
     assert "abort the process if an unavailable algorithm is used" in _quotes(answer.text)[0], answer.text
+
+
+def test_a_question_why_about_a_routine_with_parameters_and_a_consequence():
+    """A question why that names a routine whose signature the evidence holds, and a consequence among the sentences:
+    the sentences as the block words them are read after the parameters' names were (a name shared by the two once
+    made the second raise)."""
+    from mmrag_desktop.engine.answer.extractive import rank_candidates
+
+    text = "\n".join(GROUPS[2:]) + "\nTherefore, a merged group keeps the members of both groups."
+    ranked = rank_candidates("Why does fits_merge_groups delete infptr when mgopt is OPT_MRG_MOV?", [_block(1, text)])
+    assert ranked and any(c.text.startswith("If the mgopt == OPT_MRG_MOV then infptr is deleted") for c in ranked[:3])
