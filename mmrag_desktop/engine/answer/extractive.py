@@ -837,17 +837,22 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
     return out
 
 
+def _names_routine(low: str, names: Sequence[str]) -> bool:
+    """True when the lower-case text `low` names one of `names` (snake_case routines) as a word, or written with an
+    optional part ("fits_make_hist[d]" for "fits_make_histd", `with_optional_part`)."""
+    return any(re.search(r"(?<![\w.])" + re.escape(n.lower()) + r"(?![\w])", low) or with_optional_part(n, low)
+               for n in names)
+
+
 def _blocks_without(blocks: Sequence[EvidenceBlock], names: Sequence[str]) -> set[int]:
     """Ids of the blocks of other pages than the one whose blocks name `names` (snake_case routines of the question:
     "fits_make_histd", written "fits_make_hist[d]" too) when the blocks that name them are of one page (the routine's
     entry, and the rest of its page: CFITSIO describes a routine above its signature); empty when none does or blocks of
     several pages do (Valgrind's "--xtree-memory-file" and "callgrind_annotate" are named on several pages, each of them
     answering in part). An index names every routine: it counts for none."""
-    def names_one(b: EvidenceBlock) -> bool:
-        low = f"{b.hit.section}\n{b.text}".lower()
-        return any(re.search(r"(?<![\w.])" + re.escape(n.lower()) + r"(?![\w])", low) or with_optional_part(n, low)
-                   for n in names)
-    naming = [b for b in blocks if not b.hit.navigation and names_one(b)] if names else []  # (an index names them all)
+    # (an index names them all)
+    naming = [b for b in blocks if names and not b.hit.navigation
+              and _names_routine(f"{b.hit.section}\n{b.text}".lower(), names)]
     pages = {(b.hit.doc_id, b.hit.page) for b in naming}
     return {b.id for b in blocks if (b.hit.doc_id, b.hit.page) not in pages} if len(pages) == 1 else set()
 
@@ -865,11 +870,7 @@ def _names_another_routine(text: str, routines: Sequence[str]) -> bool:
     (fitsfile *fptr, char *tdimstr, ...)" for a question about fits_read_tdim. (Not prose that names another routine:
     raw1394_start_read's "When the transaction completes, a raw1394_loop_iterate will call the tag handler ..." says
     what its tag is for.)"""
-    if not routines:
-        return False
-    low = text.lower()
-    if any(re.search(r"(?<![\w.])" + re.escape(r.lower()) + r"(?![\w])", low) or with_optional_part(r, low)
-           for r in routines):
+    if not routines or _names_routine(text.lower(), routines):
         return False
     families = {r.lower().strip("_").split("_")[0] for r in routines}
     return any(name.lower().split("_")[0] in families for name, _ in _declarations(text))
