@@ -541,7 +541,9 @@ def is_quotable(sentence: str) -> bool:
         # a table's row, its cells short codes and numbers ("0xC4 | SWAP | A | 1 | 1", an instruction table
         # without column names), is no run of a figure's labels: its cells are the table's
         return True
-    tokens = s.split()
+    # a figure's OCR text is read without its label ("Text in figure: 1mn m rS 0.5 h -0.5 0.5 ...", the axes of
+    # expEYES-17's hysteresis plot: the label's words made it read as words)
+    tokens = (m.group(2) if (m := FIGURE_OCR.match(s)) else s).split()
     words = [t for t in tokens if sum(c.isalpha() for c in t) >= 3]
     bare = [t for t in tokens if len(t.strip(".,;:()")) <= 1 or t.strip(".,;:()").replace(".", "").isdigit()]
     if len(tokens) >= 3 and not words and len(bare) >= 0.5 * len(tokens) and all(t.isalnum() for t in tokens):

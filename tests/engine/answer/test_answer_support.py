@@ -268,6 +268,8 @@ def test_guard_catches_a_whole_block_echoed_back():
     "4 5 3 6 2 7 1 8 Dual-in-Line",
     "Labels: R1 C2 Q1 VCC GND",
     "8 mm t o",  # a unit's measure and node names drawn beside it (chemplants), read as a sentence
+    # a plot's axis labels and ticks, read by OCR (expEYES-17's hysteresis plot, session 61)
+    "Text in figure: 1mn m rS 0.5 h -0.5 0.5",
     # an index line cut before its page number (seen quoted in a held-out answer)
     "508 opengl single precision date time . . . . . . . . . . .",
     # index entries run together, cut mid-entry by the evidence budget (SDCC manual, session 12)
