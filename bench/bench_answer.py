@@ -234,17 +234,21 @@ def states_fact(text: str, groups: list[list[str]]) -> bool | None:
     return all(any(has(a) for a in g) for g in groups)
 
 
-_DIGITS = __import__("re").compile(r"\d+(?:[.,]\d+)?")
+_DIGITS = __import__("re").compile(r"\d+(?:[.,]\d+)*")  # "18.7.3" whole: its parts alone are found in "18.7.2"
+_SNAKE = __import__("re").compile(r"[\w.-]*[A-Za-z0-9]_[\w.-]*")
 
 
 def unbacked_numbers(sentence: str, evidence_text: str) -> list[str]:
-    """Digit runs of `sentence` (markers removed) that do not occur in `evidence_text` at all: a
-    check independent of the engine's term matching (plain substrings)."""
+    """Digit runs of `sentence` (markers removed; a section or version number such as "18.7.3" as one run) and
+    words with an underscore (snake_case names, "2-Dmatrix_matchingthe") that do not occur in `evidence_text` at
+    all: a check independent of the engine's term matching (plain substrings, names without case)."""
     import re as _re
 
     body = _re.sub(r"\[[\d,\s-]+\]", " ", sentence)
     ev = evidence_text.replace(",", "")
-    return [n for n in _DIGITS.findall(body) if n.replace(",", "") not in ev]
+    low = evidence_text.lower()
+    return ([n for n in _DIGITS.findall(body) if n.replace(",", "") not in ev]
+            + [w for w in _SNAKE.findall(body) if w.strip(".-").lower() not in low])
 
 
 def bench_modes(lib, questions: list[dict], facts: dict, model_names: list[str], modes: list[str],
@@ -277,7 +281,9 @@ def bench_modes(lib, questions: list[dict], facts: dict, model_names: list[str],
                 if ans is None:
                     print(f"{q['id']}: error {err}", file=sys.stderr)
                     continue
-                ev_text = "\n".join(c.text for c in ans.evidence)
+                # (with each block's section: a quote's label may be the heading it stands under, "read_verilog –
+                # read modules from Verilog file:" above its option "-dump_ast1 ...")
+                ev_text = "\n".join(f"{lib.chunk(c.chunk_id).get('section', '')}\n{c.text}" for c in ans.evidence)
                 supported = [x for x in ans.sentences if x.claim and x.supported]
                 claims = [x for x in ans.sentences if x.claim]
                 g = ans.stats.get("generation") or {}
@@ -453,7 +459,7 @@ def _f(v, nd=2):
 
 def print_modes(res: list[dict]) -> None:
     print("| model | mode | cites gold page (in evidence) | states gold fact (backed sentences / any) | shown sentences "
-          "backed | unmarked sentences with unbacked numbers | not-covered recall | fallbacks | TTFT median | tok/s |")
+          "backed | unmarked sentences with unbacked numbers or names | not-covered recall | fallbacks | TTFT median | tok/s |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in res:
         print(f"| {r['model']} | {r['mode']} | {_f(r['cites_gold_page'])} ({_f(r.get('gold_page_in_evidence'))}) | "

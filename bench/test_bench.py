@@ -81,3 +81,12 @@ def test_bm25_pages_baseline(pdf):
     pages = page_texts([pdf])
     hits = BM25Pages(pages).search("trapezoidal damping default", k=5)
     assert hits[0]["doc"] == "m.pdf" and hits[0]["page"] == 1
+
+
+def test_unbacked_numbers_read_section_numbers_whole_and_names_with_underscores():
+    from bench_answer import unbacked_numbers
+
+    assert unbacked_numbers("Plots are available via Gnuplot (see 18.7.3) [6].", "via Gnuplot (see 18.7.2).") == ["18.7.3"]
+    assert unbacked_numbers("z is a 2-Dmatrix_matchingthe [2]!", "z is a 2-D matrix matching the") == [
+        "2-Dmatrix_matchingthe"]
+    assert unbacked_numbers("Call mpfr_init_set_d with 1,000 or 3.14 [1].", "MPFR_INIT_SET_D takes 1000 and 3.14") == []

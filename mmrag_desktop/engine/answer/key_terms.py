@@ -12,7 +12,8 @@ and tells whether a text contains them:
   or more letters ("PORTB", "RELTOL"), snake_case, camelCase, names opening in capitals ("CMake"),
   dotted names ("only.values"), command-line options ("--without-fftw", "-DFOO", "-F"), names written
   as calls ("eig()"), and anything in backticks or quotes that is one token; compared
-  case-insensitively as whole tokens.
+  case-insensitively as whole tokens. For the sentence check (`terms(..., whole=True)`) also section
+  and version numbers ("18.7.3") and a word joined by a hyphen to a name with an underscore.
 """
 
 from __future__ import annotations
@@ -41,6 +42,12 @@ _NUMBER = re.compile(
 # a power as the parser marks an exponent ("10^6", "2^31", "25.4\u00d710^\u22126", parse/pdf_lines.py)
 _POWER = re.compile(r"(?<![\w.^])(?:(\d+(?:\.\d+)?)\s?[\u00d7x*]\s?)?(\d+)\^([-+\u2212]?\d{1,3})(?![\w.])")
 _TOKEN = re.compile(r"(?<![\w-])(?:--?[A-Za-z][\w-]*|[A-Za-z_][\w]*(?:[.:][A-Za-z_]\w*)*(?:\(\))?|\d+[A-Za-z_]\w*)")
+# a section or version number ("18.7.3", "2.0.12") is one term, compared whole: as a number it read as 18.7, and
+# "(see 18.7.3)" passed on evidence that says "(see 18.7.2)"
+_DOTTED_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+){2,}(?![\w])")
+# a word joined to a name by a hyphen ("2-Dmatrix_matchingthe", a small model's garbling of "2-D matrix matching
+# the"): the name after the hyphen was not read as a term at all
+_HYPHENATED_NAME = re.compile(r"(?<![\w-])\w+(?:-\w+)*-\w*_\w*")
 _QUOTED = re.compile(r"`([^`\n]{1,60})`|[\"\u201c]([^\"\u201d\s]{1,40})[\"\u201d]|'([^'\s]{1,40})'")
 
 
@@ -112,8 +119,11 @@ def _is_name(tok: str) -> bool:
     return bool(re.search(r"[a-z][A-Z]|^[A-Z]{2,}[a-z]{2,}", core))
 
 
-def terms(sentence: str) -> list[Term]:
-    """The numbers and identifiers of `sentence` (citation markers left out), in order, unique."""
+def terms(sentence: str, *, whole: bool = False) -> list[Term]:
+    """The numbers and identifiers of `sentence` (citation markers left out), in order, unique. `whole`: the
+    sentence check's reading, where a section or version number ("18.7.3") and a word joined by a hyphen to a name
+    with an underscore are terms of their own (elsewhere "18.7.3" reads as the number 18.7, as the answer's ranking
+    was measured with)."""
     text = strip_markers(sentence)
     out: dict[tuple, Term] = {}
     for m in _QUOTED.finditer(text):
@@ -123,6 +133,10 @@ def terms(sentence: str) -> list[Term]:
     powers, masked = _powers(text)
     for shown, v in powers:
         out.setdefault(("number", v, ""), Term(shown, "number", value=v))
+    for m in [*_DOTTED_NUMBER.finditer(masked), *_HYPHENATED_NAME.finditer(masked)] if whole else []:
+        tok = m.group(0)
+        out.setdefault(("name", tok.lower()), Term(tok, "name", norm=tok.lower()))
+        masked = masked[: m.start()] + " " * len(tok) + masked[m.end():]
     for m in _TOKEN.finditer(text):
         tok = m.group(0)
         if _is_name(tok) and not _NUMBER.fullmatch(tok):

@@ -222,7 +222,7 @@ class SupportChecker:
             # reference entry's sentence with its name ("hmlaa (Source File: hmlaa.f90): Calculates ..."): the
             # release or name is the cited block's section heading, the rest its text
             body = next((t for i in cited or self.blocks if (t := self.blocks[i].without_heading(body)) != body), body)
-        found = terms(body)
+        found = terms(body, whole=True)
         if not quote and not is_claim(sentence, found):
             res.claim = False
             return res
