@@ -866,6 +866,27 @@ _DECLARED_NAME = re.compile(r"(?:^|\s|\*)([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*$")
 _NAME_WORD = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?![\w(])")
 
 
+def part_names(identifiers: Sequence[str]) -> list[str]:
+    """The names of `identifiers` that name one thing: four characters or more with a digit or an underscore, written
+    as one token ("MPU6050", "mpfr_init_set_d"; not a standard's hyphenated name: "UTF-8" in "How do I tell gpasm
+    that my source files are UTF-8 encoded?" is SCons' word there, not the question's manual)."""
+    return [w for w in identifiers if len(w) >= 4 and "-" not in w and ("_" in w.strip("_") or any(c.isdigit() for c in w))]
+
+
+def _manual_of_names(blocks: Sequence[EvidenceBlock], names: Sequence[str]) -> set[int]:
+    """Ids of the blocks of the one manual whose blocks hold one of `names` (the question's names with a digit or an
+    underscore, four characters or more, no hyphen: "MPU6050", "mpfr_init_set_d"), when the evidence holds several manuals and
+    no other names them: the question names that manual by them (expEYES-17's "In what format does the MPU6050
+    logger save its measurements?" quoted MPFR's "• mpfr_log_ui in MPFR 4.0.", close to "MPU6050 logger" for
+    MiniLM); empty otherwise."""
+    if len({b.hit.doc_id for b in blocks}) < 2 or not names:
+        return set()
+    pattern = re.compile(r"(?<![\w])(?:" + "|".join(re.escape(n.lower()) for n in names) + r")(?![\w])")
+    holders = {b.hit.doc_id for b in blocks if not b.hit.navigation
+               and pattern.search(f"{b.hit.section}\n{b.text}".lower())}
+    return {b.id for b in blocks if b.hit.doc_id in holders} if len(holders) == 1 else set()
+
+
 def _names_another_routine(text: str, routines: Sequence[str]) -> bool:
     """True when `text` holds the signature of a snake_case routine of the family of one of `routines` (the question's:
     the same first word, "fits_") and names none of `routines` themselves: CFITSIO's "int fits_decode_tdimll / ffdtdmll
@@ -1574,6 +1595,8 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     _answers_of_questions(cands, asked_in_manual)
     cands = [c for c in _off_the_entry(cands, options) if not c.other_field]
     _twins_of_the_other_polarity(question, cands)
+    if not named:  # (a manual the question names by the names only it holds)
+        named = _manual_of_names(blocks, part_names(plan.identifiers))
     _lift_what_is_asked_for(question, blocks, cands, asked, named)
     return sorted(cands, key=lambda c: -c.score)
 
