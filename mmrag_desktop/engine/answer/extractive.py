@@ -870,15 +870,15 @@ def part_names(identifiers: Sequence[str]) -> list[str]:
     """The names of `identifiers` that name one thing: four characters or more with a digit or an underscore, written
     as one token ("MPU6050", "mpfr_init_set_d"; not a standard's hyphenated name: "UTF-8" in "How do I tell gpasm
     that my source files are UTF-8 encoded?" is SCons' word there, not the question's manual)."""
-    return [w for w in identifiers if len(w) >= 4 and "-" not in w and ("_" in w.strip("_") or any(c.isdigit() for c in w))]
+    return [w for w in identifiers
+            if len(w) >= 4 and "-" not in w and ("_" in w.strip("_") or any(c.isdigit() for c in w))]
 
 
 def _manual_of_names(blocks: Sequence[EvidenceBlock], names: Sequence[str]) -> set[int]:
-    """Ids of the blocks of the one manual whose blocks hold one of `names` (the question's names with a digit or an
-    underscore, four characters or more, no hyphen: "MPU6050", "mpfr_init_set_d"), when the evidence holds several manuals and
-    no other names them: the question names that manual by them (expEYES-17's "In what format does the MPU6050
-    logger save its measurements?" quoted MPFR's "• mpfr_log_ui in MPFR 4.0.", close to "MPU6050 logger" for
-    MiniLM); empty otherwise."""
+    """Ids of the blocks of the one manual whose blocks hold one of `names` (`part_names` of the question:
+    "MPU6050", "mpfr_init_set_d"), when the evidence holds several manuals and no other names them: the question
+    names that manual by them (expEYES-17's "In what format does the MPU6050 logger save its measurements?" quoted
+    MPFR's "• mpfr_log_ui in MPFR 4.0.", close to "MPU6050 logger" for MiniLM); empty otherwise."""
     if len({b.hit.doc_id for b in blocks}) < 2 or not names:
         return set()
     pattern = re.compile(r"(?<![\w])(?:" + "|".join(re.escape(n.lower()) for n in names) + r")(?![\w])")
