@@ -283,7 +283,9 @@ def bench_modes(lib, questions: list[dict], facts: dict, model_names: list[str],
                     continue
                 # (with each block's section: a quote's label may be the heading it stands under, "read_verilog –
                 # read modules from Verilog file:" above its option "-dump_ast1 ...")
-                ev_text = "\n".join(f"{lib.chunk(c.chunk_id).get('section', '')}\n{c.text}" for c in ans.evidence)
+                # (one read of their rows, not a decoded chunk per citation)
+                sections = lib.store.chunks.rows([c.chunk_id for c in ans.evidence])
+                ev_text = "\n".join(f"{sections[c.chunk_id]['section']}\n{c.text}" for c in ans.evidence)
                 supported = [x for x in ans.sentences if x.claim and x.supported]
                 claims = [x for x in ans.sentences if x.claim]
                 g = ans.stats.get("generation") or {}
