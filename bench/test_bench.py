@@ -90,3 +90,15 @@ def test_unbacked_numbers_read_section_numbers_whole_and_names_with_underscores(
     assert unbacked_numbers("z is a 2-Dmatrix_matchingthe [2]!", "z is a 2-D matrix matching the") == [
         "2-Dmatrix_matchingthe"]
     assert unbacked_numbers("Call mpfr_init_set_d with 1,000 or 3.14 [1].", "MPFR_INIT_SET_D takes 1000 and 3.14") == []
+
+
+def test_llm_rerank_orders_by_prior_plus_weighted_judgement():
+    from llm_rerank import reorder
+
+    entry = {"hits": [{"page": 1, "score": 2.0}, {"page": 2, "score": 1.8}, {"page": 3, "score": 1.0}],
+             "llm": [-1.0, 0.5, 3.0]}
+    assert [h["page"] for h in reorder(entry, 0, "rank")] == [1, 2, 3]  # no weight: search's order
+    # "score": 1.0 - 0.1, 0.9 + 0.05, 0.5 + 0.3 -> page 2 first, page 1 before page 3
+    assert [h["page"] for h in reorder(entry, 0.1, "score")] == [2, 1, 3]
+    assert [h["page"] for h in reorder(entry, 100, "rank")] == [3, 2, 1]  # the model's order alone
+    assert reorder({"hits": [], "llm": []}, 1.0, "score") == []
