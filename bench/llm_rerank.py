@@ -77,8 +77,7 @@ def collect(args) -> dict:
     out: dict[str, dict] = {}
     start = time.perf_counter()
     for name in args.sets:
-        questions = [json.loads(x) for x in (BENCH / SETS[name][0]).read_text().splitlines() if x.strip()]
-        questions = questions[: args.limit or None]
+        questions = questions_of(name)[: args.limit or None]
         with Library.open(folders[name], access="read") as lib:
             out[name] = {}
             for q in questions:
@@ -102,14 +101,18 @@ def reorder(entry: dict, w: float, form: str) -> list[dict]:
     return [hits[i] for i in sorted(range(len(hits)), key=lambda i: -key[i])]
 
 
+def questions_of(name: str) -> list[dict]:
+    return [json.loads(x) for x in (BENCH / SETS[name][0]).read_text().splitlines() if x.strip()]
+
+
 def table(scores: dict) -> str:
     rows = ["| order | w | " + " | ".join(scores) + " |", "|---|---|" + "---|" * len(scores)]
+    asked = {name: [q for q in questions_of(name) if q["id"] in entries] for name, entries in scores.items()}
     for form in ("score", "rank"):
         for w in WEIGHTS:
             cells = []
             for name, entries in scores.items():
-                questions = [json.loads(x) for x in (BENCH / SETS[name][0]).read_text().splitlines() if x.strip()]
-                questions = [q for q in questions if q["id"] in entries]
+                questions = asked[name]
                 agg = score_run(questions, {q["id"]: reorder(entries[q["id"]], w, form) for q in questions})["overall"]
                 cells.append(f"{agg['R@1']:.3f} / {agg['R@5']:.3f} / {agg['MRR@10']:.3f}")
             rows.append(f"| {form} | {w} | " + " | ".join(cells) + " |")
