@@ -26,7 +26,7 @@ import numpy as np
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 from metrics import score_run  # noqa: E402
-from sweep import SETS  # noqa: E402
+from sweep import SETS, library_folders, questions_of  # noqa: E402
 
 SYSTEM = "You judge search results for engineers reading technical manuals."
 WEIGHTS = (0, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 100)  # 100: the model's order alone (ties kept in search order)
@@ -57,10 +57,8 @@ class Judge:
     def score(self, question: str, section: str, text: str) -> float:
         llm = self.llm
         tokens = llm.tokenize(self.prompt(question, section, text).encode(), add_bos=False, special=True)
-        done = llm.input_ids[: llm.n_tokens]
-        same = 0
-        while same < min(len(done), len(tokens) - 1) and done[same] == tokens[same]:
-            same += 1
+        # (the last token is evaluated again even when all are cached: its logits are the answer)
+        same = min(llm.longest_token_prefix(llm.input_ids[: llm.n_tokens], tokens), len(tokens) - 1)
         llm.n_tokens = same  # eval() drops the cache past this point
         llm.eval(tokens[same:])
         self.tokens += len(tokens) - same
@@ -72,8 +70,7 @@ def collect(args) -> dict:
     from mmrag_desktop.engine.library import Library
 
     judge = Judge(args.model, args.words)
-    folders = {name: BENCH / "data" / libdir for name, (_q, libdir) in SETS.items()}
-    folders.update({k: Path(v) for k, v in (x.split("=", 1) for x in args.lib)})
+    folders = library_folders(args.lib)
     out: dict[str, dict] = {}
     start = time.perf_counter()
     for name in args.sets:
@@ -99,10 +96,6 @@ def reorder(entry: dict, w: float, form: str) -> list[dict]:
     prior = [h["score"] / top for h in hits] if form == "score" else [-(i + 1) / 10 for i in range(len(hits))]
     key = [p + w * s for p, s in zip(prior, llm, strict=True)]
     return [hits[i] for i in sorted(range(len(hits)), key=lambda i: -key[i])]
-
-
-def questions_of(name: str) -> list[dict]:
-    return [json.loads(x) for x in (BENCH / SETS[name][0]).read_text().splitlines() if x.strip()]
 
 
 def table(scores: dict) -> str:

@@ -46,6 +46,18 @@ def parse_set(spec: str) -> tuple[object, str, list]:
     return mod, name, [json.loads(v) for v in values.split(";")]
 
 
+def questions_of(name: str) -> list[dict]:
+    """The questions of set `name` (SETS)."""
+    return [json.loads(x) for x in (BENCH / SETS[name][0]).read_text().splitlines() if x.strip()]
+
+
+def library_folders(lib_specs: list[str]) -> dict[str, Path]:
+    """Each set's library folder: its usual one, or DIR for a "SET=DIR" of `lib_specs` (--lib)."""
+    folders = {name: BENCH / "data" / libdir for name, (_q, libdir) in SETS.items()}
+    folders.update({k: Path(v) for k, v in (x.split("=", 1) for x in lib_specs)})
+    return folders
+
+
 def run_set(lib, questions: list[dict]) -> dict:
     hits = {q["id"]: [h.to_json() for h in lib.search(q["query"], k=10)] for q in questions}
     return score_run(questions, hits)
@@ -68,8 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         grid = [g + [(mod, name, v)] for g in grid for v in values]
     results = []
     libs = {}
-    folders = {name: BENCH / "data" / libdir for name, (_q, libdir) in SETS.items()}
-    folders.update({k: Path(v) for k, v in (x.split("=", 1) for x in args.lib)})
+    folders = library_folders(args.lib)
     try:
         for name in args.sets:
             qfile = SETS[name][0]
@@ -84,8 +95,7 @@ def main(argv: list[str] | None = None) -> int:
                 setattr(mod, attr, value)
             label = ", ".join(f"{a}={v}" for _, a, v in combo) or "current"
             for name, lib in libs.items():
-                qs = [json.loads(x) for x in (BENCH / SETS[name][0]).read_text().splitlines() if x.strip()]
-                agg = run_set(lib, qs)["overall"]
+                agg = run_set(lib, questions_of(name))["overall"]
                 results.append({"setting": label, "set": name, **{k: agg.get(k) for k in
                                                                   ("n", "R@1", "R@5", "MRR@10", "box@5", "IoU")}})
                 print(f"| {label} | {name} | {agg['n']} | {agg['R@1']:.3f} | {agg['R@5']:.3f} | "
