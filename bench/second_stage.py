@@ -17,8 +17,8 @@ the keys are kept outside the repository). Held-out, held-out 2 and unseen are n
     python bench/second_stage.py apply OUT.pkl MODEL.json --train ... --C 1 --w 0.1 0.2 [--asked-gold FILE]
 
 `apply` fits on all train questions, writes MODEL.json and runs the real search with the model on
-every set (engine's own path; MMR, highlights and all). Needs the `SECOND_STAGE` hook of
-engine/search/searcher.py (commit of this file; removed in the next one).
+every set (engine's own path; MMR, highlights and all). Needs the `SECOND_STAGE` hook that commit 9b6b8a7
+put in engine/search/searcher.py (removed in the commit after it: not kept); run it at that commit.
 """
 
 from __future__ import annotations

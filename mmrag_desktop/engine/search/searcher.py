@@ -161,7 +161,6 @@ PAGE_HIGHLIGHT_RATIO = 0.55  # a same-kind chunk of the page this close in score
 # this share as well (R's "To remove objects the function rm is available:" 1.6x the workspace
 # sentence before it; OpenOCD's lead-in after the Zephyr sentence 0.5-0.7x)
 LEAD_IN_MATCH = 0.8
-SECOND_STAGE = None  # a callable given the kept candidates before MMR (bench/second_stage.py)
 SEGMENT_WEIGHT = 0.5  # weight of the best sentence's match in the final score
 # a hit of a document the query names (doc_names.py): dev R@1 0.651 at 1.0-1.35, 0.667 at 1.5 and the
 # same at every value up to 5 on all four sets; 3 puts R-intro first for "How do I read a CSV file
@@ -622,9 +621,6 @@ class Searcher:
             highlights[cid] = self._whole_sentences(rows[cid], highlights[cid], lead, tail)
         if plan.intent in ("visual", "table"):
             self._prefer_page_regions(plan, hvec, idf, kept, rows, highlights, scored, filters, replaced)
-        if SECOND_STAGE is not None:  # bench/second_stage.py (session 63's experiment; removed after it)
-            SECOND_STAGE(self, plan=plan, kept=kept, rows=rows, scored=scored, highlights=highlights, fused=fused,
-                         ranks=ranks, similarity=similarity, order=order, candidate_hl=candidate_hl, idf=idf)
         reranked = rerank_top(self.models.rerank_scores, plan.text, kept, rows, scored)
         vecs = self.vectors.chunk_vectors(kept, self.models.embedder.model_id)
         # chunks without a vector of the active model (a re-embed in progress) are ranked by fusion only
