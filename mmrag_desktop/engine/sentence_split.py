@@ -10,7 +10,8 @@ opening quote or bracket, where it opens a name ("a directive of the form “. E
 capital is not taken for an initial: in manuals it is a unit or a name ("5 V.", "part A."). With `newlines=True` every line break is a boundary
 too (evidence text whose lines are list items, table rows or headings), unless a lower-case word
 follows it (a wrapped line) and no full stop ends the line, or the line ends with an article, a preposition or a
-conjunction, or a comma after prose (`line_runs_on`: "Moving data from R16 to DDRB and" / "PORTB is done ..."), or a line that ends with a value ("Default: 0.1")
+conjunction, or a comma after prose (`line_runs_on`: "Moving data from R16 to DDRB and" / "PORTB is done ..."), or the line
+is cut inside a cross-reference's parenthesis ("... graphs (Chapter 5" / "[X-y Plots], page 19), ...") or prose goes on into one, or a line that ends with a value ("Default: 0.1")
 is followed by one that opens with a name in code ("timing/dslope=..."), and so is a bullet; the end of a line that starts with a prompt ("> ",
 "$ ") is one before a name in code too ("install.packages can install ..."), and so are both ends of a
 reference entry's header line ("telnet_port [number] [Config Command]") and of a declaration's ("real[]
@@ -233,7 +234,7 @@ def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) 
         # "SAT+Doppler-LO."; "(e.g." / "Yaesu FT-817)."; not "No.": "The default value is: NO." / "GENERATE_LEGEND")
         cuts.extend(m.start() for m in re.finditer(r"\n+(?![a-z])", text)
                     if not _ANNOUNCING.search(text, max(0, m.start() - 12), m.start())
-                    and not _runs_on(text, m.start()))
+                    and not _runs_on(text, m.start()) and not _in_brackets(text, m.start()))
         cuts.extend(m.end() for m in _PROMPT_LINE.finditer(text))
         cuts.extend(m.end() for m in _LINE_END_VALUE.finditer(text))
         cuts.extend(m.start() for m in _BULLET.finditer(text))
@@ -287,6 +288,39 @@ def line_runs_on(line: str) -> bool:
     if _PROSE_COMMA.search(line):
         return True
     return bool(_GOES_ON.search(line.lower() if line.isupper() else line))
+
+
+PROSE_WORDS = 4  # words of prose before a cross-reference a line break cuts
+BRACKET_WORDS = 4  # words of a cross-reference's parenthesis a line break may cut ("(Chapter 5", "(see Section")
+# a cross-reference in parentheses, as Texinfo prints them ("(Chapter 5 [X-y Plots], page 19)", "(see Section 3.2
+# [Options], page 12)"), or LaTeX's ("(see Figure 4)")
+_XREF = re.compile(r"(?:see(?: also)? |cf\. )?(?:chapter|section|appendix|figure|fig\.|table|page)\b", re.I)
+_BRACKET_WORD = re.compile(r"[A-Za-z][A-Za-z.-]*|\d+(?:\.\d+)*")
+
+
+def leaves_bracket_open(line: str) -> bool:
+    """True when prose on `line` opens a cross-reference's parenthesis that its line break cuts ("... Gri draws xy
+    graphs (Chapter 5" / "[X-y Plots], page 19), contour plots ...", Gri's): at most BRACKET_WORDS words or numbers
+    after it, at least PROSE_WORDS words before it. Other brackets left open (code's "ssh:chk_algos_opts(", a note's
+    "(possibly from another header") keep their line breaks."""
+    opened = line.rfind("(")
+    if opened < 0 or ")" in line[opened:]:
+        return False
+    inside = line[opened + 1:].split()
+    return (0 < len(inside) <= BRACKET_WORDS and all(_BRACKET_WORD.fullmatch(w) for w in inside)
+            and _XREF.match(line[opened + 1:]) is not None and len(_BRACKET_WORD.findall(line[:opened])) >= PROSE_WORDS)
+
+
+def _in_brackets(text: str, end: int) -> bool:
+    """True when the line break at `end` of `text` is inside a cross-reference's parenthesis (`leaves_bracket_open`) or
+    before one that prose in lower case goes on into ("... and image plots" / "(Chapter 7 [Images], page 29), but it
+    will not draw pie-charts ...")."""
+    line = text[text.rfind("\n", 0, end) + 1:end]
+    if leaves_bracket_open(line):
+        return True
+    after = text[end:].lstrip("\n")
+    return (after[:1] == "(" and _XREF.match(after[1:]) is not None and re.search(r"[a-z]$", line) is not None
+            and len(_BRACKET_WORD.findall(line)) >= PROSE_WORDS)
 
 
 def _in_address(text: str, end: int) -> bool:

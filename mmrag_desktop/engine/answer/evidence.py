@@ -23,10 +23,11 @@ from .events import Citation
 
 TokenCounter = Callable[[str], int]
 
-# a release history's section ("REVISION HISTORY > ... > 18.1.1 Verilator 5.006 2022-01-22", "Changes in 2.1"; a heading
-# that is only "NEWS", as GNU names the file of what each release changed: Valgrind's manual prints its NEWS and OLDER
-# NEWS as chapters)
-CHANGELOG = re.compile(r"change ?log|release notes|revision history|version history|what.?s new|^changes (?:from|in)\b|"
+# a release history's section ("REVISION HISTORY > ... > 18.1.1 Verilator 5.006 2022-01-22", "Changes in 2.1", Gri's
+# "13 History of Gri Versions"; a heading that is only "NEWS", as GNU names the file of what each release changed:
+# Valgrind's manual prints its NEWS and OLDER NEWS as chapters)
+CHANGELOG = re.compile(r"change ?log|release notes|(?:revision|version|release) history|what.?s new|"
+                       r"history of (?:[\w.-]+ ){0,2}(?:versions|releases|changes)\b|^changes (?:from|in)\b|"
                        r"new features|features introduced|^(?:\d+(?:\.\d+)*\.?\s+)?(?:[a-z]+\s+)?news$", re.I)
 SECTION_NUMBER = re.compile(r"^(?:[A-Z]|\d+)(?:\.\d+)*\.?\s+")
 # the number of a reference entry's heading: digits ("7.94", "2.12.3", "C.241"), not a letter alone (an
@@ -411,14 +412,24 @@ def _truncate(text: str, max_tokens: int, count: TokenCounter) -> str:
     return text[: ends[lo - 1]] + " ..." if lo else ""
 
 
+_RELEASE_NAME = re.compile(r"\d+\.\d+|\b(?:19|20)\d\d\b")
+
+
 def section_release(section: str) -> str | None:
     """None when no heading of `section` names a change log (`CHANGELOG`); else the release its last heading names
-    without its number ("Verilator 5.006 2022-01-22"), or "" when that heading names none ("2. NEWS")."""
+    without its number ("Verilator 5.006 2022-01-22") or, when that names none, the nearest heading above it up to the
+    change log's that names a version or a year ("FreedomBox 21.11 (2021-10-11)" over "8.48.1 Highlights": a release's
+    parts headed on their own); "" when none does ("2. NEWS")."""
     parts = [p.strip() for p in section.split(" > ")]
-    if not any(CHANGELOG.search(p) for p in parts):
+    log = next((i for i, p in enumerate(parts) if CHANGELOG.search(p)), None)
+    if log is None:
         return None
-    head = SECTION_NUMBER.sub("", parts[-1])
-    return head if re.search(r"\d", head) else ""
+    last = SECTION_NUMBER.sub("", parts[-1])
+    if re.search(r"\d", last):
+        return last
+    # a heading above it names a release by a version or a year ("Chapter 3" names none)
+    return next((head for head in (SECTION_NUMBER.sub("", p) for p in reversed(parts[log:-1]))
+                 if _RELEASE_NAME.search(head)), "")
 
 
 def _find_words(text: str, quote: str) -> int | None:

@@ -26,6 +26,13 @@ VISUAL_WORDS = frozenset(
     images picture pictures illustration drawing drawings pinout pin-out photo screenshot shown shows look
     looks depicted depict layout curve curves waveform sketch gui window dialog icon symbol""".split()
 )
+# the word before "image" that makes it a disk, firmware or container image, no picture ("attach the downloaded image
+# as its disk" pulled the FreedomBox Manual's VirtualBox screenshots over the steps; "flash the SD card image")
+SOFTWARE_IMAGE_WORDS = frozenset(
+    """disk disc card sd iso boot bootable system firmware docker container vdi vmdk qcow2 vm virtual virtualbox
+    kernel installer installation os downloaded prebuilt pre-built flash live rescue hdd ssd usb memory rom eeprom
+    core cloud base""".split()
+)
 TABLE_WORDS = frozenset(
     """table tables list values value parameters parameter specification specifications spec specs
     maximum minimum max min range ranges default defaults codes options columns rows column row limits
@@ -110,7 +117,9 @@ def plan_query(query: str) -> QueryPlan:
         phrases.append(quote_term(f"{kind} {m.group(2)}"))
     phrases.extend(quote_term(form) for form in quantity_forms(text))
     singular = [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in lowered]
-    vis = sum(1 for w, s in zip(lowered, singular, strict=True) if w in VISUAL_WORDS or s in VISUAL_WORDS)
+    vis = sum(1 for i, (w, s) in enumerate(zip(lowered, singular, strict=True))
+              if (w in VISUAL_WORDS or s in VISUAL_WORDS)
+              and not (s == "image" and i and lowered[i - 1] in SOFTWARE_IMAGE_WORDS))
     tab = sum(1 for w, s in zip(lowered, singular, strict=True) if w in TABLE_WORDS or s in TABLE_WORDS)
     intent = "visual" if vis > tab and vis > 0 else "table" if tab > 0 else "text"
     options = options_in(text)

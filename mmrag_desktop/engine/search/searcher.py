@@ -29,6 +29,7 @@ from ..sentence_split import (
     ends_a_row,
     ends_sentence,
     ends_with_noun,
+    leaves_bracket_open,
     line_runs_on,
     sentence_spans,
 )
@@ -962,7 +963,10 @@ class Searcher:
         lines = _boxed_lines(row)
         first = lines[0] if lines else None
         continues = bool(first and _CONTINUES.match(first["t"]))
-        if not first or not (continues or first["t"][:1].isupper()):
+        # (or a cross-reference's parenthesis the line above leaves open goes on: "... Gri draws xy graphs (Chapter 5"
+        # / "[X-y Plots], page 19), contour plots ...", Gri's)
+        bracket = bool(first) and first["t"][:1] in "(["
+        if not first or not (continues or bracket or first["t"][:1].isupper()):
             return []
         prev_row = self._text_row_before(row)
         if prev_row is None:
@@ -976,7 +980,7 @@ class Searcher:
                 term = before[-1] if before else None
             else:  # the chunks overlap from the first line on: the line before it
                 term = before[at - 1] if at > 0 else None
-            if term is None:
+            if term is None or (bracket and not leaves_bracket_open(term["t"])):
                 return []
             lead = _TERM_LEAD.match(term["t"]) or TYPED_SETTING.match(" ".join(term["t"].split()))
             if len(term["t"].split()) <= TERM_LEAD_WORDS and lead and _just_above(term, first):
@@ -994,7 +998,7 @@ class Searcher:
                 return start if len(PROSE_WORD.findall(" ".join(ln["t"] for ln in start))) >= 3 else []
             # else a capitalised word may go on with the sentence of the line above ("Moving data from R16 to
             # DDRB and" / "PORTB is done using both ...", microHOPE): the sentences of the chunk before say
-            if not _runs_on(term["t"]):
+            if not _runs_on(term["t"]) and not bracket:
                 return []
         if at is not None:  # the chunks overlap: the first line is the chunk before's too
             if not before[at].get("s"):

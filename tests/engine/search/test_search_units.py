@@ -25,7 +25,14 @@ def test_plan_query_quotes_everything_and_finds_identifiers():
 
 @pytest.mark.parametrize("q,intent", [("show me the block diagram of the PLL", "visual"),
                                       ("maximum ratings table for the regulator", "table"),
-                                      ("how do I reset the device", "text")])
+                                      ("how do I reset the device", "text"),
+                                      # a disk, firmware or container image is no picture (the FreedomBox
+                                      # Manual's VirtualBox screenshots came before its steps)
+                                      ("how do I attach the downloaded image as the VM's disk", "text"),
+                                      ("write the SD card image with dd", "text"),
+                                      ("is there an official Docker image", "text"),
+                                      ("export the block diagram as a PNG image", "visual"),
+                                      ("which image shows the pinout", "visual")])
 def test_intent(q, intent):
     assert plan_query(q).intent == intent
 

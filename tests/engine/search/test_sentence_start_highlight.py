@@ -556,3 +556,29 @@ def test_a_chunk_that_opens_with_what_the_sentence_before_ends_with_is_led_by_th
                if h.text.find(MAP_FILE[2]) >= 0)
     assert [ln["t"] for ln in hit.lead] == MAP_FILE[:1], hit.lead  # which file: the sentence before says
     assert hit.text.startswith(MAP_FILE[0])
+
+
+# one sentence whose second line opens inside a cross-reference's parenthesis (Gri's "... Gri draws xy graphs (Chapter 5"
+# / "[X-y Plots], page 19), contour plots (Chapter 6 [Contour Plots], page 23), ...")
+BRACKETED = ["When the supervisor notices that the main loop has not answered (Chapter 5",
+             "[Watchdog Timers], page 19), the controller restarts through the hardware watchdog reset line.",
+             "The event is logged."]
+
+
+def test_a_sentence_begun_in_the_chunk_before_goes_on_inside_a_bracket(library, tmp_path):
+    """A chunk that opens with a bracket may open mid-sentence: the line before leaves the parenthesis open, so the
+    sentence began there, and the answer quotes it from its start ("Can Gri draw pie charts?" quoted "[X-y Plots],
+    page 19), contour plots ..., but it will not draw pie-charts unless you teach it how.")."""
+    from mmrag_desktop.engine.answer.pipeline import ask
+
+    lines = _page_lines(library, BRACKETED)
+    pdf = write_pdf(tmp_path / "supervisor.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines)]])
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    stored = [json.loads(r[0]) for r in library.conn.execute("SELECT lines FROM chunks ORDER BY id")]
+    assert any(ch[0]["t"] == BRACKETED[1] for ch in stored)  # a chunk opens with the bracket's line
+
+    hit = next(h for h in library.search("controller restarts through the hardware watchdog reset line", k=3)
+               if h.text.startswith(BRACKETED[0]) or h.text.startswith(BRACKETED[1]))
+    assert [ln["t"] for ln in hit.lead] == BRACKETED[:1]
+    answer = ask(library, "How does the controller restart when the main loop has not answered?", mode="extractive")
+    assert answer.text.startswith(" ".join(BRACKETED[:2]) + " [1]"), answer.text
