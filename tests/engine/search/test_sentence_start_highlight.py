@@ -91,20 +91,25 @@ def test_a_sentence_begun_in_the_chunk_before_goes_on_with_a_name(library, tmp_p
     I/O-space and memory-space addresses of PORTB?" quoted "PORTB is done using both the I/O space address and
     the memory space address." (GetDP's "FunctionSpace of the same Name with additional BasisFunctions, ..."
     likewise). The line before, ending with "and", does not end its sentence: the quote opens with it."""
+    _quoted_from_the_line_before(library, tmp_path, NAMED, "MainController restarts through the hardware watchdog reset line",
+                                 "How does the MainController restart through the hardware watchdog reset line?")
+
+
+def _quoted_from_the_line_before(library, tmp_path, sentence: list[str], query: str, question: str) -> None:
+    """`sentence`'s lines on a page where a chunk opens with its second line: the hit found by `query` has its first
+    line as the lead, and the extractive answer to `question` quotes both lines first."""
     from mmrag_desktop.engine.answer.pipeline import ask
 
-    lines = _page_lines(library, NAMED)
+    lines = _page_lines(library, sentence)
     pdf = write_pdf(tmp_path / "supervisor.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines)]])
     assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
     stored = [json.loads(r[0]) for r in library.conn.execute("SELECT lines FROM chunks ORDER BY id")]
-    assert any(ch[0]["t"] == NAMED[1] for ch in stored)  # a chunk opens with the name's line
+    assert any(ch[0]["t"] == sentence[1] for ch in stored)  # a chunk opens with the second line
 
-    hit = next(h for h in library.search("MainController restarts through the hardware watchdog reset line", k=3)
-               if h.text.startswith(NAMED[0]) or h.text.startswith(NAMED[1]))
-    assert [ln["t"] for ln in hit.lead] == NAMED[:1]
-    answer = ask(library, "How does the MainController restart through the hardware watchdog reset line?",
-                 mode="extractive")
-    assert answer.text.startswith(" ".join(NAMED[:2]) + " [1]"), answer.text
+    hit = next(h for h in library.search(query, k=3) if h.text.startswith(sentence[0]) or h.text.startswith(sentence[1]))
+    assert [ln["t"] for ln in hit.lead] == sentence[:1]
+    answer = ask(library, question, mode="extractive")
+    assert answer.text.startswith(" ".join(sentence[:2]) + " [1]"), answer.text
 
 
 def test_the_lead_text_starts_where_the_sentence_does():
@@ -569,16 +574,5 @@ def test_a_sentence_begun_in_the_chunk_before_goes_on_inside_a_bracket(library, 
     """A chunk that opens with a bracket may open mid-sentence: the line before leaves the parenthesis open, so the
     sentence began there, and the answer quotes it from its start ("Can Gri draw pie charts?" quoted "[X-y Plots],
     page 19), contour plots ..., but it will not draw pie-charts unless you teach it how.")."""
-    from mmrag_desktop.engine.answer.pipeline import ask
-
-    lines = _page_lines(library, BRACKETED)
-    pdf = write_pdf(tmp_path / "supervisor.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines)]])
-    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
-    stored = [json.loads(r[0]) for r in library.conn.execute("SELECT lines FROM chunks ORDER BY id")]
-    assert any(ch[0]["t"] == BRACKETED[1] for ch in stored)  # a chunk opens with the bracket's line
-
-    hit = next(h for h in library.search("controller restarts through the hardware watchdog reset line", k=3)
-               if h.text.startswith(BRACKETED[0]) or h.text.startswith(BRACKETED[1]))
-    assert [ln["t"] for ln in hit.lead] == BRACKETED[:1]
-    answer = ask(library, "How does the controller restart when the main loop has not answered?", mode="extractive")
-    assert answer.text.startswith(" ".join(BRACKETED[:2]) + " [1]"), answer.text
+    _quoted_from_the_line_before(library, tmp_path, BRACKETED, "controller restarts through the hardware watchdog reset line",
+                                 "How does the controller restart when the main loop has not answered?")
