@@ -234,7 +234,7 @@ def sentence_spans(text: str, *, newlines: bool = False, clauses: bool = False) 
         # "SAT+Doppler-LO."; "(e.g." / "Yaesu FT-817)."; not "No.": "The default value is: NO." / "GENERATE_LEGEND")
         cuts.extend(m.start() for m in re.finditer(r"\n+(?![a-z])", text)
                     if not _ANNOUNCING.search(text, max(0, m.start() - 12), m.start())
-                    and not _runs_on(text, m.start()) and not _in_brackets(text, m.start()))
+                    and not _runs_on(text, m.start()) and not _in_cross_reference(text, m.start()))
         cuts.extend(m.end() for m in _PROMPT_LINE.finditer(text))
         cuts.extend(m.end() for m in _LINE_END_VALUE.finditer(text))
         cuts.extend(m.start() for m in _BULLET.finditer(text))
@@ -298,7 +298,7 @@ _XREF = re.compile(r"(?:see(?: also)? |cf\. )?(?:chapter|section|appendix|figure
 _BRACKET_WORD = re.compile(r"[A-Za-z][A-Za-z.-]*|\d+(?:\.\d+)*")
 
 
-def leaves_bracket_open(line: str) -> bool:
+def opens_cross_reference(line: str) -> bool:
     """True when prose on `line` opens a cross-reference's parenthesis that its line break cuts ("... Gri draws xy
     graphs (Chapter 5" / "[X-y Plots], page 19), contour plots ...", Gri's): at most BRACKET_WORDS words or numbers
     after it, at least PROSE_WORDS words before it. Other brackets left open (code's "ssh:chk_algos_opts(", a note's
@@ -311,12 +311,12 @@ def leaves_bracket_open(line: str) -> bool:
             and _XREF.match(line[opened + 1:]) is not None and len(_BRACKET_WORD.findall(line[:opened])) >= PROSE_WORDS)
 
 
-def _in_brackets(text: str, end: int) -> bool:
-    """True when the line break at `end` of `text` is inside a cross-reference's parenthesis (`leaves_bracket_open`) or
+def _in_cross_reference(text: str, end: int) -> bool:
+    """True when the line break at `end` of `text` is inside a cross-reference's parenthesis (`opens_cross_reference`) or
     before one that prose in lower case goes on into ("... and image plots" / "(Chapter 7 [Images], page 29), but it
     will not draw pie-charts ...")."""
     line = text[text.rfind("\n", 0, end) + 1:end]
-    if leaves_bracket_open(line):
+    if opens_cross_reference(line):
         return True
     after = text[end:].lstrip("\n")
     return (after[:1] == "(" and _XREF.match(after[1:]) is not None and re.search(r"[a-z]$", line) is not None

@@ -29,8 +29,8 @@ from ..sentence_split import (
     ends_a_row,
     ends_sentence,
     ends_with_noun,
-    leaves_bracket_open,
     line_runs_on,
+    opens_cross_reference,
     sentence_spans,
 )
 from ..store.chunks import Filters
@@ -980,7 +980,7 @@ class Searcher:
                 term = before[-1] if before else None
             else:  # the chunks overlap from the first line on: the line before it
                 term = before[at - 1] if at > 0 else None
-            if term is None or (bracket and not leaves_bracket_open(term["t"])):
+            if term is None or (bracket and not opens_cross_reference(term["t"])):
                 return []
             lead = _TERM_LEAD.match(term["t"]) or TYPED_SETTING.match(" ".join(term["t"].split()))
             if len(term["t"].split()) <= TERM_LEAD_WORDS and lead and _just_above(term, first):
