@@ -102,3 +102,24 @@ def test_llm_rerank_orders_by_prior_plus_weighted_judgement():
     assert [h["page"] for h in reorder(entry, 0.1, "score")] == [2, 1, 3]
     assert [h["page"] for h in reorder(entry, 100, "rank")] == [3, 2, 1]  # the model's order alone
     assert reorder({"hits": [], "llm": []}, 1.0, "score") == []
+
+
+def test_second_stage_learns_to_put_the_gold_candidate_first():
+    import numpy as np
+    from second_stage import _offline, fit
+
+    # two features; the gold candidate (second by the engine's score) is the one with the higher second feature
+    rng = np.random.RandomState(0)
+    mats = {}
+    for q in range(12):
+        A = rng.rand(5, 2)
+        gold = np.zeros(5, dtype=bool)
+        gold[1] = True
+        A[1, 1] = A[:, 1].max() + 0.5
+        mats[q] = (A, gold, np.array([1.0, 0.99, 0.5, 0.4, 0.3]))
+    model = fit(mats, list(mats), C=1.0)
+    assert model["coef"][1] > 0
+    first, top5, rr = _offline(model, *mats[0], w=0.0)
+    assert (first, rr) == (0.0, 0.5)  # no weight: the engine's order, gold second
+    first, top5, rr = _offline(model, *mats[0], w=1.0)
+    assert (first, top5, rr) == (1.0, 1.0, 1.0)
