@@ -38,9 +38,10 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 from metrics import score_run  # noqa: E402
+from sweep import SETS, library_folders, questions_of  # noqa: E402
 
-SETS = {"dev": ("questions.jsonl", "lib-answer-n"), "heldout": ("heldout.jsonl", "lib-answer-n"),
-        "heldout2": ("heldout2.jsonl", "lib-heldout2-n"), "unseen": ("unseen.jsonl", "lib-unseen-n")}
+# the libraries this was measured on (session 63's, as bench/README.md's figures); --lib SET=DIR for others
+MEASURED_ON = [f"{name}={BENCH / 'data' / (SETS[name][1] + '-n')}" for name in SETS]
 LISTS = ["dense", "keyword", "exact", "rows"]
 WORD = re.compile(r"\w+")
 FOLDS = 7
@@ -102,12 +103,10 @@ def features(searcher, plan, kept, rows, scored, highlights, fused, ranks, simil
     return out
 
 
-def questions(name: str, asked: dict) -> tuple[Path, list[dict], bool]:
-    """(library folder, questions, has gold boxes) of a set or an asked list."""
+def questions(name: str, asked: dict, folders: dict[str, Path]) -> tuple[Path, list[dict], bool]:
+    """(library folder, questions, has gold boxes) of a set (its folder from `folders`) or an asked list."""
     if name in SETS:
-        qf, lib = SETS[name]
-        qs = [json.loads(x) for x in (BENCH / qf).read_text().splitlines() if x.strip()]
-        return BENCH / "data" / lib, qs, True
+        return folders[name], questions_of(name), True
     a = asked[name]
     lines = [x.strip() for x in (BENCH / "asked" / f"{name}.txt").read_text().splitlines() if x.strip()]
     qs = [{"id": f"{name}:{i}", "kind": "text", "query": q, "gold": [{"doc": a["doc"], "page": p, "bbox": [0, 0, 0, 0]}]}
@@ -115,7 +114,7 @@ def questions(name: str, asked: dict) -> tuple[Path, list[dict], bool]:
     return Path(a["lib"]), qs, False
 
 
-def run(hook, names: list[str], asked: dict, tag: str) -> dict:
+def run(hook, names: list[str], asked: dict, folders: dict[str, Path], tag: str) -> dict:
     """Search every question of `names` with `hook` in place; per set: aggregate, features, top 10."""
     from mmrag_desktop.engine.library import Library
     from mmrag_desktop.engine.search import searcher
@@ -125,7 +124,7 @@ def run(hook, names: list[str], asked: dict, tag: str) -> dict:
     libs: dict[Path, Library] = {}
     res = {}
     for name in names:
-        folder, qs, boxes = questions(name, asked)
+        folder, qs, boxes = questions(name, asked, folders)
         lib = libs.get(folder) or Library.open(folder, access="read")
         libs[folder] = lib
         hits, data = {}, {}
@@ -141,8 +140,8 @@ def run(hook, names: list[str], asked: dict, tag: str) -> dict:
     return res
 
 
-def _matrices(dumped: dict, names: list[str]) -> dict:
-    """question id -> (features, gold labels, the engine's score) of its candidates."""
+def _matrices(dumped: dict, names: list[str]) -> tuple[dict, list[str]]:
+    """(question id -> (features, gold labels, the engine's score) of its candidates, the features' names)."""
     keys = list(next(items for s in dumped.values() for items in s["data"].values() if items)[0][3])
     out = {}
     for s in names:
@@ -191,12 +190,14 @@ def main() -> None:
     ap.add_argument("--w", type=float, nargs="+", default=[0.1])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--only", help="comma-separated sets and lists to search (default: all)")
+    ap.add_argument("--lib", action="append", default=[], metavar="SET=DIR", help="a set's library (default: *-n)")
     a = ap.parse_args()
     asked = json.loads(Path(a.asked_gold).read_text()) if a.asked_gold else {}
     names = a.only.split(",") if a.only else list(SETS) + list(asked)
+    folders = library_folders(MEASURED_ON + a.lib)
     if a.mode == "dump":
         with open(a.dump, "wb") as fh:
-            pickle.dump(run(lambda s, **kw: features(s, **kw), names, asked, "engine"), fh)
+            pickle.dump(run(lambda s, **kw: features(s, **kw), names, asked, folders, "engine"), fh)
         return
     with open(a.dump, "rb") as fh:
         dumped = pickle.load(fh)
@@ -206,7 +207,8 @@ def main() -> None:
     if a.mode == "cv":
         perm = np.random.RandomState(a.seed).permutation(len(qids))
         folds = [{qids[i] for i in perm[k::FOLDS]} for k in range(FOLDS)]
-        print(f"{len(qids)} train questions; engine: {sum(_offline(fit(mats, qids, 1.0), *mats[q], 0.0) for q in qids)}")
+        engine = {"mean": 0.0, "std": 1.0, "coef": np.zeros(len(keys))}  # w = 0: the engine's own order
+        print(f"{len(qids)} train questions; engine: {sum(_offline(engine, *mats[q], 0.0) for q in qids)}")
         for C in (0.2, 0.5, 1.0, 2.0):
             total = {w: np.zeros(3) for w in a.w}
             for fold in folds:
@@ -226,7 +228,7 @@ def main() -> None:
                 x = (np.array([f[k] for k in keys]) - model["mean"]) / model["std"]
                 kw["scored"][c] += w * float(x @ model["coef"])
             return feats
-        run(hook, names, asked, f"w={w}")
+        run(hook, names, asked, folders, f"w={w}")
 
 
 if __name__ == "__main__":
