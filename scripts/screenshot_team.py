@@ -14,7 +14,15 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from screenshots import _shrink, cut_manuals, fresh_profile, open_window, pump_events, wait_for  # noqa: E402
+from screenshots import (  # noqa: E402
+    _shrink,
+    cut_manuals,
+    fresh_profile,
+    open_window,
+    pump_events,
+    run,
+    wait_for,
+)
 
 QUESTION = "How do I model a lossy transmission line?"
 
@@ -81,4 +89,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -41,12 +42,17 @@ def cut_manuals(out: Path) -> list[Path]:
     return paths
 
 
+_PROFILES: list[Path] = []
+
+
 def fresh_profile(prefix: str) -> tuple[Path, Path]:
     """(the output folder named on the command line, created; a temp folder that holds this run's
-    settings, libraries, cache and logs, so that no user's profile shows or changes)."""
+    settings, libraries, cache and logs, so that no user's profile shows or changes: `run` removes
+    it when the run succeeds and keeps it, for its logs, when it fails)."""
     out_dir = Path(sys.argv[1]).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=prefix))
+    _PROFILES.append(tmp)
     for k in ("CONFIG", "DATA", "CACHE", "LOG"):
         os.environ[f"MMRAG_{k}_DIR"] = str(tmp / k.lower())
     return out_dir, tmp
@@ -191,5 +197,18 @@ def _shrink(path: Path, limit: int = 300_000) -> None:
     q.save(path, optimize=True)
 
 
+def run(main) -> int:
+    """main(), then its temp profiles removed (a few hundred MB each); kept, and named, if it fails."""
+    try:
+        rc = main()
+    except BaseException:
+        for tmp in _PROFILES:
+            print(f"the run's settings, library and logs are kept in {tmp}", file=sys.stderr)
+        raise
+    for tmp in _PROFILES:
+        shutil.rmtree(tmp)
+    return rc
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main))
