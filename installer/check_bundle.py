@@ -186,14 +186,19 @@ class Checker:
         if "%F" not in exec_line:
             raise CheckFailed(f"the .desktop file's Exec line passes no files: {exec_line}")
         platform = {"DISPLAY": x.display} if x.display else {"QT_QPA_PLATFORM": "offscreen"}
+        # the window's stderr goes to a file, not a pipe: a pipe nobody reads while the window runs
+        # fills at 64 KB and then blocks the window
+        stderr_path = self.home / "open-with.stderr"
         t0 = time.perf_counter()
-        proc = subprocess.Popen(self.no_network + [program, str(PDF)], env=self.env(**platform),
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        with open(stderr_path, "w") as stderr:
+            proc = subprocess.Popen(self.no_network + [program, str(PDF)], env=self.env(**platform),
+                                    stdout=subprocess.DEVNULL, stderr=stderr, text=True)
         try:
-            shown = added = None
+            shown = added = out = None
             while time.perf_counter() - t0 < 300 and added is None:
                 if proc.poll() is not None:
-                    raise CheckFailed(f"the window exited with {proc.returncode}: {proc.stderr.read()[-2000:]}")
+                    raise CheckFailed(f"the window exited with {proc.returncode}: "
+                                      f"{stderr_path.read_text(errors='replace')[-2000:]}")
                 logs = list(self.home.rglob("mmrag-desktop.log"))
                 if shown is None and logs and "window shown" in logs[0].read_text(errors="replace"):
                     shown = time.perf_counter() - t0
@@ -204,7 +209,12 @@ class Checker:
                     added = time.perf_counter() - t0
                 time.sleep(0.5)
             if shown is None or added is None:
-                raise CheckFailed(f"Open with: window shown {shown}, file added {added} (after 300 s)")
+                log = "".join(p.read_text(errors="replace") for p in self.home.rglob("mmrag-desktop.log"))
+                raise CheckFailed(
+                    f"Open with: window shown {shown}, file added {added} (after 300 s)\n"
+                    f"last `mmrag list`: {out.returncode if out else None} {(out.stdout + out.stderr)[-1000:] if out else ''}\n"
+                    f"the window's log, last lines:\n{log[-3000:]}\n"
+                    f"its stderr, last lines:\n{stderr_path.read_text(errors='replace')[-2000:]}")
             self.figures["cold_start_to_window_s"] = round(shown, 1)
             self.figures["open_with_added_s"] = round(added, 1)
             if screenshot is not None and x.display:
