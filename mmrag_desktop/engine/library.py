@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -595,9 +595,10 @@ class Library:
         """Inverse document frequency of each term over the chunks: log((N + 1) / (df + 0.5))."""
         return self.store.chunks.term_idf(terms)
 
-    def term_df(self, terms: list[str]) -> dict[str, int]:
-        """How many chunks of the library contain each term (a word or a phrase)."""
-        return self.store.chunks.term_df(terms)
+    def term_df(self, terms: list[str], doc_ids: Sequence[int] | None = None) -> dict[str, int]:
+        """How many chunks of the library contain each term (a word or a phrase); only the chunks of
+        the documents `doc_ids` when given."""
+        return self.store.chunks.term_df(terms, doc_ids)
 
     def doc_kind(self, doc_id: int) -> str:
         """The document's kind (pdf | image | markdown | docling)."""

@@ -143,6 +143,8 @@ class ConfidenceReport:
     features: dict[str, float] = field(default_factory=dict)
     absent: list[str] = field(default_factory=list)  # question names no hit mentions
     unknown: list[str] = field(default_factory=list)  # question words the library never uses
+    unused: list[str] = field(default_factory=list)  # names the question writes that `unused_in` never use
+    unused_in: list[str] = field(default_factory=list)  # the documents asked about (file names)
 
 
 def _similarity(question: str, hits: Sequence[Hit], embedder) -> float | None:
@@ -218,6 +220,7 @@ def assess(
     unknown_margin: float | None = None,
     titles: dict[str, str] | None = None,
     mates: Sequence[Hit] = (),
+    doc_term_df: Callable[[list[str], Sequence[int]], dict[str, int]] | None = None,
 ) -> ConfidenceReport:
     """Score the evidence for `question`; `insufficient` when below the threshold, when no hits,
     when a name of the question is in no hit (`absent_names`; a family named in a hit's model number
@@ -231,8 +234,10 @@ def assess(
     library's `term_df`. `titles` ({file name: title}) are the documents'; a name that a hit's
     document is called by is no absent name (`names_a_document`). `mates` (other passages of the hits'
     pages, the search's reserve) are not scored, but a name they mention is no absent name: Autoconf's
-    "exit with status 208" is in the table of exit statuses under the sentence found. Never raises for
-    empty hits (returns score 0, insufficient).
+    "exit with status 208" is in the table of exit statuses under the sentence found. `doc_term_df(terms,
+    doc_ids)` is `term_df` over some documents (the library's): a name the question writes that none of the
+    documents asked about uses (`asked_documents`, `unused_names`) makes it not covered too, whatever other
+    manuals of the library say. Never raises for empty hits (returns score 0, insufficient).
     """
     thr = DEFAULT_THRESHOLD if threshold is None else float(threshold)
     f = features(question, hits, embedder, mates)
@@ -250,6 +255,17 @@ def assess(
     f["unknown_words"] = float(len(unknown))
     decisive = decisive_unknown(question, unknown)
     f["decisive_unknown"] = float(len(decisive))
+    unused, asked = [], asked_documents(question, hits, titles or {})
+    if doc_term_df is not None and hits:
+        ids = sorted({h.doc_id for h in hits if h.doc in asked})
+
+        def found_df(terms: list[str]) -> dict[str, int]:
+            return doc_term_df(terms, ids)
+
+        unused = [n for n in unused_names(question, found_df, unknown) if not in_model_number(n, text)
+                  and not names_a_document(n, hits, titles or {}) and not spelled_out(n, text) and not placeholder(n)
+                  and not with_optional_part(n.lower(), text)]
+    f["unused_names"] = float(len(unused))
     margin = UNKNOWN_MARGIN if unknown_margin is None else float(unknown_margin)
     u_thr = thr + margin
     if unknown and question.rstrip().endswith("?") and all(common_word(w, question) for w in unknown):
@@ -259,8 +275,41 @@ def assess(
     stated = bool(unknown) and states_the_numbers(question, hits)
     f["numbers_stated"] = float(stated)
     return ConfidenceReport(score=score, insufficient=(not hits) or score < thr or bool(absent) or bool(decisive)
-                            or (bool(unknown) and score < u_thr and not stated), threshold=thr,
-                            features=f, absent=absent, unknown=unknown)
+                            or bool(unused) or (bool(unknown) and score < u_thr and not stated), threshold=thr,
+                            features=f, absent=absent, unknown=unknown, unused=unused, unused_in=asked if unused else [])
+
+
+def asked_documents(question: str, hits: Sequence[Hit], titles: dict[str, str]) -> list[str]:
+    """The file names of the hits' documents the question is about: the ones it names (a word of three letters or
+    more, no stopword and no common English word, that is a word of the file name or the title: "Is there a Python
+    binding for Gri ...?" of gri.pdf), else all of them."""
+    docs = list(dict.fromkeys(h.doc for h in hits))
+    words = {t.lower() for t in _NAME_WORD.findall(question) if len(t) > 2 and t.lower() not in STOPWORDS
+             and not common_word(t.lower(), question)}
+    named = [d for d in docs if words & {w.lower() for w in _NAME_WORD.findall(f"{d.rsplit('.', 1)[0]} {titles.get(d, '')}")}]
+    return named or docs
+
+
+def unused_names(question: str, found_df: Callable[[list[str]], dict[str, int]], known: Sequence[str] = ()) -> list[str]:
+    """The names the question writes (a capital, letters only, not its first word: decisive_unknown's) that no
+    chunk of the documents found uses (`found_df`: term_df over them; `unknown_words` with it), as the question
+    writes them, leaving out the `known` words (the library's unknown words, told apart): "Is there a Python
+    binding for Gri ...?" of a library whose FreedomBox manual writes "Python" while Gri's never does. A name
+    the question offers as an alternative to a name those documents do use is left out ("accented European
+    characters or Chinese/Japanese text": the manual may say what it does with the other)."""
+    written = {t.rstrip(".").lower(): t.rstrip(".") for i, t in enumerate(_TERM.findall(question)) if i > 0}
+    names = [written[w] for w in unknown_words(question, found_df) if w not in known
+             and written.get(w, "").isalpha() and not written[w].islower()]
+    return [n for n in names if not _or_a_used_name(n, question, found_df)]
+
+
+def _or_a_used_name(name: str, question: str, found_df: Callable[[list[str]], dict[str, int]]) -> bool:
+    """True when `question` joins `name` by "or" or "/" to a capitalised word that `found_df` counts."""
+    n = re.escape(name)
+    joint = r"\s*(?:/|\bor\b)\s*"
+    others = re.findall(rf"(?<![\w-]){n}{joint}([A-Z][A-Za-z]+)", question)
+    others += re.findall(rf"([A-Z][A-Za-z]+){joint}{n}(?![\w-])", question)
+    return bool(others) and any(found_df(others).get(o, 0) for o in others)
 
 
 def common_word(word: str, question: str) -> bool:

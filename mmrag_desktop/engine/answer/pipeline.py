@@ -231,9 +231,10 @@ def _run(library, q, history, mode, cancel: CancelToken, settings: Settings, k: 
         except ModelError:
             embedder = None
         threshold = settings.extra.get("answer_confidence_threshold")
-        report = assess(search_q, hits, embedder, threshold, term_df=getattr(library, "term_df", None),
-                        unknown_margin=settings.extra.get("answer_unknown_margin"),
-                        titles=titles, mates=reserve)
+        term_df = getattr(library, "term_df", None)
+        report = assess(search_q, hits, embedder, threshold, term_df=term_df,
+                        unknown_margin=settings.extra.get("answer_unknown_margin"), titles=titles, mates=reserve,
+                        doc_term_df=term_df)
         answer.confidence = report.score
         stats["confidence_features"] = {k_: round(v, 4) for k_, v in report.features.items()}
         stats["confidence_threshold"] = report.threshold
@@ -286,6 +287,10 @@ def _not_covered_reason(report) -> str:
         parts.append("no page found mentions " + ", ".join(f"“{t}”" for t in report.absent))
     if report.unknown:
         parts.append("the indexed manuals never use " + ", ".join(f"“{t}”" for t in report.unknown))
+    if report.unused:
+        docs = report.unused_in
+        parts.append("nothing in " + " or ".join(filter(None, (", ".join(docs[:-1]), docs[-1]))) + " uses "
+                     + ", ".join(f"“{t}”" for t in report.unused))
     text = "; ".join(parts)
     return f"{text[:1].upper()}{text[1:]}." if parts else ""
 

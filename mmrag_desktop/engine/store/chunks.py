@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .db import Database
@@ -55,7 +56,7 @@ class Chunks:
     def __init__(self, db: Database):
         self.db = db
         self._count: int | None = None
-        self._df: dict[tuple[str, int], int] = {}
+        self._df: dict[tuple[str, int, tuple[int, ...] | None], int] = {}
         db.on_rollback(self.invalidate)
 
     def invalidate(self) -> None:
@@ -135,18 +136,22 @@ class Chunks:
             "SELECT section, text FROM chunks WHERE doc_id = ? AND ord < ? AND kind = 'text' ORDER BY ord DESC LIMIT ?",
             (doc_id, ord_, n))]
 
-    def term_df(self, terms: list[str]) -> dict[str, int]:
+    def term_df(self, terms: list[str], doc_ids: Sequence[int] | None = None) -> dict[str, int]:
         """How many chunks contain each term (a word or a phrase; FTS5 counts, cached until the
-        chunk count changes)."""
+        chunk count changes); only the chunks of `doc_ids` when given."""
+        docs = tuple(sorted(set(doc_ids))) if doc_ids is not None else None
+        sql = "SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH ?"
+        if docs is not None:
+            sql = ("SELECT COUNT(*) FROM chunks_fts f JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH ? "
+                   f"AND c.doc_id IN ({', '.join('?' * len(docs))})")
         with self.db.lock:
             n = self.count()
             out = {}
             for t in terms:
-                key = (t, n)
+                key = (t, n, docs)
                 if key not in self._df:
                     try:
-                        df = self.db.one("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
-                                         ('"' + t.replace('"', '""') + '"',))[0]
+                        df = self.db.one(sql, ('"' + t.replace('"', '""') + '"', *(docs or ())))[0]
                     except sqlite3.OperationalError:
                         df = 0
                     if len(self._df) > 20000:

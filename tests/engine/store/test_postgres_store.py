@@ -271,6 +271,10 @@ def test_term_idf_counts_matching_chunks(store):
     assert idf["absent"] == pytest.approx(np.log((n + 1) / 0.5))
     assert idf["register"] == pytest.approx(np.log((n + 1) / 1.5))
     assert store.chunks.term_df(["pump", "absent", "pump seal"]) == {"pump": 3, "absent": 0, "pump seal": 1}
+    other, _ = _document(store, "b.pdf", [_row(0, 0, "pump curve", section="")])
+    assert store.chunks.term_df(["pump", "curve", "valve"], doc_ids=[other]) == {"pump": 1, "curve": 1, "valve": 0}
+    assert store.chunks.term_df(["pump"]) == {"pump": 4}
+    assert store.chunks.term_df(["pump"], doc_ids=[]) == {"pump": 0}
 
 
 def test_chunks_without_vectors(store):

@@ -112,6 +112,11 @@ def test_chunks_fts_filters_links_and_idf(store, tmp_path):
     assert idf["absent"] > idf["supply"] > 0
     assert store.chunks.term_df(["supply", "pinout", "absent", "supply voltage"]) == {
         "supply": 2, "pinout": 2, "absent": 0, "supply voltage": 1}
+    # counted in some documents only (answers ask whether the manuals found use a name)
+    assert store.chunks.term_df(["supply", "voltage", "header"], doc_ids=[b]) == {"supply": 1, "voltage": 0, "header": 1}
+    assert store.chunks.term_df(["voltage"], doc_ids=[a, b]) == {"voltage": 1}
+    assert store.chunks.term_df(["supply"], doc_ids=[]) == {"supply": 0}
+    assert store.chunks.term_df(["voltage"]) == {"voltage": 1}, "the library-wide count is cached apart"
     with store.db.transaction():
         store.chunks.delete_document(a)
         ids = store.chunks.insert([_row(a, 0, "Figure 2 pins", kind="figure", group_key="figure:2"),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Sequence
 
 K1 = 1.2
 B = 0.75
@@ -33,7 +34,7 @@ class Bm25Stats:
         self.config = config
         self._lock = threading.Lock()
         self._avgdl: tuple[int, float] | None = None
-        self._df: dict[tuple[str, int], int] = {}
+        self._df: dict[tuple[str, int, tuple[int, ...] | None], int] = {}
         self._lexemes: dict[str, list[str]] = {}
 
     def avgdl(self, n: int) -> float:
@@ -51,19 +52,21 @@ class Bm25Stats:
                 self._avgdl = (n, float(avg or 1.0))
             return self._avgdl[1]
 
-    def dfs(self, phrases: list[str], n: int) -> dict[str, int]:
-        """Chunks containing each phrase (cached per chunk count; the ones not cached are counted
-        in one statement)."""
+    def dfs(self, phrases: list[str], n: int, doc_ids: Sequence[int] | None = None) -> dict[str, int]:
+        """Chunks containing each phrase, of the documents `doc_ids` only when given (cached per chunk
+        count; the ones not cached are counted in one statement)."""
+        docs = tuple(sorted(set(doc_ids))) if doc_ids is not None else None
+        within = "" if docs is None else " AND doc_id = ANY(?::bigint[])"
         with self._lock:
-            todo = [p for p in dict.fromkeys(phrases) if (p, n) not in self._df]
+            todo = [p for p in dict.fromkeys(phrases) if (p, n, docs) not in self._df]
             if todo:
                 if len(self._df) > 20000:
                     self._df.clear()
                 for phrase, df in self.db.all(
-                        f"SELECT p, (SELECT COUNT(*) FROM chunks WHERE fts @@ phraseto_tsquery('{self.config}', p)) "
-                        "FROM unnest(?::text[]) AS p", (todo,)):
-                    self._df[(phrase, n)] = int(df)
-            return {p: self._df[(p, n)] for p in phrases}
+                        f"SELECT p, (SELECT COUNT(*) FROM chunks WHERE fts @@ phraseto_tsquery('{self.config}', p)"
+                        f"{within}) FROM unnest(?::text[]) AS p", ([list(docs)] if docs is not None else []) + [todo]):
+                    self._df[(phrase, n, docs)] = int(df)
+            return {p: self._df[(p, n, docs)] for p in phrases}
 
     def lexemes(self, phrases: list[str]) -> dict[str, list[str]]:
         """The distinct lexemes of each phrase as the keyword index stores them."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 
 from ..chunks import COLUMNS, SELECT_COLUMNS, Chunks, Filters
 from . import bm25
@@ -72,10 +73,11 @@ class PgChunks(Chunks):
             *phrases, *args, max(bm25.CANDIDATES, 10 * limit), terms[1], terms[1], *terms, self._bm25.avgdl(n),
             limit])]
 
-    def term_df(self, terms: list[str]) -> dict[str, int]:
+    def term_df(self, terms: list[str], doc_ids: Sequence[int] | None = None) -> dict[str, int]:
         """How many chunks contain each term (a word or a phrase; GIN index counts, one statement
-        for the terms not cached, cached until the chunk count changes)."""
-        return self._bm25.dfs(list(terms), self.count())
+        for the terms not cached, cached until the chunk count changes); only the chunks of `doc_ids`
+        when given."""
+        return self._bm25.dfs(list(terms), self.count(), doc_ids)
 
     def term_idf(self, terms: list[str]) -> dict[str, float]:
         """Inverse document frequency of each term over the chunks (`term_df`):
