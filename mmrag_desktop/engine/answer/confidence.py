@@ -369,7 +369,7 @@ def unknown_words(question: str, term_df: Callable[[list[str]], dict[str, int]])
                                and t.lower() not in STOPWORDS and t.lower() not in _GENERAL_WORDS))
     if not words:
         return []
-    variants = {w: _spellings(w) + _nouns_of(w) + part_spellings(w) + list(GREEK.get(w, "")) + list(_GRADED.get(w, ()))
+    variants = {w: _spellings(w) + _nouns_of(w) + _verbs_of(w) + dimension_spellings(w) + part_spellings(w) + list(GREEK.get(w, "")) + list(_GRADED.get(w, ()))
                 + symbol_spellings(w) + _IRREGULAR.get(w, []) for w in words}
     parts = {w: _dotted_parts(w) for w in words}
     df = term_df(list(dict.fromkeys([*(v for vs in variants.values() for v in vs), *(p for ps in parts.values() for p in ps)])))
@@ -439,6 +439,16 @@ def _nouns_of(word: str) -> list[str]:
         base = word[:-2]
         return [base + "a", base, base + "e"]
     return []
+
+
+def _verbs_of(word: str) -> list[str]:
+    """The verb a noun in -er names the doer of, which a manual writes instead: "linker" of FFTW's "link with
+    -lfftw3 -lm" ("What linker flags do I need ...?" was not covered), "compiler" / "compile", "parser" / "parse";
+    [] for other words (not "-or": "factor", "tensor")."""
+    noun = word[:-1] if word.endswith("ers") else word
+    if not (noun.endswith("er") and len(noun) > 5 and noun[-3] not in "aeiou"):
+        return []
+    return [noun[:-2], noun[:-1]]
 
 
 def _dotted_parts(word: str) -> list[str]:
@@ -605,7 +615,7 @@ def absent_names(question: str, hits: Sequence[Hit]) -> list[str]:
     absent = [t.text for t in missing_terms(names, index)
               if not _named_by_parts(t.norm, index.low) and not _named_as_the_tools_do(t.text, index.low)
               and not _named_by_its_number(t.text, question, index.low) and not _named_with_its_value(t.norm, index.low)
-              and not _named_as_formulas_do(t.norm, index.low)]
+              and not _named_as_formulas_do(t.norm, index.low) and not _named_as_dimensions(t.norm, index.low)]
     absent += [n for n in codes if not re.search(r"(?<![\w.])" + n.lower() + r"(?![\w])", index.low)]
     return list(dict.fromkeys(absent))  # a hexadecimal code is a name too
 
@@ -633,6 +643,32 @@ def _named_as_formulas_do(name: str, text: str) -> bool:
     letters = {c: variants for variants in GREEK.values() for c in variants}  # any way of writing it: all of them
     pattern = r"[\s\u2212\u2013-]{0,3}".join(f"[{letters[c]}]" if c in letters else re.escape(c) for c in spelled[0].replace(" ", ""))
     return re.search(r"(?<!\w)" + pattern + r"(?!\w)", text) is not None
+
+
+# (not a hexadecimal code: "0x42")
+_DIMENSIONS = re.compile(r"([1-9]\d*)x([1-9]\d*)(?:x([1-9]\d*))?")
+
+
+def dimension_spellings(name: str) -> list[str]:
+    """The ways a manual writes the dimensions a question joins by an "x" ("5x6", "4x4x2"): "5 by 6", "5 x 6";
+    [] for other words ("0x42" is a hexadecimal code)."""
+    m = _DIMENSIONS.fullmatch(name.lower())
+    if m is None:
+        return []
+    nums = [n for n in m.groups() if n]
+    return [" by ".join(nums), " x ".join(nums)]
+
+
+def _named_as_dimensions(name: str, text: str) -> bool:
+    """True when the dimensions `name` ("5x6") are in `text` (lower case) written otherwise: "three 5 by 6 arrays"
+    (FFTW's manual; "Using fftw_plan_many_dft to transform three 5x6 complex arrays ..." was not covered), "5 × 6",
+    "5-by-6", "5 x 6"."""
+    m = _DIMENSIONS.fullmatch(name.lower())
+    if m is None:
+        return False
+    joint = r"\s*(?:x|\u00d7|\*|-?by-?)\s*"
+    pattern = joint.join(re.escape(n) for n in m.groups() if n)
+    return re.search(r"(?<![\d.])" + pattern + r"(?![\d.])", text) is not None
 
 
 def _named_with_its_value(name: str, text: str) -> bool:

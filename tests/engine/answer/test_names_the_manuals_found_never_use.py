@@ -73,3 +73,4 @@ def test_the_answer_says_which_manual_never_uses_the_name(library, tmp_path):
     # a question the plotting manual answers is answered
     ok = extractive_answer(library, "How do I make a Gri program executable?")
     assert not ok.insufficient_evidence and "#!/usr/bin/gri" in ok.text, ok.text
+
