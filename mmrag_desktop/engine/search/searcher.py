@@ -96,8 +96,9 @@ MMR_LAMBDA = 0.7
 TINY_WORDS = 6
 # a chunk's first line that may continue a sentence begun before it opens in lower case ("in fact so
 # important that ...", "prefix= option) to rename each yyFlexLexer ..."); what it continues must read as
-# prose (three words at least: not "csvread (filename)" above "x = csvread (...)", _sentence_start)
-_CONTINUES = re.compile(r"[a-z]")
+# prose (three words at least: not "csvread (filename)" above "x = csvread (...)", _sentence_start); a quoted word in
+# lower case too ("“the” DCT). (Logical N=2*n, ...)" of FFTW's "... i.e. a DCT-II (sometimes called" above it)
+_CONTINUES = re.compile(r"[\"'\u201c\u2018]?[a-z]")
 # a line of prose ends with a word in lower case and holds this many of them at least: its sentence goes on past a
 # capitalised name on the next line ("... permits to append an existing" / "FunctionSpace of the same Name ...",
 # GetDP), where a register table's row does not ("CDCC 16 CD11 column count" / "CDBA 16 CD11 current bus address")

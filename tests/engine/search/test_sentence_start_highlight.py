@@ -576,3 +576,18 @@ def test_a_sentence_begun_in_the_chunk_before_goes_on_inside_a_bracket(library, 
     page 19), contour plots ..., but it will not draw pie-charts unless you teach it how.")."""
     _quoted_from_the_line_before(library, tmp_path, BRACKETED, "controller restarts through the hardware watchdog reset line",
                                  "How does the controller restart when the main loop has not answered?")
+
+
+# one sentence whose second line opens with a quoted word in lower case (FFTW's "• FFTW_REDFT10 computes an REDFT10
+# transform, i.e. a DCT-II (sometimes called" / "“the” DCT). (Logical N=2*n, inverse is FFTW_REDFT01.)")
+QUOTED = ["When the supervisor notices that the main loop has not answered (the timeout sometimes called",
+          '"the" dead-man time), the controller restarts through the hardware watchdog reset line.',  # (the test font has no “)
+          "The event is logged."]
+
+
+def test_a_chunk_that_opens_with_a_quoted_word_in_lower_case_goes_on_with_the_sentence_before(library, tmp_path):
+    """A chunk whose first line opens with a quotation mark and a word in lower case continues the sentence of the
+    line before, as one opening in lower case does: "What is the inverse of FFTW's REDFT10 ...?" quoted "“the” DCT).
+    (Logical N=2*n, inverse is FFTW_REDFT01.)", cut from its item."""
+    _quoted_from_the_line_before(library, tmp_path, QUOTED, "controller restarts through the hardware watchdog reset line",
+                                 "How does the controller restart when the main loop has not answered?")
