@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -108,18 +109,27 @@ PG_MISSING = [name for name in ("psycopg", "pgvector", "pgserver")
 
 
 @pytest.fixture(scope="session")
-def pg_server(tmp_path_factory):
-    """One real PostgreSQL 16 + pgvector server (the pgserver package) for the session; stopped at
-    the end. Skips when the server extra or pgserver is not installed."""
+def pg_server():
+    """One real PostgreSQL 16 + pgvector server (the pgserver package) for the session; stopped and
+    removed at the end. Skips when the server extra or pgserver is not installed.
+
+    Its data folder is not under pytest's temp root: run as root, pgserver runs the server as its own
+    user and opens the folders above the data to it, and any other pytest session of the same user
+    makes that root private again when it starts (a clean-clone CI run while tests ran in the work tree
+    failed: "pg_ctl: could not access directory .../pytest-9/pgdata0: Permission denied")."""
     if PG_MISSING:
         pytest.skip(f"PostgreSQL tests need {', '.join(PG_MISSING)} (pip install -e '.[dev]')")
+    import shutil
+    import tempfile
+
     import pgserver
 
-    data = tmp_path_factory.mktemp("pgdata")
+    data = Path(tempfile.mkdtemp(prefix="mmrag-test-pgdata-"))
     server = pgserver.get_server(data, cleanup_mode="stop")
     yield server
     server.cleanup()
     _stop_postmaster(data)
+    shutil.rmtree(data)
 
 
 def _stop_postmaster(data) -> None:
