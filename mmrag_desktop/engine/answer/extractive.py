@@ -1416,6 +1416,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     negated = negative_forms(question)
     named_lines = _lines_named(blocks, question)
     condition = set(content_terms(m.group(1))) if (m := _WHAT_HAPPENS.search(question)) else set()
+    mentioned: set[int] = set()  # blocks whose sentence naming an option the question names took the entry's bonus
     for i, c in enumerate(cands):
         have = set(content_terms(c.text))
         have |= {spellings[t] for t in have if t in spellings}
@@ -1437,18 +1438,29 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         elif (reason and _CONSEQUENCE.match(c.text) and (before := said.get((c.block_id, c.position - 1)))
               and before.rstrip()[-1:] in ".!?" and len(before.split()) + len(c.text.split()) <= PAIR_WORDS):
             c.text = f"{before} {c.text}"
+        described = [o for o in options if _describes(c.text, o, heads[c.block_id])]
         entry_named = (defining.get(c.block_id) == c.position
-                       or any(_describes(c.text, o, heads[c.block_id]) for o in options)
                        or (settings and settings.match(c.text))
                        or (DEFINITION_LINE.match(c.label) and any(starts_with_option(c.label, e) for e in entries))
                        or any(whatis_line(e, c.text) for e in entries) or _label_named(c.label, question)
                        or _keyword_named(c.keyword, question) or _heading_named(c.headed, question)
                        or any(_inline_entry(c.text, n) for n in coded))
+        # a sentence that only names the dot-command or name inside its entry ("String-valued parameters can be defined
+        # by .param ...", not one that opens with it) takes the bonus when its block has no defining sentence, and only
+        # the first such; the others compete on their words ("Which names are reserved and can't be used for .param
+        # parameters?" quoted three sentences about string-valued parameters before "... other words are reserved and
+        # cannot be used as parameter names: ...")
+        mention = (bool(described) and not entry_named
+                   and not any(starts_with_option(_BULLET.sub("", c.text.lstrip()), o) for o in described))
+        entry_named = entry_named or bool(described)
+        again = mention and (c.block_id in mentioned or c.block_id in defining)
+        if mention:
+            mentioned.add(c.block_id)
         # (not a change log's entry, for a question that is no history: "- callgrind_annotate now inserts commas in call
         # counts ..." of Valgrind's NEWS says what a release changed, not what the option asked for is)
         if entry_named and not (changelog[c.block_id] and not history):
             # the entry of the option or setting the question names ("ITL1=x resets the dc iteration limit.")
-            c.score += OPTION_BONUS
+            c.score += 0.0 if again else OPTION_BONUS
             c.entry = True
             if (len(c.text.split()) - len(c.label.split()) < SHORT_ENTRY and c.following
                     and not _BULLET.match(c.following) and not _OPTION_ENTRY.match(c.following)

@@ -883,6 +883,30 @@ def test_a_dot_command_is_answered_by_its_description_not_its_examples(embedder)
     assert best.text == "The vectors listed on the .SAVE line are recorded in the rawfile for use later with ngspice."
 
 
+def test_sentences_that_only_name_a_dot_command_in_its_entry_take_its_bonus_once(embedder):
+    """Asked in session 64 (no set's) of the ngspice 39 manual: "Which names are reserved and can't be used for .param
+    parameters?" quoted three sentences of the .param entry about string-valued parameters, each naming ".param" and
+    each taking the entry's bonus, before "... other words are reserved and cannot be used as parameter names: ...".
+    The entry's defining sentence (its first of prose) takes it, or where it has none its first sentence that names the
+    dot-command; the others compete on their words."""
+    text = ("String-valued parameters can be defined by .param and used in the same ways as numeric parameters.\n"
+            "Expressions on a .param line may use the parameters defined on the .param lines above it.\n"
+            "Besides the function names, other words are reserved and cannot be used as parameter names: or, "
+            "defined, time, temper, hertz.")
+    block = one_block(text, "2 Circuit Description > 2.10 .param: Parametric netlists", "ngspice.pdf", 65)
+    ranked = rank_candidates("Which names are reserved and can't be used for .param parameters?", block, embedder)
+    texts = [c.text for c in ranked]
+    reserved = next(t for t in texts if t.startswith("Besides the function names"))
+    assert texts.index(reserved) < texts.index(next(t for t in texts if t.startswith("Expressions on a .param"))), texts
+    assert ranked[0].text.startswith("String-valued parameters")  # the defining sentence keeps its bonus
+    # a sentence that opens with the dot-command is its entry's description: each takes the bonus
+    opened = one_block(".param lines assign values to identifiers.\n.param lines inside subcircuits are copied per "
+                       "call.\nOther words are reserved and cannot be used as parameter names: time, hertz.",
+                       "2 Circuit Description > 2.10 .param: Parametric netlists", "ngspice.pdf", 65)
+    ranked = rank_candidates("What do .param lines inside subcircuits do?", opened, embedder)
+    assert ranked[0].text.startswith(".param lines inside subcircuits are copied per call.")
+
+
 def test_the_entry_of_a_setting_the_question_names_is_quoted_first(embedder):
     """Seen on the real ngspice manual: "what is the default value of ITL1 in ngspice" quoted
     "... default value is 1.0e-12." (GMIN's, the entry above) and environment variables; the
