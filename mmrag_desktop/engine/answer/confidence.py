@@ -255,8 +255,10 @@ def assess(
     f["unknown_words"] = float(len(unknown))
     decisive = decisive_unknown(question, unknown)
     f["decisive_unknown"] = float(len(decisive))
-    unused, asked = [], asked_documents(question, hits, titles or {})
+    unused: list[str] = []
+    asked: list[str] = []  # the documents the question is about (file names), when unused names are looked for
     if doc_term_df is not None and hits:
+        asked = asked_documents(question, hits, titles or {})
         ids = sorted({h.doc_id for h in hits if h.doc in asked})
 
         def found_df(terms: list[str]) -> dict[str, int]:
@@ -292,10 +294,10 @@ def asked_documents(question: str, hits: Sequence[Hit], titles: dict[str, str]) 
 
 def unused_names(question: str, found_df: Callable[[list[str]], dict[str, int]], known: Sequence[str] = ()) -> list[str]:
     """The names the question writes (a capital, letters only, not its first word: decisive_unknown's) that no
-    chunk of the documents found uses (`found_df`: term_df over them; `unknown_words` with it), as the question
-    writes them, leaving out the `known` words (the library's unknown words, told apart): "Is there a Python
-    binding for Gri ...?" of a library whose FreedomBox manual writes "Python" while Gri's never does. A name
-    the question offers as an alternative to a name those documents do use is left out ("accented European
+    chunk of the documents asked about uses (`found_df`: term_df over them; `unknown_words` with it), as the
+    question writes them, leaving out the `known` words (the library's unknown words, told apart): "Is there a
+    Python binding for Gri ...?" of a library whose FreedomBox manual writes "Python" while Gri's never does. A
+    name the question offers as an alternative to a name those documents do use is left out ("accented European
     characters or Chinese/Japanese text": the manual may say what it does with the other)."""
     written = {t.rstrip(".").lower(): t.rstrip(".") for i, t in enumerate(_TERM.findall(question)) if i > 0}
     names = [written[w] for w in unknown_words(question, found_df) if w not in known
@@ -369,8 +371,9 @@ def unknown_words(question: str, term_df: Callable[[list[str]], dict[str, int]])
                                and t.lower() not in STOPWORDS and t.lower() not in _GENERAL_WORDS))
     if not words:
         return []
-    variants = {w: _spellings(w) + _nouns_of(w) + _verbs_of(w) + dimension_spellings(w) + part_spellings(w) + list(GREEK.get(w, "")) + list(_GRADED.get(w, ()))
-                + symbol_spellings(w) + _IRREGULAR.get(w, []) for w in words}
+    variants = {w: _spellings(w) + _nouns_of(w) + _verbs_of(w) + dimension_spellings(w) + part_spellings(w)
+                + list(GREEK.get(w, "")) + list(_GRADED.get(w, ())) + symbol_spellings(w) + _IRREGULAR.get(w, [])
+                for w in words}
     parts = {w: _dotted_parts(w) for w in words}
     df = term_df(list(dict.fromkeys([*(v for vs in variants.values() for v in vs), *(p for ps in parts.values() for p in ps)])))
     unknown = [w for w in words if not any(df.get(v, 0) for v in variants[w])
