@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..hits import Hit
+from ..search.doc_names import named_documents
 from ..search.query import (
     GREEK_NAMES,
     asked_phrase,
@@ -244,14 +245,12 @@ def assess(
     score = score_features(f) if hits else 0.0
     named = [*hits, *mates] if hits else []
     text = "\n".join(f"{h.section}\n{h.text}" for h in named).lower()
-    absent = [n for n in absent_names(question, named) if not in_model_number(n, text)
-              and not names_a_document(n, hits, titles or {}) and not spelled_out(n, text) and not placeholder(n)
-              and not with_optional_part(n, text)]
+    absent = [n for n in absent_names(question, named) if not _named_otherwise(n, text)
+              and not names_a_document(n, hits, titles or {})]
     f["absent_names"] = float(len(absent))
     written = {t.lower(): t for t in _TERM.findall(question)}
     unknown = [w for w in (unknown_words(question, term_df) if term_df is not None else [])
-               if not in_model_number(w, text) and not spelled_out(written.get(w, w), text)
-               and not placeholder(written.get(w, w)) and not with_optional_part(w, text)]
+               if not _named_otherwise(written.get(w, w), text)]
     f["unknown_words"] = float(len(unknown))
     decisive = decisive_unknown(question, unknown)
     f["decisive_unknown"] = float(len(decisive))
@@ -264,9 +263,8 @@ def assess(
         def found_df(terms: list[str]) -> dict[str, int]:
             return doc_term_df(terms, ids)
 
-        unused = [n for n in unused_names(question, found_df, unknown) if not in_model_number(n, text)
-                  and not names_a_document(n, hits, titles or {}) and not spelled_out(n, text) and not placeholder(n)
-                  and not with_optional_part(n.lower(), text)]
+        unused = [n for n in unused_names(question, found_df, unknown) if not _named_otherwise(n, text)
+                  and not names_a_document(n, hits, titles or {})]
     f["unused_names"] = float(len(unused))
     margin = UNKNOWN_MARGIN if unknown_margin is None else float(unknown_margin)
     u_thr = thr + margin
@@ -281,15 +279,19 @@ def assess(
                             features=f, absent=absent, unknown=unknown, unused=unused, unused_in=asked if unused else [])
 
 
+def _named_otherwise(name: str, text: str) -> bool:
+    """True when the evidence's `text` (lower case) names `name` (as the question writes it) in another way: as part
+    of a model number, spelled out, with an optional part in brackets, or when it is the asker's placeholder."""
+    return (in_model_number(name, text) or spelled_out(name, text) or placeholder(name)
+            or with_optional_part(name, text))
+
+
 def asked_documents(question: str, hits: Sequence[Hit], titles: dict[str, str]) -> list[str]:
-    """The file names of the hits' documents the question is about: the ones it names (a word of three letters or
-    more, no stopword and no common English word, that is a word of the file name or the title: "Is there a Python
-    binding for Gri ...?" of gri.pdf), else all of them."""
-    docs = list(dict.fromkeys(h.doc for h in hits))
-    words = {t.lower() for t in _NAME_WORD.findall(question) if len(t) > 2 and t.lower() not in STOPWORDS
-             and not common_word(t.lower(), question)}
-    named = [d for d in docs if words & {w.lower() for w in _NAME_WORD.findall(f"{d.rsplit('.', 1)[0]} {titles.get(d, '')}")}]
-    return named or docs
+    """The file names of the hits' documents the question is about: the ones it names (search/doc_names.py's
+    `named_documents`: "Is there a Python binding for Gri ...?" of gri.pdf), else all of them."""
+    docs = {h.doc_id: h.doc for h in hits}
+    named = named_documents(question, {i: (d, titles.get(d, "")) for i, d in docs.items()})
+    return [d for i, d in docs.items() if i in named] or list(docs.values())
 
 
 def unused_names(question: str, found_df: Callable[[list[str]], dict[str, int]], known: Sequence[str] = ()) -> list[str]:
