@@ -257,7 +257,7 @@ def assess(
     unused: list[str] = []
     asked: list[str] = []  # the documents the question is about (file names), when unused names are looked for
     if doc_term_df is not None and hits:
-        asked = asked_documents(question, hits, titles or {})
+        asked = asked_documents(question, hits, titles or {}, doc_term_df, term_df)
         ids = sorted({h.doc_id for h in hits if h.doc in asked})
 
         def found_df(terms: list[str]) -> dict[str, int]:
@@ -286,12 +286,43 @@ def _named_otherwise(name: str, text: str) -> bool:
             or with_optional_part(name, text))
 
 
-def asked_documents(question: str, hits: Sequence[Hit], titles: dict[str, str]) -> list[str]:
+# a word of the question that one manual of the library uses in this many chunks or more, and no other manual uses at
+# all, is what that manual is about (the tool it documents: "gplink" in the gputils manual)
+SUBJECT_CHUNKS = 10
+
+
+def asked_documents(question: str, hits: Sequence[Hit], titles: dict[str, str],
+                    doc_term_df: Callable[[list[str], Sequence[int]], dict[str, int]] | None = None,
+                    term_df: Callable[[list[str]], dict[str, int]] | None = None) -> list[str]:
     """The file names of the hits' documents the question is about: the ones it names (search/doc_names.py's
-    `named_documents`: "Is there a Python binding for Gri ...?" of gri.pdf), else all of them."""
+    `named_documents`: "Is there a Python binding for Gri ...?" of gri.pdf), else the ones whose subject it writes
+    (`subject_documents`, with the library's `doc_term_df` and `term_df`: "Can gplink write its output as an ELF
+    file instead of COFF?" of gputils.pdf, whose library holds the SCons guide, which writes "ELF"), else all of
+    them."""
     docs = {h.doc_id: h.doc for h in hits}
     named = named_documents(question, {i: (d, titles.get(d, "")) for i, d in docs.items()})
+    if not named and len(docs) > 1 and doc_term_df is not None and term_df is not None:
+        named = subject_documents(question, list(docs), doc_term_df, term_df)
     return [d for i, d in docs.items() if i in named] or list(docs.values())
+
+
+def subject_documents(question: str, doc_ids: Sequence[int],
+                      doc_term_df: Callable[[list[str], Sequence[int]], dict[str, int]],
+                      term_df: Callable[[list[str]], dict[str, int]]) -> set[int]:
+    """The documents of `doc_ids` that use a word of `question` in SUBJECT_CHUNKS chunks or more where no other
+    document of the library uses it (`term_df` counts it in the whole library): the tool or library the manual
+    documents ("gplink", "gpasm": gputils'), which the question need not call by the manual's name."""
+    words = list(dict.fromkeys(w for t in _TERM.findall(question)
+                               if len(w := t.rstrip(".").lower()) > 2 and w not in STOPWORDS))
+    if not words:
+        return set()
+    everywhere = term_df(words)
+    out = set()
+    for d in doc_ids:
+        here = doc_term_df(words, [d])
+        if any(here.get(w, 0) >= SUBJECT_CHUNKS and here[w] == everywhere.get(w, 0) for w in words):
+            out.add(d)
+    return out
 
 
 def unused_names(question: str, found_df: Callable[[list[str]], dict[str, int]], known: Sequence[str] = ()) -> list[str]:

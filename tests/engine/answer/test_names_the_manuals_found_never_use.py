@@ -7,7 +7,13 @@ from __future__ import annotations
 
 from conftest import extractive_answer, write_pdf
 
-from mmrag_desktop.engine.answer.confidence import asked_documents, assess, unused_names
+from mmrag_desktop.engine.answer.confidence import (
+    SUBJECT_CHUNKS,
+    asked_documents,
+    assess,
+    subject_documents,
+    unused_names,
+)
 
 PLOTTER = [
     ["Gri is a language for scientific graphs. Gri draws xy graphs, contour plots and image plots.",
@@ -74,3 +80,40 @@ def test_the_answer_says_which_manual_never_uses_the_name(library, tmp_path):
     ok = extractive_answer(library, "How do I make a Gri program executable?")
     assert not ok.insufficient_evidence and "#!/usr/bin/gri" in ok.text, ok.text
 
+
+
+# Session 31's gputils list, asked again in session 65: "Can gplink write its output as an ELF file instead of COFF?"
+# names no manual (its file and title say "gputils"), and the SCons guide of the same library, found among the hits,
+# writes "ELF": the question is about the manual whose tool it names ("gplink", which only that manual writes, often).
+LINKER = [[f"Option -{chr(97 + i % 26)}{i} of gplink changes how it writes the map file and the hex file.",
+           "The linker gplink relocates and links COFF objects made by the assembler into an absolute executable COFF.",
+           "The linker script names the memory regions of the processor and the sections placed in each of them.",
+           "Each object's relocation entries are resolved against the symbols that the other objects export."]
+          for i in range(40)]
+BUILDER = [["The builder compiles C sources and links them into executables for embedded targets.",
+            "Its output file can be an ELF executable or a COFF object, whichever the toolchain writes.",
+            "The builder writes its output files next to the sources unless told otherwise."]]
+
+
+def test_a_question_is_about_the_manual_whose_tool_it_names(library, tmp_path):
+    pdfs = [write_pdf(tmp_path / "gputils.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(p)] for p in LINKER]),
+            write_pdf(tmp_path / "builder.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(p)] for p in BUILDER])]
+    assert [e.stage for e in library.add(pdfs) if e.stage in ("done", "failed")] == ["done", "done"]
+    docs = {d.name: d.id for d in library.documents()}
+    question = "Can gplink write its output as an ELF file instead of COFF?"
+    assert library.term_df(["gplink"], doc_ids=[docs["gputils.pdf"]])["gplink"] >= SUBJECT_CHUNKS
+    assert library.term_df(["gplink", "elf"], doc_ids=[docs["builder.pdf"]]) == {"gplink": 0, "elf": 1}
+    hits = library.search(question, k=8)
+    assert {h.doc for h in hits} == {"gputils.pdf", "builder.pdf"}, "the builder's ELF line is found too"
+    assert subject_documents(question, list(docs.values()), library.term_df, library.term_df) == {docs["gputils.pdf"]}
+    assert asked_documents(question, hits, {}, library.term_df, library.term_df) == ["gputils.pdf"]
+    assert set(asked_documents(question, hits, {})) == {"gputils.pdf", "builder.pdf"}, "without the counts: all"
+    report = assess(question, hits, library.embedder, term_df=library.term_df, doc_term_df=library.term_df)
+    assert report.unused == ["ELF"] and report.unused_in == ["gputils.pdf"] and report.insufficient, report
+    # a word both manuals write ("COFF"), or one the other manual alone writes, makes neither the subject
+    assert subject_documents("Can the output be a COFF file?", list(docs.values()), library.term_df,
+                             library.term_df) == set()
+    assert subject_documents("Does the builder link embedded targets?", list(docs.values()), library.term_df,
+                             library.term_df) == set(), "the builder's words are in fewer chunks than the rule asks"
+    ans = extractive_answer(library, question)
+    assert ans.insufficient_evidence and "Nothing in gputils.pdf uses “ELF”." in ans.notices, (ans.text, ans.notices)
