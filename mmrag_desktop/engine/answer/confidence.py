@@ -281,9 +281,10 @@ def assess(
 
 def _named_otherwise(name: str, text: str) -> bool:
     """True when the evidence's `text` (lower case) names `name` (as the question writes it) in another way: as part
-    of a model number, spelled out, with an optional part in brackets, or when it is the asker's placeholder."""
+    of a model number, spelled out, with an optional part in brackets or a wildcard part, or when it is the asker's
+    placeholder."""
     return (in_model_number(name, text) or spelled_out(name, text) or placeholder(name)
-            or with_optional_part(name, text))
+            or with_optional_part(name, text) or with_wildcard_part(name, text))
 
 
 # a word of the question that one manual of the library uses in this many chunks or more, and no other manual uses at
@@ -620,6 +621,17 @@ def with_optional_part(name: str, text: str) -> bool:
         if low.startswith(prefix) and low[len(prefix):] in ends:
             return True
     return False
+
+
+def with_wildcard_part(name: str, text: str) -> bool:
+    """True when `text` (lower case) writes `name` (words joined by underscores) with a part more written as a
+    wildcard, "*": "umfpack_solve" of UMFPACK's "umfpack_*_solve" and "umfpack_*_*solve", one name for its di, dl, zi
+    and zl routines (and "wsolve" beside "solve")."""
+    parts = [re.escape(p) for p in name.lower().split("_") if p]
+    if len(parts) < 2:
+        return False
+    pattern = r"(?<![\w*])" + r"_(?:\*_)?\*?".join(parts) + r"(?![\w])"
+    return any("*" in m.group() for m in re.finditer(pattern, text))
 
 
 def in_model_number(name: str, text: str) -> bool:

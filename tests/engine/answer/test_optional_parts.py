@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from conftest import extractive_answer, write_pdf
 
-from mmrag_desktop.engine.answer.confidence import with_optional_part
+from mmrag_desktop.engine.answer.confidence import with_optional_part, with_wildcard_part
 from mmrag_desktop.engine.answer.extractive import introduces_code, is_term_line
 
 HIST = [
@@ -108,3 +108,38 @@ def test_passages_of_other_pages_give_way_to_the_page_that_names_the_routine(emb
     other.text += " The fits_make_hist routine is one of them."
     blocks = pack_evidence([entry, other, index, signature], 2000)
     assert extractive._blocks_without(blocks, ["fits_make_hist", "fits_make_histd"]) == set()
+
+
+# Session 65 (UMFPACK's user guide): "For which sys values does umfpack_solve do iterative refinement, and can I pass
+# NULL for Ap, Ai and Ax when refinement is off?" was said not covered ("No page found mentions “umfpack_solve”"): the
+# guide writes "umfpack_*_solve", one name for its umfpack_di_solve, umfpack_dl_solve, umfpack_zi_solve, ... routines.
+SOLVE = [
+    "umfpack_*_solve",
+    "Purpose: Given LU factors computed by umfpack_*_numeric and the right-hand-side B, solve a linear system.",
+    "Iterative refinement can be optionally performed when sys is UMFPACK_A, UMFPACK_At or UMFPACK_Aat.",
+    "The arrays Ap, Ai and Ax do not need to be present (NULL pointers can be passed) if Control [UMFPACK_IRSTEP]",
+    "is zero, since in that case A is not accessed.",
+]
+
+
+@pytest.mark.parametrize(("name", "text", "written"), [
+    ("umfpack_solve", "call umfpack_*_solve (sys, ...)", True),
+    ("umfpack_solve", "the umfpack_*_*solve routines", True),  # "wsolve" beside "solve"
+    ("umfpack_report_info", "umfpack_*_report_info (control, info)", True),
+    ("umfpack_solve", "umfpack_di_solve (sys, ...)", False),  # a variant: not the name with a wildcard
+    ("umfpack_symbolic", "umfpack_*_qsymbolic", False),  # another routine
+    ("solve", "*_solve", False),  # one word: no part to leave out
+])
+def test_a_name_with_a_wildcard_part(name, text, written):
+    assert with_wildcard_part(name, text) is written
+
+
+def test_a_routine_named_without_its_wildcard_part_is_covered(library, tmp_path):
+    pdf = write_pdf(tmp_path / "umfpack.pdf", [[(57, 80 + 16 * i, t) for i, t in enumerate(SOLVE)]], fontsize=9)
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    ans = extractive_answer(library, "Can I pass NULL for Ap, Ai and Ax to umfpack_solve when refinement is off?")
+    assert not ans.insufficient_evidence, (ans.text, ans.notices)
+    assert "NULL pointers can be passed" in ans.text, ans.text
+    # a routine the guide does not write at all is still no name it has
+    other = extractive_answer(library, "Can I pass NULL for Ap, Ai and Ax to umfpack_refactor when refinement is off?")
+    assert other.insufficient_evidence and any("umfpack_refactor" in n for n in other.notices), other.notices
