@@ -119,7 +119,8 @@ def plan_query(query: str) -> QueryPlan:
     singular = [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in lowered]
     vis = sum(1 for i, (w, s) in enumerate(zip(lowered, singular, strict=True))
               if (w in VISUAL_WORDS or s in VISUAL_WORDS)
-              and not (s == "image" and i and lowered[i - 1] in SOFTWARE_IMAGE_WORDS))
+              and not (s == "image" and i and lowered[i - 1] in SOFTWARE_IMAGE_WORDS)
+              and words[i] != "Windows")  # the operating system ("On Windows NT4, ... which buttons do I click")
     tab = sum(1 for w, s in zip(lowered, singular, strict=True) if w in TABLE_WORDS or s in TABLE_WORDS)
     intent = "visual" if vis > tab and vis > 0 else "table" if tab > 0 else "text"
     options = options_in(text)

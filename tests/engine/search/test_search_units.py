@@ -32,7 +32,12 @@ def test_plan_query_quotes_everything_and_finds_identifiers():
                                       ("write the SD card image with dd", "text"),
                                       ("is there an official Docker image", "text"),
                                       ("export the block diagram as a PNG image", "visual"),
-                                      ("which image shows the pinout", "visual")])
+                                      ("which image shows the pinout", "visual"),
+                                      # the operating system is no window (Dibbler's Windows NT4 steps came after
+                                      # the manual's first figure)
+                                      ("On Windows NT4, which buttons do I click to add the protocol?", "text"),
+                                      ("screenshot of the GUI on Windows", "visual"),
+                                      ("what does the Stats Window show", "visual")])
 def test_intent(q, intent):
     assert plan_query(q).intent == intent
 
