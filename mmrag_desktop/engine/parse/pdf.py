@@ -473,7 +473,8 @@ FRAME_MIN_CHARS = 12  # a framed text has at least this many characters ("pacman
 def _text_frame(box: BBox, drawings: list[dict[str, Any]], lines: list[Line]) -> bool:
     """True when a vector region's drawings are only its own frame around lines of text: a filled or
     stroked rectangle covering the box and straight lines along its edges, nothing drawn among the
-    text. Sphinx's LaTeX sets each literal block ("hackrf_operacake -a A2 -b B3") in such a box, in a
+    text (or filled bands as wide as the box, one behind each line: `_shading_band`). Sphinx's LaTeX sets each
+    literal block ("hackrf_operacake -a A2 -b B3") in such a box, in a
     font whose name ("F29") and flags do not say it is monospaced; the commands were taken for figures
     and left out of the text they belong to. A block diagram's boxes and arrows are drawn inside it."""
     if char_count(lines_inside(box, lines)) < FRAME_MIN_CHARS:
@@ -487,11 +488,23 @@ def _text_frame(box: BBox, drawings: list[dict[str, Any]], lines: list[Line]) ->
             continue  # not inside this box
         if (rb[2] - rb[0]) * (rb[3] - rb[1]) >= 0.9 * area:
             continue  # the box's background or outline
+        if _shading_band(d, rb, x0, x1):
+            continue  # a band of the box's background behind one of its lines
         on_edge = (rb[2] - rb[0] < 1.0 and min(abs(rb[0] - x0), abs(rb[2] - x1)) < FRAME_EDGE) or (
             rb[3] - rb[1] < 1.0 and min(abs(rb[1] - y0), abs(rb[3] - y1)) < FRAME_EDGE)
         if not on_edge:
             return False
     return True
+
+
+def _shading_band(drawing: dict[str, Any], rect: BBox, x0: float, x1: float) -> bool:
+    """True when `drawing` is only filled rectangles, nothing stroked, as wide as the box from `x0` to `x1`: a band of
+    its background. LaTeX's listings shade a code box line by line (the Dibbler user's guide's configuration examples,
+    each line on a grey band as wide as the text; one box, at a page's top, read as a figure, its lines left out of
+    the example they end)."""
+    return (drawing.get("color") is None and drawing.get("fill") is not None
+            and all(item[0] == "re" for item in drawing["items"])
+            and abs(rect[0] - x0) < FRAME_EDGE and abs(rect[2] - x1) < FRAME_EDGE)
 
 
 def _first_lines(lines: list[Line], heading_level: dict[int, int]) -> list[int]:

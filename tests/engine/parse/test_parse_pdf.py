@@ -889,6 +889,41 @@ def test_a_shaded_box_around_a_command_is_text(tmp_path):
     assert not any("hackrf_spiflash" in f for f in figures) and any("prod" in f for f in figures)
 
 
+def test_a_listing_shaded_line_by_line_is_text(tmp_path):
+    """LaTeX's listings as the Dibbler user's guide prints its configuration examples: each line on a grey band as wide
+    as the text, no border. The end of an example carried over to a page's top (its lines indented past the margin
+    the code check looks for) was read as a figure, and its lines were left out of the example. Bands as wide as the
+    box are its background; bars of a chart, each as wide as its value, stay a drawing."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    code = ["        pd-pool 2222:2222:2222:2222:2222::/80", "        pd-pool 1111:1111:1111:1111:1111::/80",
+            "        pd-length 96", "        T1 11111", "    }", "}"]
+    for i, line in enumerate(code):
+        y = 60.0 + 13.5 * i
+        page.draw_rect((57.0, y, 555.0, y + 13.5), color=None, fill=(0.9, 0.9, 0.9))
+        page.insert_text((62 + 6 * (len(line) - len(line.lstrip())), y + 10), line.strip(), fontsize=9,
+                         fontname="helv")
+    page.insert_text((57, 180), "5.3.15 Example 15: Inactive mode", fontsize=11)
+    page.insert_text((57, 200), "The same behaviour has been added for the server.", fontsize=10)
+    for i, (width, label) in enumerate(((300.0, "relay one 120 ms"), (180.0, "relay two 80 ms"),
+                                        (420.0, "relay three 190 ms"))):
+        y = 300.0 + 30 * i
+        page.draw_rect((100.0, y, 100.0 + width, y + 18), color=None, fill=(0.2, 0.4, 0.8))
+        page.insert_text((104, y + 13), label, fontsize=9, fontname="helv")
+    page.draw_line((100, 294), (100, 394), width=0.8)  # the chart's axis
+    page.draw_line((100, 394), (530, 394), width=0.8)
+    doc.save(tmp_path / "l.pdf")
+    doc.close()
+    (parsed,) = parse(tmp_path / "l.pdf")
+    text = " ".join(b.text for b in parsed.blocks if b.kind in ("text", "code"))
+    figures = [b.text for b in parsed.blocks if b.kind == "figure"]
+    assert "pd-pool 1111:1111:1111:1111:1111::/80" in text and "pd-length 96" in text, text
+    assert not any("pd-pool" in f for f in figures), figures
+    assert any("relay two" in f for f in figures), figures
+
+
 def test_font_names_tell_monospaced_type():
     """Nimbus Mono L (the Courier clone of TeX and AsciiDoc manuals: NUT, SDCC, avr-libc) carries
     no monospace flag; its name says it."""
