@@ -471,7 +471,7 @@ INSIDE_WORDS = 6  # a sentence this long found whole inside a quote of another b
 # (", and after how long ...", ", and in which release ...": a preposition may lead the second question)
 _SECOND_PART = re.compile(r",?\s+and\s+(?:(?:after|before|in|on|at|for|from|to|by|with|under|within)\s+)?"
                           r"(?=(?:which|what|how|why|when|where|who|whose|is|are|does|do|can|could|"
-                          r"should|will|would|if|whether)\b)", re.I)
+                          r"should|will|would|may|might|must|shall|did|was|were|if|whether)\b)", re.I)
 SECOND_PART_GAP = 0.4  # how far below the first sentence the sentence for a question's second part may score
 _NEGATION = re.compile(r"\b(?:not|never|cannot)\b|n't\b", re.I)
 # the extractive answer's own choices (bench/README.md, "sessions 10-11: the extractive answer"): four

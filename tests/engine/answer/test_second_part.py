@@ -113,3 +113,18 @@ def test_a_hit_that_carries_one_term_of_a_part_of_two_does_not_answer_it(library
     found = _part_hits(library, LABEL_QUESTION, hits)
     assert [h.page for h in found] == [4], [(h.page, h.text[:50]) for h in found]
     assert _part_hits(library, LABEL_QUESTION, [*hits, *found]) == []  # the list found, nothing more to search
+
+
+def test_a_second_part_may_open_with_any_auxiliary_verb():
+    """UMFPACK (session 65): "What do the di, dl, zi and zl variants of the UMFPACK routines stand for, and may I
+    analyze with one variant and factorize with another?" was read as a question of one part ("and may" opened
+    none); FireHOL's "... and may they go into a router block ...?" likewise."""
+    from mmrag_desktop.engine.answer.extractive import second_part
+
+    assert second_part("What do the di, dl, zi and zl variants stand for, and may I analyze with one variant and "
+                       "factorize with another?") == "may I analyze with one variant and factorize with another?"
+    for verb in ("must", "might", "shall", "did", "was", "were"):
+        assert second_part(f"Which option sets the limit, and {verb} it be given twice?").startswith(verb)
+    # "and" inside a part opens no other part
+    assert second_part("What do the di, dl, zi and zl variants stand for?") == ""
+    assert second_part("Can I install it and maybe run it later?") == ""
