@@ -51,6 +51,9 @@ class Hit:
     # the numbered entry line above the chunk when it opens inside that entry's fields ("6.27.3.127 service: whois" over
     # "Server Ports:" / "• tcp/43"; answers only: answer/pipeline.py, extractive.candidate_sentences)
     entry_above: str = ""
+    # a sentence of prose in the chunks before it of its section (at most PROSE_LOOKBACK, answers only: the first
+    # sentence of prose in a section headed by a name is its definition, not a later chunk's first; answer/pipeline.py)
+    prose_above: bool = False
 
     def to_json(self) -> dict:
         """The CLI contract's hit object (DESIGN.md, "CLI contract")."""

@@ -563,7 +563,7 @@ def _ocr_sentence(words: list[str], ocr: list[str]) -> bool:
     n = len(words)
     if not any(ocr[i:i + n] == words for i in range(len(ocr) - n + 1)):
         return True
-    return _reads_as_prose(text) and not _NUMBERED_LABEL.search(text)
+    return reads_as_prose(text) and not _NUMBERED_LABEL.search(text)
 
 
 # a lead-in that gives an example ("For example:", "Example:", "For instance:")
@@ -579,7 +579,7 @@ def _explains_example(sentence: str) -> bool:
 
 def _is_example(line: str) -> bool:
     """A short line of code ("#(3:5:8) clk = ~clk;"), not a sentence about it."""
-    return len(line.split()) <= EXAMPLE_WORDS and bool(_CODE_MARK.search(line)) and not _reads_as_prose(line)
+    return len(line.split()) <= EXAMPLE_WORDS and bool(_CODE_MARK.search(line)) and not reads_as_prose(line)
 
 
 def _is_transcript(s: str) -> bool:
@@ -708,7 +708,7 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 continue
             # (read before the sentence's white space is normalised: the command is on the line below the lead-in)
             below = _COMMAND_BELOW.search(s)
-            shown = bool(below) and len(below.group(1).split()) <= EXAMPLE_WORDS and not _reads_as_prose(below.group(1))
+            shown = bool(below) and len(below.group(1).split()) <= EXAMPLE_WORDS and not reads_as_prose(below.group(1))
             s = " ".join(words[:max_words]) + (" ..." if len(words) > max_words else "")
             whatis = _WHATIS.match(s)
             if (pos == 0 and s[:1].islower() and not titles_section(b.hit.section, words[0])
@@ -1197,7 +1197,7 @@ def introduces_code(sentence: str, following: str) -> bool:
     nxt = " ".join(following.split())
     prompted = bool(_PROMPT.match(nxt))  # "> rm(x, y, z, ink, junk, temp, foo, bar)" ends in ")" but is no prose
     announces = sentence.rstrip().endswith(":") or (sentence.rstrip().endswith(".") and bool(_FOLLOWING.search(sentence)))
-    if not announces or not nxt or _BULLET.match(nxt) or (_reads_as_prose(nxt) and not prompted):
+    if not announces or not nxt or _BULLET.match(nxt) or (reads_as_prose(nxt) and not prompted):
         return False
     if not (is_quotable(nxt) or _is_command_line(nxt)):  # a contents line, a transcript
         return False
@@ -1225,7 +1225,7 @@ def code_block(first: str, rest: Sequence[str], budget: int) -> list[str]:
         line = " ".join(line.split())
         if bare_code and _is_example(line) and not _BULLET.match(line) and not _LIST_ITEM.match(line):
             pass  # lines of code without a prompt, one after another ("--with-hdf5=salome" / "--with-cgns=salome")
-        elif not prompt or _PROMPT_RUN.match(line).group(0) != prompt or (_reads_as_prose(line) and not _PROMPT.match(line)):
+        elif not prompt or _PROMPT_RUN.match(line).group(0) != prompt or (reads_as_prose(line) and not _PROMPT.match(line)):
             break
         used += len(line.split())
         if used > budget:
@@ -1373,10 +1373,14 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     entries = entries_named(question)
     heads = {b.id: any(heads_section(b.hit.section, o) for o in options)
              or any(titles_section(b.hit.section, e) for e in entries) for b in blocks}
-    # in a section headed by the name, its first sentence of prose defines it ("This pass identifies ...")
+    # in a section headed by the name, its first sentence of prose defines it ("This pass identifies ..."): not a later
+    # chunk's first (ngspice's "Parameters may also have string values, but support is limited.", its .param line
+    # section's fifth chunk, took the bonus for "How can I make a .param value available as a vector ...?")
     defining = {}
+    later = {b.id for b in blocks if b.hit.prose_above}
     for c in cands:
-        if heads[c.block_id] and c.block_id not in defining and _reads_as_prose(c.text) and not c.text.startswith("..."):
+        if (heads[c.block_id] and c.block_id not in defining and c.block_id not in later
+                and reads_as_prose(c.text) and not c.text.startswith("...")):
             defining[c.block_id] = c.position
     settings = _settings_named(question)
     changelog = {b.id: b.in_changelog for b in blocks}
@@ -1528,7 +1532,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
                      # or, for a question why, the reason after a short claim that gives none ("In the case of
                      # eigenproblems, using libraries is not straightforward." + "It is usually recommended that the
                      # user understands how the underlying algorithm works ...", SLEPc's)
-                     or (reason and _claims(c) and _reads_as_prose(c.following) and not _BULLET.match(c.following)))
+                     or (reason and _claims(c) and reads_as_prose(c.following) and not _BULLET.match(c.following)))
                 and len(c.text.split()) + len(c.following.split()) <= PAIR_WORDS):
             # (and for "what does that mean?", "... is drawn in white instead of yellow." + "This means that
             # AO-51 is selected.": the meaning is in the sentence after; for "What exactly is a module?", "A
@@ -1558,7 +1562,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
             c.named = True
         if prohibited and _PROHIBITS.search(c.text):
             c.score += PROHIBITION_BONUS
-        if quoted and _reads_as_prose(c.text) and any(ph in " ".join(c.text.lower().split()) for ph in quoted):
+        if quoted and reads_as_prose(c.text) and any(ph in " ".join(c.text.lower().split()) for ph in quoted):
             # (a sentence: not a transcript that prints the message again, "... Wrong type to apply: 1 ABORT: ... guile>")
             c.score += QUOTED_BONUS
         if stated is not None and stated.search(c.text):
@@ -1963,7 +1967,7 @@ def _does_it(text: str, numbers: set[float]) -> bool:
     `numbers`, those a how-to question gives: the example that does what is asked ("How do I make GPSBabel
     add a point 25 m before and 25 m after every turn ... smaller than 5 degrees?": "gpsbabel -i gpx -f
     route.gpx -x bend,distance=25,interpolate,minangle=5 ...", in the chunk after the sentence describing it)."""
-    if not _SHELL_COMMAND.match(text) or _reads_as_prose(text):
+    if not _SHELL_COMMAND.match(text) or reads_as_prose(text):
         return False
     return numbers <= {v for v, _ in _numbers_with_bounds(text)}
 
@@ -1973,10 +1977,10 @@ def _is_command_line(s: str) -> bool:
     ..."): it starts with the command and is no sentence about it (".TRAN start a transient
     simulation (15.3.10)." is one)."""
     command = _first_command(s)
-    return command is not None and s.startswith(command) and not _reads_as_prose(s)
+    return command is not None and s.startswith(command) and not reads_as_prose(s)
 
 
-def _reads_as_prose(s: str) -> bool:
+def reads_as_prose(s: str) -> bool:
     """Sentence-final punctuation (not an ellipsis) and at least three plain words."""
     s = s.rstrip()
     return (s[-1:] in ".!?)" and not s.endswith(("...", "\u2026"))
@@ -2071,7 +2075,7 @@ def _claims(c: Candidate) -> bool:
     text = c.text.strip()
     return (len(text.split()) <= CLAIM_WORDS and not c.label and not c.below and text[:1].isupper()
             and text.endswith(".") and not _BULLET.match(text) and not _LIST_ITEM.match(text)
-            and len(_PROSE_WORD.findall(text)) >= CLAIM_PROSE_WORDS and _reads_as_prose(text)
+            and len(_PROSE_WORD.findall(text)) >= CLAIM_PROSE_WORDS and reads_as_prose(text)
             and not _GIVES_REASON.search(text))
 
 
@@ -2080,7 +2084,7 @@ def _inline_entry(sentence: str, name: str) -> bool:
     in capitals ("AES-256 A known answer tests is run using one test vector and one test key with AES in ECB mode.",
     Libgcrypt's self-tests; not "AES-256 keys are ...", prose about it)."""
     return (sentence.startswith(name + " ") and bool(re.match(r"[A-Z][a-z]*\b", sentence[len(name) + 1:]))
-            and _reads_as_prose(sentence[len(name) + 1:]))
+            and reads_as_prose(sentence[len(name) + 1:]))
 
 
 def _describes(sentence: str, option: str, in_entry: bool) -> bool:
@@ -2096,7 +2100,7 @@ def _describes(sentence: str, option: str, in_entry: bool) -> bool:
         return starts_with_option(sentence.lstrip(". "), option)
     if not (starts_with_option(sentence, option) or (in_entry and prints_option(sentence, option))):
         return False
-    return _reads_as_prose(sentence)
+    return reads_as_prose(sentence)
 
 
 def in_section(sentence: str, section: str) -> str:

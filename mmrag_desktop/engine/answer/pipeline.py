@@ -52,6 +52,7 @@ from .extractive import (
     question_parts,
     quote_text,
     rank_candidates,
+    reads_as_prose,
     second_part_need,
     select_sentences,
     with_quote,
@@ -85,6 +86,7 @@ SECOND_PART_AT = 3  # its place among the hits: after those confidence scores (c
 # fixed bugs over 47 chunks)
 RELEASE_LOOKBACK = 100
 ENTRY_LOOKBACK = 3  # and an entry's fields a chunk opens with, for their entry's numbered line
+PROSE_LOOKBACK = 3  # and the chunks of its section before a hit's, for a sentence of prose (`Hit.prose_above`)
 MAX_QUESTION_CHARS = 4000  # ~1,000 tokens: beyond that no small context holds evidence too
 NOT_COVERED = "The indexed manuals do not cover this."
 
@@ -323,8 +325,26 @@ def _lines_above(library, hits: Sequence) -> None:
                 h.release_above = _last_line_above(read, h, RELEASE_LINE, RELEASE_LOOKBACK)
             if opens_inside_entry(h.text):
                 h.entry_above = _last_line_above(read, h, ENTRY_LINE, ENTRY_LOOKBACK)
+            h.prose_above = _prose_above(read, h)
         except LibraryError:  # the document was removed meanwhile
             continue
+
+
+def _prose_above(read, hit) -> bool:
+    """True when one of the PROSE_LOOKBACK chunks before `hit`'s in its section holds a sentence of prose outside the
+    last lines it shares with the chunk after it (chunks overlap), or when the section goes on further back than
+    that: the hit's first sentence of prose is not its section's first."""
+    after = hit.text
+    before = read(hit.chunk_id, PROSE_LOOKBACK)
+    for section, text in before:
+        if section != hit.section:
+            return False
+        lines, later = text.splitlines(), after.splitlines()
+        shared = next((k for k in range(min(len(lines), len(later)), 0, -1) if lines[-k:] == later[:k]), 0)
+        if any(reads_as_prose(s) for s in split_sentences("\n".join(lines[:len(lines) - shared]))):
+            return True
+        after = text
+    return len(before) == PROSE_LOOKBACK
 
 
 def _last_line_above(read, hit, pattern, lookback: int) -> str:

@@ -5,6 +5,7 @@ extractive filters and the quote-first reply format."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -2815,3 +2816,62 @@ def test_a_note_in_brackets_after_a_full_stop_is_its_sentences():
     # a list's enumerator in brackets opens its item
     listed = "The options are these.\n(a)\nThe first option sets the width of the pulse in microseconds."
     assert any(t.startswith("The first option") for t in (c.text for c in candidate_sentences(one_block(listed))))
+
+
+def test_a_later_chunk_of_an_entry_does_not_define_it(embedder):
+    """Asked in session 64 (no set's) of the ngspice 39 manual: "How can I make a .param value available as a vector in
+    my .control section ...?" quoted "Parameters may also have string values, but support is limited." first: the first
+    sentence of prose of the .param line section's fifth chunk took the defining sentence's bonus, as if it opened the
+    entry. A chunk with prose above it in its section (`Hit.prose_above`, set by the answer pipeline) defines nothing."""
+    text = ("Parameters may also have string values, but support is limited.\n"
+            "A parameter's value is fixed when the netlist is parsed and a vector of it is made by another command.")
+    section = "2 Circuit Description > 2.9 .PARAM Parametric netlists > 2.9.1 .param line"
+    question = "How can I make a .param value available as a vector in my .control section?"
+    first = rank_candidates(question, one_block(text, section, "ngspice.pdf", 59), embedder)
+    later = pack_evidence([replace(one_block(text, section, "ngspice.pdf", 59)[0].hit, prose_above=True)], 1000)
+    ranked = rank_candidates(question, later, embedder)
+    score = {c.text: c.score for c in first}
+    assert first[0].text.startswith("Parameters may also have string values") and first[0].entry
+    assert not any(c.entry for c in ranked)
+    assert {c.text: c.score for c in ranked}[first[0].text] < score[first[0].text] - 0.5
+
+
+def _has_chunk(library, chunk_id: int) -> bool:
+    from mmrag_desktop.engine.errors import LibraryError
+
+    try:
+        library.chunk(chunk_id)
+    except LibraryError:
+        return False
+    return True
+
+
+def test_the_pipeline_tells_a_section_s_first_chunk_from_its_later_ones(library, tmp_path):
+    import pymupdf
+
+    from mmrag_desktop.engine.answer.pipeline import _lines_above
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((57, 70), "2.9.1 The param line", fontsize=16)
+    y = 100
+    for i in range(30):
+        page.insert_text((57, y), f"Sentence {i} of the entry says what the param line does with value number {i}.",
+                         fontsize=10)
+        y += 14
+    page.insert_text((57, y + 20), "2.9.2 The csparam line", fontsize=16)
+    page.insert_text((57, y + 50), "The csparam line makes a constant vector of a parameter.", fontsize=10)
+    doc.save(tmp_path / "n.pdf")
+    doc.close()
+    assert [e.stage for e in library.add([tmp_path / "n.pdf"]) if e.stage in ("done", "failed")] == ["done"]
+    # (one hit per page: the section's chunks taken as hits, as the answer's search may find any of them)
+    rows = [library.chunk(i) for i in range(1, 40) if _has_chunk(library, i)]  # (a new library's ids start at 1)
+    hits = [Hit(chunk_id=r["id"], doc_id=r["doc_id"], doc="n.pdf", page=r["page"], bbox=None, kind=r["kind"],
+                score=0.0, text=r["text"], section=r["section"]) for r in rows if r["kind"] == "text"]
+    _lines_above(library, hits)
+    entry = sorted((h for h in hits if h.section.endswith("The param line")), key=lambda h: h.chunk_id)
+    assert len(entry) >= 2, [(h.chunk_id, h.section) for h in hits]
+    assert not entry[0].prose_above and all(h.prose_above for h in entry[1:]), [(h.chunk_id, h.prose_above)
+                                                                               for h in entry]
+    other = [h for h in hits if h.section.endswith("The csparam line")]
+    assert other and not any(h.prose_above for h in other), "a new section's first chunk"
