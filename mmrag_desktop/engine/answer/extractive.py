@@ -622,6 +622,19 @@ def is_term_line(line: str) -> bool:
             or bool(TYPED_OPTION.match(" ".join(words))))
 
 
+def _rows_of_a_list(above: str, line: str) -> bool:
+    """True when `line` and the line `above` it are term lines (`is_term_line`) of the same number of words, two or
+    three, neither a call's signature nor a declaration nor a field ("Default_Value: 1.0e-9 1.0e-9", XSPICE's model
+    tables: the fields of one entry) (of `above`, its last row where a chunk's lead joined rows on one line): rows
+    of a list or a table without rules ("UMFPACK_Ut U’x=b" / "UMFPACK_Uat U.’x=b"), not the term of the description below (signatures one above the other are: Octave's
+    "x = csvread (filename)" / "x = csvread (filename, dlm_opt1, ...)" / "Read the comma-separated-value file ...")."""
+    b = line.split()
+    a = above.split()[-len(b):] if len(above.split()) % max(1, len(b)) == 0 else []  # (rows a chunk's lead joined)
+    return (len(a) == len(b) in (2, 3) and all(is_term_line(" ".join(w)) and not w[0].endswith(":") for w in (a, b))
+            and not any(_SIGNATURE.match(" ".join(w)) or _BRACKETED.match(" ".join(w)) or DECLARATION_LINE.match(" ".join(w))
+                        for w in (a, b)))
+
+
 def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max_words: int = 60) -> list[Candidate]:
     """Quotable sentences of every block but contents and index chunks (truncation ellipses dropped),
     long ones cut to `max_words` (" ..." after them). A block's first sentence that starts in lower
@@ -771,6 +784,11 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 # the code a lead-in announces: "... on Windows systems:" / "Program('hello.c')" / "If you want to
                 # build a program with a different name ...", SCons'; not a syntax's name for what follows: GetDP's
                 # "green-function-id:" / "Laplace []{expression-cst}" / "r/2, 1/(2*Pi)*ln(1/r), 1/(4*Pi*r).", _SYNTAX_NAME)
+                term = False
+            if term and pos > 1 and _rows_of_a_list(sentences[pos - 2], prev):
+                # the last of a run of rows ("UMFPACK_Ut U’x=b" / "UMFPACK_Uat U.’x=b" / "Iterative refinement can be
+                # optionally performed when ...", UMFPACK's table of sys values without rules) is no term of the
+                # paragraph after the run
                 term = False
             if not term and pos > 0 and s[:1].isupper() and _explains_example(sentences[pos - 1]):
                 # "For example:" / "mnesia:change_table_copy_type(person, node(), disc_copies)" / "Transforms the person

@@ -2875,3 +2875,20 @@ def test_the_pipeline_tells_a_section_s_first_chunk_from_its_later_ones(library,
                                                                                for h in entry]
     other = [h for h in hits if h.section.endswith("The csparam line")]
     assert other and not any(h.prose_above for h in other), "a new section's first chunk"
+
+
+def test_the_last_row_of_a_list_is_no_term_of_the_paragraph_below_it():
+    """UMFPACK's table of sys values, printed without rules (session 65): "For which sys values does umfpack_solve do
+    iterative refinement ...?" quoted "UMFPACK_Uat U.’x=b Iterative refinement can be optionally performed when ...":
+    the table's last row was read as the term of a definition list whose description the paragraph below it was."""
+    text = ("UMFPACK_Q_Uat QU.’x=b UMFPACK_Ut U’x=b\nUMFPACK_Uat U.’x=b\nIterative refinement can be optionally "
+            "performed when sys is any of\nthe following:\nUMFPACK_A Ax=b\nUMFPACK_At A’x=b\nUMFPACK_Aat A.’x=b\n"
+            "For the other values of the sys argument, iterative refinement is not\nperformed (Control "
+            "[UMFPACK_IRSTEP], Ap, Ai, Ax, and Az are ignored).")
+    cands = {c.text: c for c in candidate_sentences(one_block(text, "umfpack_*_solve", "UMFPACK.pdf", 58))}
+    lead = next(c for t, c in cands.items() if t.startswith("Iterative refinement can be optionally performed"))
+    after = next(c for t, c in cands.items() if t.startswith("For the other values of the sys argument"))
+    assert lead.label == "" and after.label == "", (lead.label, after.label)
+    # one term line above a description is still its term
+    single = candidate_sentences(one_block("FIT_LOG\nSets the name of the log file the fit command writes.", "fit"))
+    assert single[0].label == "FIT_LOG", single
