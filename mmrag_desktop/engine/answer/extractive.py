@@ -623,11 +623,12 @@ def is_term_line(line: str) -> bool:
 
 
 def _rows_of_a_list(above: str, line: str) -> bool:
-    """True when `line` and the line `above` it are term lines (`is_term_line`) of the same number of words, two or
-    three, neither a call's signature nor a declaration nor a field ("Default_Value: 1.0e-9 1.0e-9", XSPICE's model
-    tables: the fields of one entry) (of `above`, its last row where a chunk's lead joined rows on one line): rows
-    of a list or a table without rules ("UMFPACK_Ut U’x=b" / "UMFPACK_Uat U.’x=b"), not the term of the description below (signatures one above the other are: Octave's
-    "x = csvread (filename)" / "x = csvread (filename, dlm_opt1, ...)" / "Read the comma-separated-value file ...")."""
+    """True when `line` and the line `above` it (its last words, where a chunk's lead joined rows on one line) are term
+    lines (`is_term_line`) of as many words, two or three, none a call's signature, a declaration or a field: rows of
+    a list or of a table without rules ("UMFPACK_Ut U’x=b" / "UMFPACK_Uat U.’x=b"), not the term of the paragraph
+    below them. A field ("Default_Value: 1.0e-9 1.0e-9" / "Limits: ...", XSPICE's model tables) goes on its entry,
+    and signatures one above the other ("x = csvread (filename)" / "x = csvread (filename, dlm_opt1)") share their
+    description."""
     b = line.split()
     a = above.split()[-len(b):] if len(above.split()) % max(1, len(b)) == 0 else []  # (rows a chunk's lead joined)
     return (len(a) == len(b) in (2, 3) and all(is_term_line(" ".join(w)) and not w[0].endswith(":") for w in (a, b))

@@ -315,7 +315,8 @@ def _lines_above(library, hits: Sequence) -> None:
     as text (its section's headings name a change log and no release: `section_release`), the last release line
     (`RELEASE_LINE`) at most RELEASE_LOOKBACK chunks back (`Hit.release_above`); the entry whose fields a chunk
     opens with (`opens_inside_entry`), its numbered line (`ENTRY_LINE`) at most ENTRY_LOOKBACK chunks back
-    (`Hit.entry_above`). A library-like object that cannot read them leaves the hits as they are."""
+    (`Hit.entry_above`); whether prose of its section comes before it (`_prose_above`, `Hit.prose_above`). A
+    library-like object that cannot read them leaves the hits as they are."""
     read = getattr(library, "texts_before", None)
     if read is None:
         return
