@@ -321,22 +321,26 @@ def _lines_above(library, hits: Sequence) -> None:
     if read is None:
         return
     for h in hits:
-        try:
-            if section_release(h.section) == "":
-                h.release_above = _last_line_above(read, h, RELEASE_LINE, RELEASE_LOOKBACK)
-            if opens_inside_entry(h.text):
-                h.entry_above = _last_line_above(read, h, ENTRY_LINE, ENTRY_LOOKBACK)
-            h.prose_above = _prose_above(read, h)
+        release = section_release(h.section) == ""
+        entry = opens_inside_entry(h.text)
+        try:  # (the chunks above read once, as far back as the furthest of the three looks)
+            above = read(h.chunk_id, max(RELEASE_LOOKBACK if release else 0, ENTRY_LOOKBACK if entry else 0,
+                                         PROSE_LOOKBACK))
         except LibraryError:  # the document was removed meanwhile
             continue
+        if release:
+            h.release_above = _last_line_above(above[:RELEASE_LOOKBACK], h, RELEASE_LINE)
+        if entry:
+            h.entry_above = _last_line_above(above[:ENTRY_LOOKBACK], h, ENTRY_LINE)
+        h.prose_above = _prose_above(above[:PROSE_LOOKBACK], h)
 
 
-def _prose_above(read, hit) -> bool:
-    """True when one of the PROSE_LOOKBACK chunks before `hit`'s in its section holds a sentence of prose outside the
-    last lines it shares with the chunk after it (chunks overlap), or when the section goes on further back than
-    that: the hit's first sentence of prose is not its section's first."""
+def _prose_above(before: Sequence[tuple[str, str]], hit) -> bool:
+    """True when one of the chunks `before` `hit`'s ((section, text), the nearest first; PROSE_LOOKBACK of them) in
+    its section holds a sentence of prose outside the last lines it shares with the chunk after it (chunks overlap),
+    or when the section goes on further back than those: the hit's first sentence of prose is not its section's
+    first."""
     after = hit.text
-    before = read(hit.chunk_id, PROSE_LOOKBACK)
     for section, text in before:
         if section != hit.section:
             return False
@@ -348,10 +352,10 @@ def _prose_above(read, hit) -> bool:
     return len(before) == PROSE_LOOKBACK
 
 
-def _last_line_above(read, hit, pattern, lookback: int) -> str:
-    """The last line matching `pattern` (re.M) in the `lookback` chunks before `hit`'s of its section, white space
-    joined; "" when there is none."""
-    for section, text in read(hit.chunk_id, lookback):
+def _last_line_above(before: Sequence[tuple[str, str]], hit, pattern) -> str:
+    """The last line matching `pattern` (re.M) in the chunks `before` `hit`'s ((section, text), the nearest first) of
+    its section, white space joined; "" when there is none."""
+    for section, text in before:
         if section != hit.section:
             break
         if found := [m.group(0) for m in pattern.finditer(text)]:
