@@ -395,14 +395,22 @@ def states_the_numbers(question: str, hits: Sequence[Hit]) -> bool:
 _CAMEL_PART = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
+# the word a question says how it wants a thing done with ("What's the idiomatic way to loop over ...?" of the nauty
+# guide, which never writes "idiomatic"; "the quickest way to", "the recommended way to"): the question's frame, not
+# its matter
+_WAY = re.compile(r"\b([a-z]+)\s+ways?\s+(?:to|of)\b")  # (in lower case: not a name, "a Python way to")
+
+
 def unknown_words(question: str, term_df: Callable[[list[str]], dict[str, int]]) -> list[str]:
     """The question's words (three letters or more, not stopwords, not numbers) that occur in no
     chunk of the library ("consumption", "link-time", "grafana"): with a middling score, the pages
     found are about something near but not the thing asked. `term_df` is the library's."""
     # (a sentence's full stop is no part of its last word: "... instead of right away. How do I ...")
     terms = (t.rstrip(".") for t in _TERM.findall(question))
+    framing = {w.lower() for w in _WAY.findall(question)}
     words = list(dict.fromkeys(t.lower() for t in terms if len(t) > 2 and not t.isdigit()
-                               and t.lower() not in STOPWORDS and t.lower() not in _GENERAL_WORDS))
+                               and t.lower() not in STOPWORDS and t.lower() not in _GENERAL_WORDS
+                               and t.lower() not in framing))
     if not words:
         return []
     variants = {w: _spellings(w) + _nouns_of(w) + _verbs_of(w) + dimension_spellings(w) + part_spellings(w)
@@ -498,8 +506,11 @@ def _dotted_parts(word: str) -> list[str]:
 
 
 # British and American spellings ("licence" / "license", "colour" / "color", "centre" / "center",
-# "optimise" / "optimize"): a manual that writes one does not miss the word written the other way
-_SPELLINGS = (("our", "or"), ("ence", "ense"), ("ise", "ize"), ("isation", "ization"), ("tre", "ter"), ("ogue", "og"))
+# "optimise" / "optimize", "optimised" / "optimized", "analyse" / "analyze"): a manual that writes one does not miss
+# the word written the other way ("My VU-meter bargraphs get optimised away ...?" of the FAUST manual, which writes
+# "optimized", was not covered)
+_SPELLINGS = (("our", "or"), ("ence", "ense"), ("ise", "ize"), ("ised", "ized"), ("ising", "izing"),
+              ("isation", "ization"), ("yse", "yze"), ("ysed", "yzed"), ("ysing", "yzing"), ("tre", "ter"), ("ogue", "og"))
 
 
 def _spellings(word: str) -> list[str]:
@@ -537,6 +548,15 @@ _HAS_IT = re.compile(_YES_NO + r"(?:the\s+)?[\w.+-]+\s+" + _ADVERB
 # (what _CAN_IT matches, then the object: group 2)
 _DOES_IT_TO = re.compile(_CAN_IT.pattern + r"\s+([^,?;:]+?)\s*(?=,|\?|;|:|\bsuch as\b|\blike\b|\be\.g\.|\binstead\b|"
                          r"\bto\b|\bfrom\b|\bwith\b|\bin\b|$)", re.I)
+# what a question asks a tool of the manual to do something to: the object of the verb after "Which program ..."
+# ("Which gtools program computes the chromatic number of each graph in a graph6 file?" of the nauty guide, which never
+# writes "chromatic", scored 0.86 and quoted the gtools' introduction); the same clause's end as _DOES_IT_TO's
+_WHICH_DOES = re.compile(r"^\s*(?:which|what)\s+(?:[\w.+-]+\s+){0,3}?(?:program|tool|utility|utilities|command|function|"
+                         r"routine|option|module|macro|script|package|librar(?:y|ies)|setting|flag|directive|method|"
+                         r"procedure|plugin|filter|driver|keyword|primitive)s?\s+(?:(?:can|will|would|should)\s+)?"
+                         r"(?!(?:does|is|has|was)\b)[a-z]+s\s+(?:the\s+|a\s+|an\s+|each\s+|my\s+)?([^,?;:]+?)\s*"
+                         r"(?=,|\?|;|:|\bsuch as\b|\blike\b|\be\.g\.|\binstead\b|\bof\b|\bto\b|\bfrom\b|\bwith\b|"
+                         r"\bin\b|\binto\b|\bon\b|\bby\b|$)", re.I)
 _ABSTRACT = ("tion", "sion", "ment", "ness", "ing", "ity", "ance", "ence")
 # (the object itself, not a word that qualifies it: "with a quadratic objective", "with the transposed basis matrix")
 _TOOL = re.compile(r"\b(?:with|using|via|over|through)\s+(?:the\s+|a\s+|an\s+)?([a-z][a-z0-9]{1,11})"
@@ -564,6 +584,8 @@ def decisive_unknown(question: str, unknown: Sequence[str]) -> list[str]:
         # subject is asked to act on, a word no dictionary has (not "Does upper or lower case matter ...", "... depend on
         # a particular output driver ...")
         asked.update(w for w in m.group(2).lower().split() if not common_word(w, question) and "-" not in w)
+    if m := _WHICH_DOES.match(question):  # "Which gtools program computes the chromatic number ...?"
+        asked.update(w for w in m.group(1).lower().split() if not common_word(w, question) and "-" not in w)
     # the tool or protocol a question would do it with ("Can I copy files to a remote host with scp using Erlang's ssh
     # application?" of a manual that never writes "scp"): a word no dictionary has, so a name
     asked.update(w for w in _TOOL.findall(question) if not w.endswith(_ABSTRACT)  # (not "with duplication")
