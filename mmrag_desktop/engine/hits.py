@@ -54,6 +54,9 @@ class Hit:
     # a sentence of prose in the chunks before it of its section (at most PROSE_LOOKBACK, answers only: the first
     # sentence of prose in a section headed by a name is its definition, not a later chunk's first; answer/pipeline.py)
     prose_above: bool = False
+    # the last usage line of a program in the chunks above the chunk in its section ("Usage: genrang
+    # [-P#] ..." over genrang's options: a suite's help texts one after another; answers only: answer/pipeline.py)
+    usage_above: str = ""
 
     def to_json(self) -> dict:
         """The CLI contract's hit object (DESIGN.md, "CLI contract")."""

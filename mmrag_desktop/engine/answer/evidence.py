@@ -339,13 +339,26 @@ class EvidenceBlock:
         """The name of the `entry` ("hmlaa"), or ""."""
         return _ENTRY_HEADING.match(self.entry).group(1) if self.entry else ""
 
+    def program_of(self, quote: str) -> str:
+        """The program whose help text `quote` (a sentence of the block) is part of: the last usage line (`USAGE_LINE`)
+        before it in the chunk, or else above the chunk (`Hit.usage_above`); "" for none, and in a table ("Usage:
+        trunc(x) | Description: ...", a row of JAGS's functions)."""
+        if self.hit.kind != "text":
+            return ""
+        at = _find_words(self.hit.text, quote) or 0
+        above = [m.group(1) for m in USAGE_LINE.finditer(self.hit.text) if m.start() <= at]  # (its own line too)
+        return above[-1] if above else m.group(1) if (m := USAGE_LINE.match(self.hit.usage_above)) else ""
+
     def heading(self, quote: str = "") -> str:
-        """What an answer names before `quote`, the first quote of this block: its release (`release_of`) or its entry
+        """What an answer names before `quote`, the first quote of this block: its release (`release_of`), its entry
         (what the entry returns: "raw1394_get_irm_id returns" before "the node ID of the isochronous resource manager
-        ...")."""
+        ..."), or the program whose help text it is part of ("gentreeg" before "-D# : an upper bound for the maximum
+        degree", `program_of`)."""
         release = self.release_of(quote)
-        if release or not self.entry:
+        if release:
             return release
+        if not self.entry:
+            return self.program_of(quote)
         last = SECTION_NUMBER.sub("", self.hit.section.rsplit(" > ", 1)[-1].strip())
         return f"{self.entry_name} returns" if _RETURNS_PART.fullmatch(last) else self.entry
 
@@ -370,7 +383,8 @@ class EvidenceBlock:
         """Every heading `named` may put before a quote of this block: its release lines' too."""
         found = RELEASE_LINE.finditer(self.hit.text) if self.in_changelog else ()
         lines = [" ".join(m.group(0).split()) for m in found]
-        return [h for h in dict.fromkeys([self.heading(), *lines]) if h]
+        programs = USAGE_LINE.findall(self.hit.text) if self.hit.kind == "text" and not self.entry else []
+        return [h for h in dict.fromkeys([self.heading(), *lines, *programs]) if h]
 
     def render(self) -> str:
         """The block as it appears in the prompt: "[n] (section: ...)" and its text."""
@@ -440,6 +454,12 @@ def _find_words(text: str, quote: str) -> int | None:
         return None
     m = re.search(r"\s+".join(map(re.escape, words)), text)
     return m.start() if m else None
+
+
+# the line that opens a program's help text, its usage or a banner with its name ("Usage: addedgeg [-lq] [-D#] ...",
+# "===== gentreeg =====", the nauty guide's help texts of its utilities one after another): the program whose options
+# the lines below give
+USAGE_LINE = re.compile(r"^[ \t]*(?:usage:[ \t]*|={3,}[ \t]*)([A-Za-z_][\w.+-]*)", re.I | re.M)
 
 
 # a table row read from a cell of two lines as two rows ("Usage: trunc(x) | Description: Round to integer | Value:

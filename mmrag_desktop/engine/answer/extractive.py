@@ -503,6 +503,7 @@ class Candidate:
     under: str = ""  # the option or setting whose entry the sentence is part of ("DOT_CLEANUP If the ..." on)
     keyword: str = ""  # the keyword whose reference entry the sentence is part of ("• Keyword hillWidth ⟨...⟩" on)
     headed: tuple[str, str] = ("", "")  # (kind, name) of the numbered entry line above it ("6.27.3.127 service: whois")
+    program: str = ""  # the program whose help text it is part of (EvidenceBlock.program_of: "addedgeg")
     other_field: bool = False  # a field of another entry than the one the question names (rank_candidates drops it)
     named: bool = False  # a table row the question names (`_row_names_asked`)
     goes_on: bool = False  # the label is the entry whose description the sentence goes on ("-p just parse ...")
@@ -853,7 +854,7 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                 goes_on = True
             out.append(Candidate(b.id, pos, s, following=following, label=label, introduces=introduces, below=list_below,
                                  listed=bool(label) or short_default, under=under, keyword=keyword, goes_on=goes_on,
-                                 headed=headed,
+                                 headed=headed, program=b.program_of(s),
                                  chunk=(b.hit.doc_id, b.hit.chunk_id, b.hit.page)))
     return out
 
@@ -1434,6 +1435,7 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
     coded = [w for w in dict.fromkeys(plan.identifiers) if len(w) >= 4 and re.search(r"\d", w) and w.upper() == w
              and re.search(r"[A-Z]", w)]
     unnamed = _blocks_without(blocks, routines)
+    programs = _programs_named(question, cands)
     own_params, other_params = routine_parameters(blocks, routines)
     said = {(c.block_id, c.position): c.text for c in cands}  # (as the block words them, before any is joined)
     negated = negative_forms(question)
@@ -1503,6 +1505,11 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         elif not entry_named and _names_another_routine(c.text, routines):
             # a sentence that names another routine of the library and not the one asked about ("(fitsfile *fptr, ...)
             # int fits_decode_tdimll / ffdtdmll (...)" for "What does CFITSIO's fits_read_tdim return ...?")
+            c.score -= OTHER_ENTRY_PENALTY
+        elif not entry_named and programs and c.program and c.program not in programs:
+            # a line of another program's help text than the one the question names ("-R# : Make regular of specified
+            # degree ..." of genrang for "With addedgeg, how do I add edges only where ... and keep the maximum degree
+            # at most 4?", over addedgeg's "-D# Specify an upper bound on the maximum degree ...")
             c.score -= OTHER_ENTRY_PENALTY
         elif not entry_named and _heading_of_another(c.headed, question):
             # a sentence of another entry of the kind the question names (under "6.27.3.79 service: ntp", for the
@@ -1686,6 +1693,13 @@ def opens_inside_entry(text: str) -> bool:
     first = ENTRY_LINE.search(text)
     lines = [x for x in (text[:first.start()] if first else text).splitlines() if x.strip()]
     return any(_field(a, b) for a, b in itertools.pairwise(lines))
+
+
+def _programs_named(question: str, cands: Sequence[Candidate]) -> set[str]:
+    """The programs whose help texts the candidates are part of (`Candidate.program`) that `question` writes as a word,
+    a name no dictionary has ("addedgeg"; not "make")."""
+    return {p for p in {c.program for c in cands if c.program} if p.lower() not in common_words()
+            and re.search(r"(?<![\w-])" + re.escape(p) + r"(?![\w-])", question)}
 
 
 def _heading_named(headed: tuple[str, str], question: str) -> bool:
@@ -2405,7 +2419,7 @@ def _in_block_order(chosen: list[Candidate], blocks: Sequence[EvidenceBlock]) ->
     for c in chosen:  # a release or a reference entry is named once, before the first quote under it
         b = by_id[c.block_id]
         bare = b.without_heading(c.text)
-        wanted = bare != c.text or (b.entry and not any(b.entry_name in t for t in said))
+        wanted = bare != c.text or (b.entry and not any(b.entry_name in t for t in said)) or bool(b.program_of(bare))
         heading = b.heading(bare)
         c.text = b.named(bare) if wanted and heading not in named else bare
         named.add(heading)

@@ -41,7 +41,7 @@ from .events import (
     StatusEvent,
     TokenEvent,
 )
-from .evidence import RELEASE_LINE, EvidenceBlock, pack_evidence, section_release
+from .evidence import RELEASE_LINE, USAGE_LINE, EvidenceBlock, pack_evidence, section_release
 from .extractive import (
     ENTRY_LINE,
     EXTRACTIVE_RANK_WEIGHT,
@@ -315,8 +315,9 @@ def _lines_above(library, hits: Sequence) -> None:
     as text (its section's headings name a change log and no release: `section_release`), the last release line
     (`RELEASE_LINE`) at most RELEASE_LOOKBACK chunks back (`Hit.release_above`); the entry whose fields a chunk
     opens with (`opens_inside_entry`), its numbered line (`ENTRY_LINE`) at most ENTRY_LOOKBACK chunks back
-    (`Hit.entry_above`); whether prose of its section comes before it (`_prose_above`, `Hit.prose_above`). A
-    library-like object that cannot read them leaves the hits as they are."""
+    (`Hit.entry_above`); whether prose of its section comes before it (`_prose_above`, `Hit.prose_above`); the last
+    usage line of a program's help text (`USAGE_LINE`) in those chunks (`Hit.usage_above`). A library-like object
+    that cannot read them leaves the hits as they are."""
     read = getattr(library, "texts_before", None)
     if read is None:
         return
@@ -333,6 +334,7 @@ def _lines_above(library, hits: Sequence) -> None:
         if entry:
             h.entry_above = _last_line_above(above[:ENTRY_LOOKBACK], h, ENTRY_LINE)
         h.prose_above = _prose_above(above[:PROSE_LOOKBACK], h)
+        h.usage_above = _last_line_above(above[:PROSE_LOOKBACK], h, USAGE_LINE)
 
 
 def _prose_above(before: Sequence[tuple[str, str]], hit) -> bool:
