@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ..elements import BBox
 from ..hits import Hit
 from ..search.highlight import PROSE_WORD
-from ..search.query import OPTION
+from ..search.query import OPTION, common_words
 from ..sentence_split import (
     CODE_LINE_END,
     DEFINITION_LINE,
@@ -341,13 +341,15 @@ class EvidenceBlock:
 
     def program_of(self, quote: str) -> str:
         """The program whose help text `quote` (a sentence of the block) is part of: the last usage line (`USAGE_LINE`)
-        before it in the chunk, or else above the chunk (`Hit.usage_above`); "" for none, and in a table ("Usage:
-        trunc(x) | Description: ...", a row of JAGS's functions)."""
+        before it in the chunk, or else above the chunk (`Hit.usage_above`); "" for none, in a table ("Usage:
+        trunc(x) | Description: ...", a row of JAGS's functions), and for a word of the dictionary ("Usage: The
+        function ...", "Usage: make [target]": prose, or a name that says nothing of whose the lines are)."""
         if self.hit.kind != "text":
             return ""
         at = _find_words(self.hit.text, quote) or 0
         above = [m.group(1) for m in USAGE_LINE.finditer(self.hit.text) if m.start() <= at]  # (its own line too)
-        return above[-1] if above else m.group(1) if (m := USAGE_LINE.match(self.hit.usage_above)) else ""
+        name = above[-1] if above else m.group(1) if (m := USAGE_LINE.match(self.hit.usage_above)) else ""
+        return "" if name.lower() in common_words() else name
 
     def heading(self, quote: str = "") -> str:
         """What an answer names before `quote`, the first quote of this block: its release (`release_of`), its entry
@@ -380,7 +382,7 @@ class EvidenceBlock:
         return quote
 
     def _headings(self) -> list[str]:
-        """Every heading `named` may put before a quote of this block: its release lines' too."""
+        """Every heading `named` may put before a quote of this block: its release lines' and its programs' too."""
         found = RELEASE_LINE.finditer(self.hit.text) if self.in_changelog else ()
         lines = [" ".join(m.group(0).split()) for m in found]
         programs = USAGE_LINE.findall(self.hit.text) if self.hit.kind == "text" and not self.entry else []

@@ -1696,10 +1696,10 @@ def opens_inside_entry(text: str) -> bool:
 
 
 def _programs_named(question: str, cands: Sequence[Candidate]) -> set[str]:
-    """The programs whose help texts the candidates are part of (`Candidate.program`) that `question` writes as a word,
-    a name no dictionary has ("addedgeg"; not "make")."""
-    return {p for p in {c.program for c in cands if c.program} if p.lower() not in common_words()
-            and re.search(r"(?<![\w-])" + re.escape(p) + r"(?![\w-])", question)}
+    """The programs whose help texts the candidates are part of (`Candidate.program`, names no dictionary has:
+    "addedgeg") that `question` writes as a word."""
+    return {p for p in {c.program for c in cands if c.program}
+            if re.search(r"(?<![\w-])" + re.escape(p) + r"(?![\w-])", question)}
 
 
 def _heading_named(headed: tuple[str, str], question: str) -> bool:

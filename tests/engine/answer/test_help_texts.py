@@ -58,13 +58,12 @@ def test_the_lines_of_another_programs_help_text_are_not_its_answer(library, tmp
     assert "-x#" not in answer.text, answer.text  # genrang's, whose words are the question's
 
 
-def test_a_program_is_named_by_a_word_no_dictionary_has():
+def test_a_program_named_in_the_question():
     def under(program: str) -> Candidate:
         return Candidate(1, 0, "-D# Specify an upper bound", program=program)
 
-    cands = [under("addedgeg"), under("genrang"), under("make"), under("")]
+    cands = [under("addedgeg"), under("genrang"), under("")]
     assert _programs_named("With addedgeg, how do I add edges?", cands) == {"addedgeg"}
-    assert _programs_named("How do I make a random graph?", cands) == set()  # "make" is a word, not the program
     assert _programs_named("How do I use genrang-like options?", cands) == set()  # (a part of a word)
     assert [m.group(1) for m in USAGE_LINE.finditer("===== gentreeg =====\nUsage: gentreeg [-D#] n\nusage is free")] \
         == ["gentreeg", "gentreeg"]
@@ -89,3 +88,8 @@ def test_a_chunk_that_goes_on_another_programs_help_text_is_of_that_program(embe
     options = "-e# : Give the number of edges"
     assert blocks[0].named(options) == f"genrang: {options}" and blocks[0].without_heading(f"genrang: {options}") == options
     assert blocks[1].named(ADDEDGEG[1]) == ADDEDGEG[1]
+    # a usage line whose first word is a word of the dictionary names no program: prose, or a name that says nothing
+    for line in ("Usage: The function takes two arguments.", "Usage: make [target]"):
+        prose = pack_evidence([hit(3, [line, "It returns the sum of both."])], 900)[0]
+        assert prose.program_of("It returns the sum of both.") == ""
+        assert prose.named("It returns the sum of both.") == "It returns the sum of both."
