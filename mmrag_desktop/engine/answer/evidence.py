@@ -488,12 +488,15 @@ def rows_rejoined(text: str) -> str:
     return "\n".join(out)
 
 
+MAX_BLOCKS = 8  # evidence blocks of an answer at most (pack_evidence): the hits after them are never read
+
+
 def pack_evidence(
     hits: Sequence[Hit],
     budget_tokens: int,
     count_tokens: TokenCounter = default_token_counter,
     *,
-    max_blocks: int = 8,
+    max_blocks: int = MAX_BLOCKS,
     min_block_tokens: int = 32,
 ) -> list[EvidenceBlock]:
     """Number hits (best first) into evidence blocks whose rendered size fits `budget_tokens`.

@@ -41,7 +41,7 @@ from .events import (
     StatusEvent,
     TokenEvent,
 )
-from .evidence import RELEASE_LINE, USAGE_LINE, EvidenceBlock, pack_evidence, section_release
+from .evidence import MAX_BLOCKS, RELEASE_LINE, USAGE_LINE, EvidenceBlock, pack_evidence, section_release
 from .extractive import (
     ENTRY_LINE,
     EXTRACTIVE_RANK_WEIGHT,
@@ -535,15 +535,16 @@ def _part_hits(library, question: str, hits: list) -> list:
     "MPICH libraries are built with default compiler optimization, -O2, ..."."""
     out: list = []
     for part, terms in question_parts(question):
-        found = _one_part_hit(library, part, terms, hits + out) if len(terms) >= 2 and hits else None
+        found = _one_part_hit(library, part, terms, hits, out) if len(terms) >= 2 and hits else None
         if found is not None:
             out.append(found)
     return out
 
 
-def _one_part_hit(library, part: str, terms: frozenset[str], hits: list):
+def _one_part_hit(library, part: str, terms: frozenset[str], hits: list, found_before: Sequence = ()):
     """The first text hit of a search for `part` alone that carries its `terms`, in the manuals of the first
-    `hits`; None when a sentence of `hits` carries them already or no such hit is found."""
+    `hits`; None when a sentence of the hits the evidence holds (or of the part hits `found_before`) carries them
+    already or no such hit is found."""
     # a hit has the part when one of its sentences carries two of its terms (all of a part of two) or what a
     # sentence must carry to answer it (second_part_need), whichever is more: Bacula's "... and which date and time
     # variables can I use?" was held answered by "To create an ISO date: DLT-${Year}-..." (one of "date", "time"),
@@ -556,10 +557,12 @@ def _one_part_hit(library, part: str, terms: frozenset[str], hits: list):
 
     # the hits have it: what is quoted is chosen from them (not the words of a screenshot nor a contents line:
     # FreeDV's "Bits:4228 Err:33" and "11.1 Stats Window . . ." are no answer to "what do the Bits and Errs
-    # fields in the Stats window show?")
-    if any(carries(h) for h in hits if h.kind != "figure" and not h.navigation):
+    # fields in the Stats window show?"; nor a hit after those the evidence holds, MAX_BLOCKS: FAUST's "... a UI
+    # architecture module is semantically oriented to handle active widgets, passive widgets and widgets layout.",
+    # a companion placed ninth, held "... and which widgets count as passive (display-only)?" answered)
+    if any(carries(h) for h in [*hits[:MAX_BLOCKS], *found_before] if h.kind != "figure" and not h.navigation):
         return None
-    have = {h.chunk_id for h in hits}
+    have = {h.chunk_id for h in [*hits, *found_before]}
     docs = list(dict.fromkeys(h.doc_id for h in hits[:SECOND_PART_DOCS]))
     try:
         found = library.search(part, k=SECOND_PART_HITS, docs=docs)

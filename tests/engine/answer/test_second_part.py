@@ -63,6 +63,13 @@ def test_the_second_part_of_a_question_is_searched_alone_when_no_hit_carries_it(
     # nothing is searched again for a question of one part, nor when a hit already says it
     assert _part_hits(library, FIRST + "?", hits) == []
     assert _part_hits(library, QUESTION, [*hits, *found]) == []
+    # unless the evidence never holds that hit: one after the first MAX_BLOCKS hits is never read (FAUST's "... handle
+    # active widgets, passive widgets and widgets layout.", a companion placed ninth, held the part answered)
+    from mmrag_desktop.engine.answer.evidence import MAX_BLOCKS
+    filler = [replace(hits[i % len(hits)], chunk_id=-10 - i) for i in range(MAX_BLOCKS)]
+    late = replace(found[0], chunk_id=-3)
+    assert [h.chunk_id for h in _part_hits(library, QUESTION, [*filler, late])] == [found[0].chunk_id]
+    assert _part_hits(library, QUESTION, [*filler[:-1], late]) == []
     # but a screenshot's words or a contents line that name the terms say nothing of them
     shot = replace(hits[0], chunk_id=-1, kind="figure", text="Text in figure: /BINOMIAL test proportion assumed p omitted")
     toc = replace(hits[0], chunk_id=-2, navigation=True, text="15.11.1 Binomial test proportion assumed . . . 176")
