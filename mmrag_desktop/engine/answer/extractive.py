@@ -73,7 +73,7 @@ from ..sentence_split import (
     split_sentences,
 )
 from ..sentence_split import PROMPT as _PROMPT
-from .confidence import STOPWORDS, content_terms, with_optional_part
+from .confidence import STOPWORDS, content_terms, with_optional_part, with_wildcard_part
 from .evidence import FIELD_NAME, FIGURE_OCR, FOOTNOTE_LINE, SECTION_NUMBER, EvidenceBlock, card_lines
 from .key_terms import terms
 from .quote_boxes import row_cells
@@ -861,9 +861,10 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
 
 def _names_routine(low: str, names: Sequence[str]) -> bool:
     """True when the lower-case text `low` names one of `names` (snake_case routines) as a word, or written with an
-    optional part ("fits_make_hist[d]" for "fits_make_histd", `with_optional_part`)."""
+    optional part ("fits_make_hist[d]" for "fits_make_histd", `with_optional_part`) or a wildcard part
+    ("umfpack_*_solve" for "umfpack_solve", `with_wildcard_part`)."""
     return any(re.search(r"(?<![\w.])" + re.escape(n.lower()) + r"(?![\w])", low) or with_optional_part(n, low)
-               for n in names)
+               or with_wildcard_part(n, low) for n in names)
 
 
 def _blocks_without(blocks: Sequence[EvidenceBlock], names: Sequence[str]) -> set[int]:

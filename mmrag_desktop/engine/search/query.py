@@ -26,6 +26,9 @@ VISUAL_WORDS = frozenset(
     images picture pictures illustration drawing drawings pinout pin-out photo screenshot shown shows look
     looks depicted depict layout curve curves waveform sketch gui window dialog icon symbol""".split()
 )
+# a visual word written as a name is no visual word: the operating system ("On Windows NT4, ... which buttons do I
+# click", Dibbler's guide, pulled its first figure's caption over the steps)
+NAMES_NOT_VISUAL = frozenset({"Windows"})
 # the word before "image" that makes it a disk, firmware or container image, no picture ("attach the downloaded image
 # as its disk" pulled the FreedomBox Manual's VirtualBox screenshots over the steps; "flash the SD card image")
 SOFTWARE_IMAGE_WORDS = frozenset(
@@ -120,7 +123,7 @@ def plan_query(query: str) -> QueryPlan:
     vis = sum(1 for i, (w, s) in enumerate(zip(lowered, singular, strict=True))
               if (w in VISUAL_WORDS or s in VISUAL_WORDS)
               and not (s == "image" and i and lowered[i - 1] in SOFTWARE_IMAGE_WORDS)
-              and words[i] != "Windows")  # the operating system ("On Windows NT4, ... which buttons do I click")
+              and words[i] not in NAMES_NOT_VISUAL)
     tab = sum(1 for w, s in zip(lowered, singular, strict=True) if w in TABLE_WORDS or s in TABLE_WORDS)
     intent = "visual" if vis > tab and vis > 0 else "table" if tab > 0 else "text"
     options = options_in(text)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from conftest import extractive_answer, write_pdf
 
+from mmrag_desktop.engine.answer import extractive
 from mmrag_desktop.engine.answer.confidence import with_optional_part, with_wildcard_part
 from mmrag_desktop.engine.answer.extractive import introduces_code, is_term_line
 
@@ -132,6 +133,8 @@ SOLVE = [
 ])
 def test_a_name_with_a_wildcard_part(name, text, written):
     assert with_wildcard_part(name, text) is written
+    # and the answer's ranking reads it so too: a block that writes it names the routine (no UNNAMED_PENALTY)
+    assert extractive._names_routine(text.lower(), [name]) is written
 
 
 def test_a_routine_named_without_its_wildcard_part_is_covered(library, tmp_path):
