@@ -282,6 +282,15 @@ _OPTION_TERM = re.compile(r"^--?[A-Za-z0-9][\w-]*(?:,\s*--?[A-Za-z0-9][\w-]*)*(?
 # stress rate." + "As a solution, we adopt the approach ...", the Smooth Mach Dynamics guide)
 _HOW_IT_IS_DONE = re.compile(r"(?:to (?:do|achieve|accomplish) (?:so|this|that)|for (?:this|that)(?: purpose)?|"
                              r"(?:this|that|it) (?:can|may|is|could) be (?:accomplished|achieved|done) (?:using|with|by)|"
+                             # (how a default is changed: "By default the generated code process float type samples." +
+                             # "This can be changed using the -double option ...", FAUST's)
+                             # (not what may befall it: "This may be disabled in your kernel for security reasons.")
+                             r"(?:this|that|it)(?: default| behaviou?r| setting)? can be (?:changed|overridden|"
+                             r"modified|altered|controlled|disabled|enabled|turned off|turned on|set) "
+                             r"(?:using|with|by|via|through)|"
+                             # (or names what does it: "... so one cannot safely write compute( count, inputs, inputs)." +
+                             # "The -inpl compilation option can be used for that, but only in scalar mode for now.")
+                             r"(?:[\w.-]+ ){1,5}(?:can|may) be used for (?:this|that)(?: purpose)?|"
                              r"as a (?:solution|remedy)|to (?:solve|overcome|avoid|remedy|circumvent) (?:this|that|it|the problem))"
                              r"\b,?\s", re.I)
 # a question about what something means, and a sentence that says what the one before it means

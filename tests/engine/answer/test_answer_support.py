@@ -2338,6 +2338,34 @@ def test_the_sentence_that_says_how_is_quoted_with_the_one_before(embedder):
                              "to YES."), texts
 
 
+def test_how_a_default_is_changed_is_quoted_with_the_default(embedder):
+    """The FAUST quick reference (session 66): "Can I pass the same buffer as input and output to compute() for in-place
+    processing, and how do I make the generated code use double-precision samples?" quoted "By default the generated
+    code process float type samples." and "... one cannot safely write compute( count, inputs, inputs)." without the
+    sentences after them that say how: "This can be changed using the -double option ..." and "The -inpl compilation
+    option can be used for that, but only in scalar mode for now." """
+    block = one_block("Note that by default inputs and outputs buffers are supposed to be distinct memory zones, so one "
+                      "cannot safely write compute( count, inputs, inputs). The -inpl compilation option can be used for "
+                      "that, but only in scalar mode for now. By default the generated code process float type samples. "
+                      "This can be changed using the -double option (or even -quad in some backends). The FAUSTFLOAT "
+                      "type used in the compute method is defined in architecture files.", "6.1 Generated code",
+                      "faust-quick-reference.pdf", 61)
+    question = ("Can I pass the same buffer as input and output to compute() for in-place processing, and how do I make "
+                "the generated code use double-precision samples?")
+    texts = [c.text for c in rank_candidates(question, block, embedder)]
+    assert any(t.endswith("float type samples. This can be changed using the -double option (or even -quad in some "
+                          "backends).") for t in texts), texts
+    assert any(t.endswith("inputs, inputs). The -inpl compilation option can be used for that, but only in scalar mode "
+                          "for now.") for t in texts), texts
+    # a sentence that goes on about something else is no way of doing it, nor one that says what may befall it
+    for after in ("The FAUSTFLOAT type used in the compute method is defined in architecture files.",
+                  "This may be disabled in some architecture files for historical reasons."):
+        other = one_block(f"By default the generated code process float type samples. {after}", "6.1 Generated code",
+                          "faust-quick-reference.pdf", 61)
+        assert "By default the generated code process float type samples." in [
+            c.text for c in rank_candidates(question, other, embedder)]
+
+
 def test_a_setting_s_row_ends_with_its_default(embedder):
     """tikz-timing's list of slope settings ("timing/lslope=<0.0 - 1.0> Setting Sets slope for logic
     transitions only. Default: 0.1" / "timing/dslope=..."): the line under a row that ends with its
