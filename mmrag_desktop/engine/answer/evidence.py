@@ -385,7 +385,8 @@ class EvidenceBlock:
         """Every heading `named` may put before a quote of this block: its release lines' and its programs' too."""
         found = RELEASE_LINE.finditer(self.hit.text) if self.in_changelog else ()
         lines = [" ".join(m.group(0).split()) for m in found]
-        programs = USAGE_LINE.findall(self.hit.text) if self.hit.kind == "text" and not self.entry else []
+        programs = [p for p in USAGE_LINE.findall(self.hit.text) if p.lower() not in common_words()] \
+            if self.hit.kind == "text" and not self.entry else []
         return [h for h in dict.fromkeys([self.heading(), *lines, *programs]) if h]
 
     def render(self) -> str:
