@@ -187,6 +187,10 @@ _DEFINED_VALUE = re.compile(r"^#\s*define\s+\w+\s+[-+\d\"'(]")
 _REFERS_BACK = re.compile(r"^(?:(?:they|it|these|those|this (?:option|setting|variable|command|macro|feature|mode|flag|key))"
                           r"\s+(?:are|is|were|was|can|could|will|also|have|has|do|does)\b"
                           r"|(?:this|that) is (?:also |not )?the default\b)", re.I)
+# and, however long, what must be done with it ("We have declared a variable "generators" that will be used to hold the
+# group generators between the two calls." / "It has to be initialised to NULL and its address has to be given to
+# Traces using options.generators.", nauty's)
+_MUST_BE = re.compile(r"^(?:they|it|this|these)\s+(?:has|have|needs?|must|should)\s+(?:to\s+)?be\s", re.I)
 # and so are the examples it gives, however few their words ("Some of the Bacula code ... has been released to the
 # public domain." / "E.g. md5.c, SQLite.")
 _GIVES_EXAMPLES = re.compile(r"^(?:e\.g\.|i\.e\.)\s", re.I)
@@ -821,7 +825,9 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
                         prev = f"{sentences[pos - 2].strip()} {prev}"
                 else:
                     s = f"... {s}"
-            if (not term and not introduces and prev and (_REFERS_BACK.match(s) or examples) and len(s.split()) <= REFERS_BACK_WORDS
+            if (not term and not introduces and prev and (_REFERS_BACK.match(s) or examples)
+                    and (len(s.split()) <= REFERS_BACK_WORDS
+                         or (_MUST_BE.match(s) and len(prev.split()) + len(s.split()) <= PAIR_WORDS))
                     and prev[-1:] in ".!?" and is_quotable(prev)):
                 # "They are also available in HTML-format." says nothing without what "they" are: "For instance,
                 # Ecasound's man pages are a very good (and up-to-date!) source of information." (with the term

@@ -95,6 +95,21 @@ def test_a_short_sentence_about_the_one_before_is_quoted_with_it():
     assert any(t.endswith("64-bit global element ids. This is the default.") for t in texts), texts
 
 
+def test_what_must_be_done_with_the_thing_before_is_quoted_with_it():
+    """The nauty guide (session 66): "... how do I hand the generators from the first call to the second ...?" quoted
+    "We have declared a variable "generators" that will be used to hold the group generators between the two calls."
+    without the sentence after it that says how, "It has to be initialised to NULL and its address has to be given to
+    Traces using options.generators.": what "it" is, the sentence before says, however long the pair."""
+    text = ("We have declared a variable \"generators\" that will be used to hold the group generators between the two\n"
+            "calls. It has to be initialised to NULL and its address has to be given to Traces using\n"
+            "options.generators. The first call to Traces computes the automorphism group. It has a long sentence of\n"
+            "its own that says what it does and needs no other one.")
+    texts = [c.text for c in candidate_sentences(pack_evidence([chunk(40, text, 75)], 1000))]
+    assert any(t.endswith("between the two calls. It has to be initialised to NULL and its address has to be given to "
+                          "Traces using options.generators.") for t in texts), texts
+    assert any(t.startswith("It has a long sentence") for t in texts), texts  # no "must be": alone
+
+
 def test_two_quotes_of_one_passage_that_share_a_sentence_are_not_both_quoted():
     """Unseen u09 (expEYES Junior): with the sentence after "SEN is connected to 5 volts through a 5.1kΩresistor."
     quoted with it ("It also has a built-in analog comparator."), the sentence was quoted twice, in that pair and
