@@ -346,8 +346,9 @@ class EvidenceBlock:
         function ...", "Usage: make [target]": prose, or a name that says nothing of whose the lines are)."""
         if self.hit.kind != "text":
             return ""
-        at = _find_words(self.hit.text, quote) or 0
-        above = [m.group(1) for m in USAGE_LINE.finditer(self.hit.text) if m.start() <= at]  # (its own line too)
+        usages = list(USAGE_LINE.finditer(self.hit.text))
+        at = (_find_words(self.hit.text, quote) or 0) if usages else 0  # (no chunk of a help text: no quote to find)
+        above = [m.group(1) for m in usages if m.start() <= at]  # (its own line too)
         name = above[-1] if above else m.group(1) if (m := USAGE_LINE.match(self.hit.usage_above)) else ""
         return "" if name.lower() in common_words() else name
 

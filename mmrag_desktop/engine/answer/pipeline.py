@@ -87,6 +87,7 @@ SECOND_PART_AT = 3  # its place among the hits: after those confidence scores (c
 RELEASE_LOOKBACK = 100
 ENTRY_LOOKBACK = 3  # and an entry's fields a chunk opens with, for their entry's numbered line
 PROSE_LOOKBACK = 3  # and the chunks of its section before a hit's, for a sentence of prose (`Hit.prose_above`)
+USAGE_LOOKBACK = 3  # and for the usage line of the program whose help text the chunk goes on (`Hit.usage_above`)
 MAX_QUESTION_CHARS = 4000  # ~1,000 tokens: beyond that no small context holds evidence too
 NOT_COVERED = "The indexed manuals do not cover this."
 
@@ -316,17 +317,17 @@ def _lines_above(library, hits: Sequence) -> None:
     (`RELEASE_LINE`) at most RELEASE_LOOKBACK chunks back (`Hit.release_above`); the entry whose fields a chunk
     opens with (`opens_inside_entry`), its numbered line (`ENTRY_LINE`) at most ENTRY_LOOKBACK chunks back
     (`Hit.entry_above`); whether prose of its section comes before it (`_prose_above`, `Hit.prose_above`); the last
-    usage line of a program's help text (`USAGE_LINE`) in those chunks (`Hit.usage_above`). A library-like object
-    that cannot read them leaves the hits as they are."""
+    usage line of a program's help text (`USAGE_LINE`) at most USAGE_LOOKBACK chunks back (`Hit.usage_above`). A
+    library-like object that cannot read them leaves the hits as they are."""
     read = getattr(library, "texts_before", None)
     if read is None:
         return
     for h in hits:
         release = section_release(h.section) == ""
         entry = opens_inside_entry(h.text)
-        try:  # (the chunks above read once, as far back as the furthest of the three looks)
+        try:  # (the chunks above read once, as far back as the furthest of the looks)
             above = read(h.chunk_id, max(RELEASE_LOOKBACK if release else 0, ENTRY_LOOKBACK if entry else 0,
-                                         PROSE_LOOKBACK))
+                                         PROSE_LOOKBACK, USAGE_LOOKBACK))
         except LibraryError:  # the document was removed meanwhile
             continue
         if release:
@@ -334,7 +335,7 @@ def _lines_above(library, hits: Sequence) -> None:
         if entry:
             h.entry_above = _last_line_above(above[:ENTRY_LOOKBACK], h, ENTRY_LINE)
         h.prose_above = _prose_above(above[:PROSE_LOOKBACK], h)
-        h.usage_above = _last_line_above(above[:PROSE_LOOKBACK], h, USAGE_LINE)
+        h.usage_above = _last_line_above(above[:USAGE_LOOKBACK], h, USAGE_LINE)
 
 
 def _prose_above(before: Sequence[tuple[str, str]], hit) -> bool:
