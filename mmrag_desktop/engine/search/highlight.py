@@ -41,6 +41,8 @@ DISPLAY_INDENT = 15.0  # points
 # a box whose first line ends a sentence shows that sentence from its start when it began at most this many
 # lines above (_sentence_on_first_line)
 TAIL_LINES = 2
+# a box that ends with a question takes the segment after it when that has this many prose words (_answer_after)
+ANSWER_WORDS = 3
 PROSE_WORD = re.compile(r"\b[A-Za-z][a-z]+\b")
 _LOWER_WORD = re.compile(r"[a-z]+\s")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -142,6 +144,7 @@ def choose_highlight(
             best = _best_row(scores, boxed, best)
     want = {best, _next_segment(scores, best)} if kind == "text" and best >= 0 else {best}
     if kind == "text" and best >= 0:
+        want |= _answer_after(scores, boxed, want)
         want |= set(range(_sentence_start(boxed, best), best))
         want |= _sentence_on_first_line(boxed, want)
     chosen = [ln for ln in boxed if want & set(ln.get("s") or [])] if best >= 0 else []
@@ -205,6 +208,22 @@ def _sentence_on_first_line(lines: list[dict], want: set[int]) -> set[int]:
 def _first_line(lines: list[dict], segment: int) -> int | None:
     """The index of the first of `lines` that holds `segment`, None when none does."""
     return next((i for i, ln in enumerate(lines) if segment in (ln.get("s") or [])), None)
+
+
+def _answer_after(scores: np.ndarray, lines: list[dict], want: set[int]) -> set[int]:
+    """The segment after a box that ends with a question, when it answers it (prose of ANSWER_WORDS words
+    or more that asks nothing itself), else nothing: a manual's FAQ asks before it answers, and the
+    question restates the user's best ("Problem: I want to program an ATtiny4/5/9/10 device using a
+    serial/parallel bitbang programmer. How to connect the pins?" / "Solution: ... a 1K resistor should be
+    placed between the SDO and TPIDATA.", AVRDUDE's manual; the box showed the problem alone). A list of
+    questions (a FAQ's contents) and a comment in code ("# Is it time for lunch?" / "}") stay as they are."""
+    texts = segment_texts(lines, len(scores))
+    last = max(want)
+    nxt = _next_segment(scores, last)
+    if (nxt == last or not texts[last].rstrip().endswith("?") or texts[nxt].rstrip().endswith("?")
+            or len(PROSE_WORD.findall(texts[nxt])) < ANSWER_WORDS):
+        return set()
+    return {nxt}
 
 
 def _next_segment(scores: np.ndarray, best: int) -> int:

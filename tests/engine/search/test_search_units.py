@@ -107,6 +107,32 @@ def test_a_sentence_with_the_opposite_of_a_query_word_is_not_the_highlight(embed
     assert choose_highlight("table", lines, None, seg, qvec, terms, 41).segment == 1
 
 
+def test_a_box_that_ends_with_a_question_shows_the_answer_after_it(embedder):
+    """AVRDUDE's FAQ asks before it answers, and its question restates the user's: the box showed
+    "Problem: ... How to connect the pins?" alone, not the "Solution: ..." that says where the resistor
+    goes. A list of questions (a FAQ's contents) shows no more than before."""
+    sentences = ["Problem: I want to program an ATtiny4/5/9/10 device using a serial/parallel bitbang programmer.",
+                 "How to connect the pins?",
+                 "Solution: Since TPI has only 1 pin for bi-directional data transfer, both SDI and SDO pins "
+                 "should be connected to the TPIDATA pin on the ATtiny device.",
+                 "However, a 1K resistor should be placed between the SDO and TPIDATA."]
+    lines = [{"p": 59, "b": [72, 100 + 14 * i, 500, 112 + 14 * i], "t": t, "s": [i]} for i, t in enumerate(sentences)]
+    seg = embedder.encode(sentences)
+    query = "hooking a bit-bang serial/parallel programmer to an ATtiny10 over TPI: what goes between the pins?"
+    qvec, terms = embedder.encode([query])[0], plan_query(query).terms
+    hl = choose_highlight("text", lines, None, seg, qvec, terms, 59)
+    assert hl.segment == 0, "the problem restates the query best"
+    assert hl.bbox == (72, 100, 500, 140), "the box goes on to the solution"
+    faq = ["28. How do I use a #define'd constant in an asm statement?",
+           "29. How to add a raw binary image to linker output?",
+           "30. How do I perform a software reset of the AVR?",
+           "31. I am using floating point math. Why is the compiled code so big?"]
+    lines = [{"p": 56, "b": [72, 100 + 14 * i, 500, 112 + 14 * i], "t": t, "s": [i]} for i, t in enumerate(faq)]
+    hl = choose_highlight("text", lines, None, embedder.encode(faq), embedder.encode([faq[1]])[0],
+                          plan_query(faq[1]).terms, 56)
+    assert hl.segment == 1 and hl.bbox == (72, 114, 500, 140), "the question and the one after, as before"
+
+
 def test_table_highlight_is_a_row_not_the_repeated_caption():
     """The caption matches best (it names the table) and still ranks the chunk, but the box is the
     best row; with no row to show, the caption is the highlight."""
