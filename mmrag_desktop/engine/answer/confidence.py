@@ -71,7 +71,10 @@ STOPWORDS = frozenset(
     get gets got make makes way ways tell show give find need needs want does doesn't don't isn't
     please know one ones thing things something anything within without between per via""".split()
 )
-_TERM = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+#-]*")
+# (with the accented letters of Latin scripts: "Gröbner" is one word, not "Gr" and "bner"; not micro's sign, "10µF")
+_TERM = re.compile(r"[A-Za-z0-9À-ÖØ-öø-ſ][A-Za-z0-9À-ÖØ-öø-ſ_.+#-]*")
+# the spellings of German letters a manual may write without them ("Groebner" for "Gröbner"; FTS5 matches "Grobner")
+_UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
 _NAME_WORD = re.compile(r"[A-Za-z0-9]+")
 # a Greek letter the question spells out ("a Dirichlet character chi") is known to a library that
 # writes the letter ("induce χ ∈ Ĝ to Z/NZ", the PARI/GP card); micro's sign is a mu too
@@ -415,6 +418,7 @@ def unknown_words(question: str, term_df: Callable[[list[str]], dict[str, int]])
         return []
     variants = {w: _spellings(w) + _nouns_of(w) + _verbs_of(w) + dimension_spellings(w) + part_spellings(w)
                 + list(GREEK.get(w, "")) + list(_GRADED.get(w, ())) + symbol_spellings(w) + _IRREGULAR.get(w, [])
+                + ([w.translate(_UMLAUTS)] if w.translate(_UMLAUTS) != w else [])
                 for w in words}
     parts = {w: _dotted_parts(w) for w in words}
     df = term_df(list(dict.fromkeys([*(v for vs in variants.values() for v in vs), *(p for ps in parts.values() for p in ps)])))
@@ -677,6 +681,9 @@ def absent_names(question: str, hits: Sequence[Hit]) -> list[str]:
     # its section may never write it alone (tikz-timing's "Please note that the width of the first argument
     # is ignored ..." under "4.3 Overlays", the 'O' named three paragraphs above)
     names = [t for t in terms(question) if t.kind == "name" and len(t.norm) > 1]
+    # nor do the letters of a formula ("the Lie bracket AB - BA": products of matrices, which a page writes as it likes)
+    operands = formula_operands(question)
+    names = [t for t in names if t.text not in operands]
     # and its codes and model numbers ("the Tormach 1100", "error 118"; no quantities)
     codes = entry_codes(plan_query(question))
     if not (names or codes) or not hits:
@@ -688,6 +695,17 @@ def absent_names(question: str, hits: Sequence[Hit]) -> list[str]:
               and not _named_as_formulas_do(t.norm, index.low) and not _named_as_dimensions(t.norm, index.low)]
     absent += [n for n in codes if not re.search(r"(?<![\w.])" + n.lower() + r"(?![\w])", index.low)]
     return list(dict.fromkeys(absent))  # a hexadecimal code is a name too
+
+
+# two or more symbols of at most three capitals (or one small letter) joined by arithmetic ("AB - BA", "A*B", "x + y"); a
+# hyphen or a slash counts only with spaces around it ("RS-485", "DB-25" are codes, "TX/RX", "A/D" names)
+_OPERAND = r"(?:[A-Z]{1,3}|[a-z])"
+_FORMULA = re.compile(r"(?<![\w.-])" + _OPERAND + r"(?:(?:\s+[-+*/=−]\s+|\s*[+*=]\s*)" + _OPERAND + r")+(?![\w.-])")
+
+
+def formula_operands(question: str) -> set[str]:
+    """The symbols of the formulas a question writes (`_FORMULA`): "AB" and "BA" of "the Lie bracket AB - BA"."""
+    return {t for m in _FORMULA.finditer(question) for t in re.findall(_OPERAND, m.group())}
 
 
 def _named_by_its_number(name: str, question: str, text: str) -> bool:

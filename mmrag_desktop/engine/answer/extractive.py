@@ -1004,11 +1004,13 @@ def _is_term(line: str) -> bool:
 
 def bibliography_entries(text: str, references: bool) -> list[str]:
     """The entries of a bibliography in `text`, each its lines joined, when two lines or more open with a citation
-    key (_CITATION_KEY; a number only when `references`, the block's section lists references); the lines above
-    the first key (the end of an entry the chunk cut) are one piece. [] when `text` is no bibliography."""
+    key (_CITATION_KEY; a number only when `references`, the block's section lists references), or one in a section
+    of references (GAP's tutorial lists one paper: "[Sim90] C. C. Sims. Computing the order of a solvable permutation
+    group. J. Symbolic Comput.," / "9(5-6):699–705, 1990. ..."); the lines above the first key (the end of an entry
+    the chunk cut) are one piece. [] when `text` is no bibliography."""
     lines = [line.strip() for line in text.split("\n") if line.strip()]
     keyed = [i for i, line in enumerate(lines) if (m := _CITATION_KEY.match(line)) and (references or m.group("author"))]
-    if len(keyed) < 2:
+    if len(keyed) < (1 if references else 2):
         return []
     return [" ".join(lines[a:z]) for a, z in pairwise([0, *keyed, len(lines)]) if z > a]
 

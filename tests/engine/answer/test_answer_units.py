@@ -335,6 +335,27 @@ def test_a_part_number_is_named_as_its_tools_spell_it_or_by_its_family(embedder)
     assert '"p16f1829lin"' in plan.fts and '"p16f1829lin"' in plan.exact_phrases
 
 
+def test_the_letters_of_a_formula_are_no_names_a_page_must_write(embedder):
+    """GAP's tutorial: "... how do I get matrices whose product is the Lie bracket AB - BA instead of the ordinary
+    matrix product?" was answered "not covered" ("No page found mentions AB, BA"): the page writes the bracket
+    "[A,B] = A∗B-B∗A". Codes joined by a hyphen and names joined by a slash stay names."""
+    from mmrag_desktop.engine.answer.confidence import absent_names
+
+    page = [hit(1, "In GAP, Lie algebras arise for example as algebras of matrices whose product is defined by the Lie bracket "
+                   "[A,B] = A∗B-B∗A, where ∗ denotes the ordinary matrix product.", page=60)]
+    question = ("Does GAP treat a finite field as an algebra, and how do I get matrices whose product is the Lie bracket "
+                "AB - BA instead of the ordinary matrix product?")
+    assert absent_names(question, page) == []
+    assessed = assess(question, page, embedder)
+    assert assessed.absent == [] and not assessed.insufficient
+    assert absent_names("Which matrices give the bracket AB - BA on the XYZ board?", page) == ["XYZ"]
+    from mmrag_desktop.engine.answer.confidence import formula_operands
+
+    assert formula_operands("C = A + B, or A*B") == {"A", "B", "C"}
+    assert formula_operands("the RS-485 port, its TX/RX lines and the A/D converter, with CS = 1") == set()
+    assert "RS" in absent_names("Which matrices give the bracket on the RS-485 port?", page)
+
+
 def test_a_dotted_name_is_named_by_its_attribute_and_its_owner():
     """gpsim's "stopwatch.rollover": the page found says "The .rollover attribute is the number of cycles
     at which the stopwatch timer rolls over." and "What does the stopwatch.rollover attribute specify?"

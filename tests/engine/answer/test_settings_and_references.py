@@ -150,6 +150,13 @@ def test_a_bibliography_entry_is_quoted_whole():
     assert bibliography_entries(steps, False) == []  # numbered steps, outside a list of references
     assert len(bibliography_entries(steps, True)) == 3
     assert bibliography_entries("[Cla89a] M. Clarkson. One entry alone.", False) == []
+    # a section of references that lists one entry (GAP's tutorial) quotes it whole too
+    sims = ("[Sim90] C. C. Sims. Computing the order of a solvable permutation group. J. Symbolic Comput.,\n"
+            "9(5-6):699–705, 1990. Computational group theory, Part 1. 74")
+    assert bibliography_entries(sims, True) == [" ".join(sims.split())]
+    blocks = pack_evidence([block(sims, doc="gap-tutorial.pdf", section="References", chunk_id=7)], 1000)
+    assert [c.text for c in candidate_sentences(blocks)][0].endswith("J. Symbolic Comput., 9(5-6):699–705, 1990. "
+                                                                     "Computational group theory, Part 1. 74")
 
 
 def test_the_entry_asked_for_is_the_answer(embedder):

@@ -42,3 +42,23 @@ def test_dimensions_joined_by_an_x_are_known_written_by(library, tmp_path):
     assert absent_names("How is a 2x3x4 array stored?", hits) == []
     assert absent_names("How do I transform three 7x6 arrays?", hits) == ["7x6"]
     assert unknown_words("How do I transform three 7x6 arrays?", library.term_df) == ["7x6"]
+
+
+def test_a_word_with_accented_letters_is_one_word(library, tmp_path):
+    """Asked in session 67 (no set's): "How do I compute a Gröbner basis of an ideal in a polynomial ring with GAP?" of
+    GAP's tutorial, which never names Gröbner bases, was answered with sentences about ideals of algebras: the words
+    were read as "Gr" and "bner", and "bner" as no name. A word with accented letters is one word, known to a library
+    that writes it with or without the accents ("Schrödinger", "Groebner")."""
+    from mmrag_desktop.engine.answer.confidence import decisive_unknown
+
+    lines = ["The solver integrates the Schrödinger equation on a grid of points.",
+             "Groebner bases of ideals are computed by the Buchberger algorithm.",
+             "Subalgebras and ideals of an algebra are given by generators."]
+    pdf = write_pdf(tmp_path / "algebra.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines)]])
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    assert unknown_words("Does it integrate the Schrödinger equation?", library.term_df) == []
+    assert unknown_words("How do I compute Gröbner bases of an ideal?", library.term_df) == []
+    question = "Are Gröbner bases of an ideal computed by Göttinger?"
+    unknown = unknown_words(question, library.term_df)
+    assert unknown == ["göttinger"]
+    assert decisive_unknown(question, unknown) == ["göttinger"]
