@@ -105,6 +105,7 @@ def plan_query(query: str) -> QueryPlan:
     terms = [w for w in lowered if w not in STOPWORDS and len(w) > 1] or lowered
     terms += [v for w in words for v in part_spellings(w)]
     terms += [v for w in lowered for v in symbol_spellings(w)]
+    terms += symbols_named(text)
     # FTS5 tokenises '4-12' as '4' '12': split compound words the same way inside a phrase
     fts = " OR ".join(quote_term(t) for t in dict.fromkeys(terms))
     identifiers = [w for w in words if _is_identifier(w)]
@@ -130,6 +131,18 @@ def plan_query(query: str) -> QueryPlan:
     return QueryPlan(text=text, terms=terms, fts=fts, identifiers=identifiers,
                      exact_phrases=list(dict.fromkeys(phrases)),
                      intent=intent, ref_keys=ref_keys, options=options)
+
+
+# a sign a question writes alone (between spaces or quotes), which a page names in words: "When GAP prints a list with
+# a ~ in one of its positions, ..." of GAP's tutorial, which says "Now the tilde in the fourth position of lll denotes
+# the object that is currently printed" (the tokenizer drops the sign, the embedder reads it as nothing)
+SIGN_NAMES = {"~": "tilde", "^": "caret", "\\": "backslash", "&": "ampersand", "*": "asterisk"}
+_LONE_SIGN = re.compile(r"(?:^|(?<=[\s'\"“‘(]))([~^\\&*])(?=$|[\s'\"”’),.?])")
+
+
+def symbols_named(text: str) -> list[str]:
+    """The names of the signs `text` writes alone (`SIGN_NAMES`), lower case, each once: "tilde" of "a ~ in"."""
+    return list(dict.fromkeys(SIGN_NAMES[m.group(1)] for m in _LONE_SIGN.finditer(text)))
 
 
 # two words a question writes apart that a manual may write as one: "job name" / "jobname", "bit width" / "bitwidth",

@@ -321,3 +321,26 @@ def test_a_quantity_written_one_way_finds_a_page_that_writes_it_another(library,
         hits = library.search(query, k=2)
         assert hits[0].doc == "inputs.pdf" and hits[0].sources.get("exact") == 1, (query, hits[0].sources)
         assert all("exact" not in h.sources for h in hits if h.doc == "outputs.pdf")
+
+
+def test_a_sign_written_alone_is_searched_by_its_name(library, tmp_path):
+    """GAP's tutorial (asked in session 67, no set's): "When GAP prints a list with a ~ in one of its positions, what
+    does that mean?" never found "Now the tilde in the fourth position of lll denotes the object that is currently
+    printed": the tokenizer drops the sign and the embedder reads nothing in it. A sign written alone is searched
+    by its name too; inside a formula or a word it is not."""
+    from conftest import write_pdf
+
+    tilde = write_pdf(tmp_path / "tilde.pdf", [[(72, 110, "A list may even be part of itself."),
+                                                (72, 126, "Now the tilde in the fourth position denotes the object "
+                                                          "that is currently printed.")]])
+    lists = write_pdf(tmp_path / "lists.pdf", [[(72, 110, "GAP prints a list with its entries in brackets, in the "
+                                                          "positions they hold; holes print as nothing.")]])
+    assert [e.stage for e in library.add([tilde, lists]) if e.stage in ("done", "failed")] == ["done", "done"]
+    hits = library.search("What does a ~ stand for?", k=2)  # (no other word of it on either page)
+    assert [h.doc for h in hits if "keyword" in h.sources] == ["tilde.pdf"], [(h.doc, h.sources) for h in hits]
+    assert hits[0].doc == "tilde.pdf"
+    from mmrag_desktop.engine.search.query import symbols_named
+
+    assert symbols_named("a list with a ~ in one of its positions") == ["tilde"]
+    assert symbols_named("use '*' or \"^ label\"") == ["asterisk", "caret"]
+    assert symbols_named("x^2, a~b and A*B") == []
