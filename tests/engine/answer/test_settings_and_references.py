@@ -454,3 +454,17 @@ def test_a_figure_s_referenced_as_line_is_not_quoted():
     body = block("Fig. 1 illustrates these interactions schematically for the original version of the model.")
     assert [c.text for c in candidate_sentences(pack_evidence([body], 1000))] == [
         "Fig. 1 illustrates these interactions schematically for the original version of the model."]
+
+
+def test_what_a_command_typed_at_a_prompt_printed_is_no_term_of_the_sentence_after_it():
+    """GAP's tutorial (asked in session 67): "gap> s1[7];" / "'w'" / "Sublists of lists can easily be extracted and
+    assigned using the operator list{ positions }." was quoted "'w' Sublists of lists ...": the character the command
+    printed read as the term of an entry. A definition list's term keeps its description."""
+    text = ("You can learn much\nmore about strings in the reference manual.\nExample\ngap> s1[7];\n'w'\n"
+            "Sublists of lists can easily be extracted and assigned using the operator list{ positions }.\nExample")
+    sublists = next(c for c in _candidates(text, doc="gap-tutorial.pdf", section="3.2 Lists") if "Sublists" in c.text)
+    assert sublists.label == "" and sublists.text.startswith("Sublists"), (sublists.label, sublists.text)
+    listing = ("Options\n-p partno\nThis option tells AVRDUDE what part (MCU) is connected to the programmer.\n"
+               "-c programmer-id\nUse the pin configuration specified by the argument.")
+    part = next(c for c in _candidates(listing, doc="avrdude.pdf", section="2.1 Options") if "MCU" in c.text)
+    assert part.label == "-p partno", (part.label, part.text)
