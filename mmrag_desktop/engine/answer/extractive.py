@@ -664,6 +664,7 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
         if b.hit.kind == "figure":
             text = _REFERENCED_LINE.sub("", text)
         heads = line_heads(text)
+        printed = printed_at_prompt(text)
         references = bool(_REFERENCE_SECTION.search(b.hit.section.split(" > ")[-1]))
         if b.hit.kind == "table" or card_lines(text.split("\n")):
             # a row is one unit: "Description: Always defined. SDCC major ..." is not split (and a reference
@@ -789,8 +790,7 @@ def candidate_sentences(blocks: Sequence[EvidenceBlock], min_words: int = 4, max
             introduces = introduces or shown
             # a figure chunk's "Section: G.3.3 SOLA-330" line names no term, nor does what a command typed at a prompt
             # printed ("gap> s1[7];" / "'w'" / "Sublists of lists can easily be extracted ...", GAP's tutorial)
-            printed = printed_at_prompt(prev, text)
-            term = not name_code and not printed and not _LABELS.match(prev) and ((opens_a_line(prev, heads) and (
+            term = not name_code and prev.strip() not in printed and not _LABELS.match(prev) and ((opens_a_line(prev, heads) and (
                 is_term_line(prev) or synopsis_of_section(prev, b.hit.section) or bool(DEFINITION_LINE.match(prev))))
                 # (an item's name set off by a full stop opens the line its description goes on)
                 or (bool(_DOTTED_TERM.match(prev)) and s[:1].isupper() and opens_a_line(f"{prev} {s}", heads)))
@@ -1004,12 +1004,11 @@ def _is_term(line: str) -> bool:
                 or _COMMAND_ENTRY.match(line) or re.fullmatch(_SNAKE_NAME, line))
 
 
-def printed_at_prompt(line: str, text: str) -> bool:
-    """True when `line` is a line of `text` right below a line typed at a prompt (`PROMPT`): what the command printed
+def printed_at_prompt(text: str) -> frozenset[str]:
+    """The lines of `text` (stripped) right below a line typed at a prompt (`PROMPT`): what the command printed
     ("gap> s1[7];" / "'w'"), no term of the sentence after it."""
     lines = [ln.strip() for ln in text.split("\n")]
-    want = line.strip()
-    return any(ln == want and i and _PROMPT.match(lines[i - 1]) for i, ln in enumerate(lines))
+    return frozenset(ln for above, ln in pairwise(lines) if _PROMPT.match(above))
 
 
 def bibliography_entries(text: str, references: bool) -> list[str]:
