@@ -128,7 +128,7 @@ def choose_highlight(
             score, best_line = max(((lexical_overlap(terms, ln["t"], idf), ln) for ln in comps), key=lambda x: x[0])
             if score > 0:
                 return Highlight.region(best_line["p"], best_line["b"], 1.0 + score)
-        best_score = float(_segment_scores(seg_vecs, qvec, lines, terms, idf).max(initial=0.0))
+        best_score = float(_segment_scores(seg_vecs, qvec, _texts_of(lines, seg_vecs), terms, idf).max(initial=0.0))
         return Highlight.region(region["page"], region["bbox"], best_score)
     boxed = [ln for ln in lines if ln.get("b") and (pages is None or pages[0] <= ln["p"] <= pages[1])]
     if not boxed:
@@ -136,7 +136,8 @@ def choose_highlight(
             return Highlight.region(region["page"], region["bbox"])
         return Highlight(fallback_page, None, [], -1)
     best, best_score = -1, float("-inf")
-    scores = _segment_scores(seg_vecs, qvec, boxed, terms, idf)
+    texts = _texts_of(boxed, seg_vecs)
+    scores = _segment_scores(seg_vecs, qvec, texts, terms, idf)
     if len(scores) and np.isfinite(scores).any():
         best = int(np.argmax(scores))
         best_score = float(scores[best])
@@ -144,7 +145,7 @@ def choose_highlight(
             best = _best_row(scores, boxed, best)
     want = {best, _next_segment(scores, best)} if kind == "text" and best >= 0 else {best}
     if kind == "text" and best >= 0:
-        want |= _answer_after(scores, boxed, want)
+        want |= _answer_after(scores, texts, want)
         want |= set(range(_sentence_start(boxed, best), best))
         want |= _sentence_on_first_line(boxed, want)
     chosen = [ln for ln in boxed if want & set(ln.get("s") or [])] if best >= 0 else []
@@ -210,14 +211,14 @@ def _first_line(lines: list[dict], segment: int) -> int | None:
     return next((i for i, ln in enumerate(lines) if segment in (ln.get("s") or [])), None)
 
 
-def _answer_after(scores: np.ndarray, lines: list[dict], want: set[int]) -> set[int]:
+def _answer_after(scores: np.ndarray, texts: list[str], want: set[int]) -> set[int]:
     """The segment after a box that ends with a question, when it answers it (prose of ANSWER_WORDS words
     or more that asks nothing itself), else nothing: a manual's FAQ asks before it answers, and the
     question restates the user's best ("Problem: I want to program an ATtiny4/5/9/10 device using a
     serial/parallel bitbang programmer. How to connect the pins?" / "Solution: ... a 1K resistor should be
     placed between the SDO and TPIDATA.", AVRDUDE's manual; the box showed the problem alone). A list of
-    questions (a FAQ's contents) and a comment in code ("# Is it time for lunch?" / "}") stay as they are."""
-    texts = segment_texts(lines, len(scores))
+    questions (a FAQ's contents) and a comment in code ("# Is it time for lunch?" / "}") stay as they are. `texts`:
+    the segments' (`segment_texts`)."""
     last = max(want)
     nxt = _next_segment(scores, last)
     if (nxt == last or not texts[last].rstrip().endswith("?") or texts[nxt].rstrip().endswith("?")
@@ -268,14 +269,18 @@ def _best_row(scores: np.ndarray, lines: list[dict], best: int) -> int:
     return int(np.argmax(rows)) if np.isfinite(rows).any() else best
 
 
-def _segment_scores(seg_vecs: np.ndarray | None, qvec: np.ndarray, lines: list[dict], terms: list[str],
+def _texts_of(lines: list[dict], seg_vecs: np.ndarray | None) -> list[str]:
+    """The text of each segment that has a vector (`segment_texts`); [] without vectors."""
+    return segment_texts(lines, len(seg_vecs)) if seg_vecs is not None else []
+
+
+def _segment_scores(seg_vecs: np.ndarray | None, qvec: np.ndarray, texts: list[str], terms: list[str],
                     idf: dict[str, float] | None = None) -> np.ndarray:
-    """Per segment: pooled-vector similarity + term overlap − a penalty for heading-like fragments;
-    -inf for segments without lines (they cannot be highlighted)."""
+    """Per segment (its text in `texts`, `_texts_of`): pooled-vector similarity + term overlap − a penalty for
+    heading-like fragments; -inf for segments without lines (they cannot be highlighted)."""
     if seg_vecs is None or not len(seg_vecs):
         return np.zeros(0, dtype=np.float32)
     scores = seg_vecs.astype(np.float32) @ qvec.astype(np.float32)
-    texts = segment_texts(lines, len(seg_vecs))
     scores = scores + LEXICAL_WEIGHT * np.array([lexical_overlap(terms, t, idf) for t in texts], dtype=np.float32)
     if ANTONYM_PENALTY and any(_singular(t) in OPPOSITE for t in terms):
         scores = scores - ANTONYM_PENALTY * np.array([opposes(terms, t) for t in texts], dtype=np.float32)
