@@ -418,7 +418,7 @@ def unknown_words(question: str, term_df: Callable[[list[str]], dict[str, int]])
         return []
     variants = {w: _spellings(w) + _nouns_of(w) + _verbs_of(w) + dimension_spellings(w) + part_spellings(w)
                 + list(GREEK.get(w, "")) + list(_GRADED.get(w, ())) + symbol_spellings(w) + _IRREGULAR.get(w, [])
-                + ([w.translate(_UMLAUTS)] if w.translate(_UMLAUTS) != w else [])
+                + ([plain] if (plain := w.translate(_UMLAUTS)) != w else [])
                 for w in words}
     parts = {w: _dotted_parts(w) for w in words}
     df = term_df(list(dict.fromkeys([*(v for vs in variants.values() for v in vs), *(p for ps in parts.values() for p in ps)])))

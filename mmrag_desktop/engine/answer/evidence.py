@@ -54,6 +54,12 @@ def _code_like(name: str) -> bool:
     return name[0].islower() or "_" in name or any(c.isdigit() for c in name) or any(c.isupper() for c in name[1:])
 
 
+def _program_named(name: str) -> str:
+    """`name`, the program a usage line names, or "" for a word of the dictionary ("Usage: The function ...",
+    "Usage: make [target]": prose, or a name that says nothing of whose the lines are)."""
+    return "" if name.lower() in common_words() else name
+
+
 # Bracketed text holding a digit ("[3]", "[1, 2]", "[Evidence 7]", "[0; 3]"): in evidence it would
 # look like one of our citation markers. An answer shows it with an invisible word joiner after its
 # "[" ("[\u20600; 3]" looks like the manual's closed range "[0; 3]" and is never a citation chip;
@@ -350,7 +356,7 @@ class EvidenceBlock:
         at = (_find_words(self.hit.text, quote) or 0) if usages else 0  # (no chunk of a help text: no quote to find)
         above = [m.group(1) for m in usages if m.start() <= at]  # (its own line too)
         name = above[-1] if above else m.group(1) if (m := USAGE_LINE.match(self.hit.usage_above)) else ""
-        return "" if name.lower() in common_words() else name
+        return _program_named(name)
 
     def heading(self, quote: str = "") -> str:
         """What an answer names before `quote`, the first quote of this block: its release (`release_of`), its entry
@@ -386,7 +392,7 @@ class EvidenceBlock:
         """Every heading `named` may put before a quote of this block: its release lines' and its programs' too."""
         found = RELEASE_LINE.finditer(self.hit.text) if self.in_changelog else ()
         lines = [" ".join(m.group(0).split()) for m in found]
-        programs = [p for p in USAGE_LINE.findall(self.hit.text) if p.lower() not in common_words()] \
+        programs = [_program_named(p) for p in USAGE_LINE.findall(self.hit.text)] \
             if self.hit.kind == "text" and not self.entry else []
         return [h for h in dict.fromkeys([self.heading(), *lines, *programs]) if h]
 
