@@ -418,6 +418,7 @@ def unknown_words(question: str, term_df: Callable[[list[str]], dict[str, int]])
         return []
     variants = {w: _spellings(w) + _nouns_of(w) + _verbs_of(w) + dimension_spellings(w) + part_spellings(w)
                 + list(GREEK.get(w, "")) + list(_GRADED.get(w, ())) + symbol_spellings(w) + _IRREGULAR.get(w, [])
+                + number_word_spellings(w)
                 + ([plain] if (plain := w.translate(_UMLAUTS)) != w else [])
                 for w in words}
     parts = {w: _dotted_parts(w) for w in words}
@@ -425,6 +426,10 @@ def unknown_words(question: str, term_df: Callable[[list[str]], dict[str, int]])
     unknown = [w for w in words if not any(df.get(v, 0) for v in variants[w])
                and not (parts[w] and all(df.get(p, 0) for p in parts[w]))]
     unknown = [w for w in unknown if not _written_otherwise(w, term_df)]
+    aliases = bracketed_aliases(question)  # (a word whose other name the library knows is known)
+    if any(w in aliases for w in unknown):
+        known = term_df([aliases[w] for w in unknown if w in aliases])
+        unknown = [w for w in unknown if not known.get(aliases.get(w, ""), 0)]
     # a word the question writes as a part of a name in camel case it also gives, which the library knows
     # ("\PartialBigg and its bigg/Bigg relatives": the manual writes \Partialbigg, never "bigg" alone; not "Pro" of
     # "Programmer", one word)
@@ -671,6 +676,26 @@ def in_model_number(name: str, text: str) -> bool:
     return re.search(r"\d" + n + r"(?![a-z])|(?<![a-z])" + n + r"(?:\d" + members + ")", text) is not None
 
 
+# a name a question gives another name for in brackets right after it ("a little-endian POWER9 (ppc64le) box" of HMMER's
+# guide, which writes "ppc64le" and never "POWER9"): one thing named twice, which a page may call by either name; both
+# names of one word, each with a digit, a capital after its first letter or an underscore (not "the timeout (seconds)")
+_ALIAS = re.compile(r"(?<![\w.-])([\w.+-]+)\s+\(([\w.+-]+)\)")
+
+
+def bracketed_aliases(question: str) -> dict[str, str]:
+    """Each name of `question` (lower case) that the question names again in brackets (`_ALIAS`), to its other name,
+    both ways: {"power9": "ppc64le", "ppc64le": "power9"}."""
+    def name_like(w: str) -> bool:
+        return any(c.isdigit() or c == "_" for c in w) or any(c.isupper() for c in w[1:])
+
+    out: dict[str, str] = {}
+    for m in _ALIAS.finditer(question):
+        a, b = m.group(1).strip(".-"), m.group(2).strip(".-")
+        if a and b and name_like(a) and name_like(b) and a.lower() != b.lower():
+            out[a.lower()], out[b.lower()] = b.lower(), a.lower()
+    return out
+
+
 def absent_names(question: str, hits: Sequence[Hit]) -> list[str]:
     """The question's names (part numbers, ALL-CAPS names, identifiers: key_terms.py) that occur in
     none of the hits: a question about "the ESP32" or "the RS-485 port" is not answered by pages
@@ -694,6 +719,9 @@ def absent_names(question: str, hits: Sequence[Hit]) -> list[str]:
               and not _named_by_its_number(t.text, question, index.low) and not _named_with_its_value(t.norm, index.low)
               and not _named_as_formulas_do(t.norm, index.low) and not _named_as_dimensions(t.norm, index.low)]
     absent += [n for n in codes if not re.search(r"(?<![\w.])" + n.lower() + r"(?![\w])", index.low)]
+    aliases = bracketed_aliases(question)  # (a name whose other name a hit writes is named)
+    absent = [n for n in absent if n.lower() not in aliases
+              or not re.search(r"(?<![\w.])" + re.escape(aliases[n.lower()]) + r"(?![\w])", index.low)]
     return list(dict.fromkeys(absent))  # a hexadecimal code is a name too
 
 
@@ -735,6 +763,24 @@ def _named_as_formulas_do(name: str, text: str) -> bool:
 
 # (not a hexadecimal code: "0x42")
 _DIMENSIONS = re.compile(r"([1-9]\d*)x([1-9]\d*)(?:x([1-9]\d*))?")
+
+
+# the numbers a compound word may write as words ("4-by-4" / "four-by-four", "2-dimensional" / "two-dimensional")
+_NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve").split()
+_COMPOUND_NUMBER = re.compile(r"(?<![\w.])(\d{1,2})(?=-[a-z])|(?<=[a-z]-)(\d{1,2})(?![\w.])")
+_COMPOUND_WORD = re.compile(r"(?<![\w])(" + "|".join(_NUMBER_WORDS) + r")(?=-[a-z])|(?<=[a-z]-)("
+                            + "|".join(_NUMBER_WORDS) + r")(?![\w])")
+
+
+def number_word_spellings(word: str) -> list[str]:
+    """A compound word (lower case, joined by hyphens) with its numbers up to twelve written the other way, digits as
+    words or words as digits: "four-by-four" of MrBayes' manual for a question's "4-by-4"; [] for other words."""
+    if "-" not in word:
+        return []
+    words = _COMPOUND_NUMBER.sub(lambda m: _NUMBER_WORDS[int(m.group(0))] if int(m.group(0)) < len(_NUMBER_WORDS)
+                                 else m.group(0), word)
+    digits = _COMPOUND_WORD.sub(lambda m: str(_NUMBER_WORDS.index(m.group(0))), word)
+    return [w for w in dict.fromkeys([words, digits]) if w != word]
 
 
 def dimension_spellings(name: str) -> list[str]:

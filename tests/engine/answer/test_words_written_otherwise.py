@@ -62,3 +62,44 @@ def test_a_word_with_accented_letters_is_one_word(library, tmp_path):
     unknown = unknown_words(question, library.term_df)
     assert unknown == ["göttinger"]
     assert decisive_unknown(question, unknown) == ["göttinger"]
+
+
+def test_a_number_in_a_compound_word_is_known_written_as_a_word(library, tmp_path):
+    """Asked in session 68 (no set's): "For ribosomal RNA, should I use the doublet model or a plain 4-by-4 model ...?"
+    of MrBayes' manual, which writes "a standard four-by-four nucleotide model", said "the indexed manuals never use
+    4-by-4". A compound word's numbers up to twelve are known written the other way, digits or words."""
+    from mmrag_desktop.engine.answer.confidence import number_word_spellings
+
+    lines = ["Use a doublet model for the stems and a standard four-by-four model for the loops.",
+             "The 2-dimensional grid holds the states of the chain."]
+    pdf = write_pdf(tmp_path / "models.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines)]])
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    assert number_word_spellings("4-by-4") == ["four-by-four"] and number_word_spellings("two-dimensional") == [
+        "2-dimensional"]
+    assert number_word_spellings("rs-485") == [] and number_word_spellings("x86-64") == [] and number_word_spellings("42") == []
+    assert unknown_words("Should I use a 4-by-4 model for the loops?", library.term_df) == []
+    assert unknown_words("Is the grid two-dimensional?", library.term_df) == []
+    assert unknown_words("Should I use a 5-by-5 model?", library.term_df) == ["5-by-5"]
+
+
+def test_a_name_given_again_in_brackets_is_named_by_either(library, tmp_path):
+    """Asked in session 68 (no set's): "Will HMMER3 build on a little-endian POWER9 (ppc64le) box, and which vector
+    instruction set does it need on an x86 CPU?" of HMMER's guide, which writes "HMMER3 does not support little-endian
+    PowerPC systems (ppc64le)." and never "POWER9", was "not covered" (no page found mentions POWER9, a word the library
+    never uses). A name the question names again in brackets right after it is named when a page writes either."""
+    from mmrag_desktop.engine.answer.confidence import bracketed_aliases
+
+    lines = ["HMMER3 does not support little-endian PowerPC systems (ppc64le).",
+             "On x86 processors it requires the SSE2 vector instruction set."]
+    pdf = write_pdf(tmp_path / "install.pdf", [[(72, 90 + 16 * i, t) for i, t in enumerate(lines)]])
+    assert [e.stage for e in library.add([pdf]) if e.stage in ("done", "failed")] == ["done"]
+    question = "Does HMMER3 support little-endian POWER9 (ppc64le) systems, and which instruction set on x86?"
+    hits = library.search(question, k=5)
+    assert bracketed_aliases(question) == {"power9": "ppc64le", "ppc64le": "power9"}
+    assert absent_names(question, hits) == [] and unknown_words(question, library.term_df) == []
+    # without the bracketed name, or with one no page writes, it is absent as before; brackets holding a word are no name
+    assert absent_names("Does HMMER3 support POWER9 systems?", hits) == ["POWER9"]
+    other = "Does HMMER3 support POWER9 (ppc64be) systems?"
+    assert absent_names(other, hits) == ["POWER9", "ppc64be"]
+    assert unknown_words(other, library.term_df) == ["power9", "ppc64be"]
+    assert bracketed_aliases("the timeout (seconds) of the DAC (digital-to-analog converter)") == {}
