@@ -432,6 +432,10 @@ def listing_numbers(lines: list[Line]) -> set[int]:
 MARGIN_NOTE_WORDS = 2
 MARGIN_GAP = 3.0  # points between a margin note's right edge and the text's left edge, at least
 _NOT_A_NOTE = re.compile(r"^(?:[\d.,:()+\u2212-]+|\(?[A-Za-z]\)|[ivxIVX]+\.|[\u2022\u25e6\u25aa\u2023*\u2013\u2014-])$")
+# nor is a command-line option a list sets right-aligned left of its description (HMMER's manual pages: "--crick" /
+# "Only search the bottom (reverse-complement) strand. By", "--cpu <n>" / "Set the number of parallel worker threads
+# to <n>. On multicore"): the term the description is of
+_OPTION_TERM = re.compile(r"^--?[A-Za-z]")
 
 
 def margin_notes(lines: list[Line]) -> set[int]:
@@ -440,13 +444,14 @@ def margin_notes(lines: list[Line]) -> set[int]:
     more sharing their right edge and not their left (set right-aligned, as a column of notes is) or a TeX
     macro's name ("\\cPs"); a number, a list's enumerator or bullet is none (a numbered list's numbers
     right-aligned left of its items, listing_numbers' line numbers). A term left-aligned beside its description
-    (a man page's "-v  Verbose output") stays."""
+    (a man page's "-v  Verbose output") stays, as does a command-line option set right-aligned (`_OPTION_TERM`)."""
     text = [ln for ln in lines if len(ln.text.split()) > MARGIN_NOTE_WORDS]
     if not text:
         return set()
     left = min(ln.bbox[0] for ln in text) - MARGIN_GAP
     margin = [ln for ln in lines if len(ln.text.split()) <= MARGIN_NOTE_WORDS and ln.bbox[2] <= left
-              and not _NOT_A_NOTE.match(ln.text) and _beside_text(ln, [*text, *(c for c in lines if c.mono)])]
+              and not _NOT_A_NOTE.match(ln.text) and not _OPTION_TERM.match(ln.text)
+              and _beside_text(ln, [*text, *(c for c in lines if c.mono)])]
     out = {id(ln) for ln in margin if ln.text.startswith("\\")}
     for column in _columns(margin, lambda ln: ln.bbox[2]):
         if len(column) >= 2 and max(ln.bbox[0] for ln in column) - min(ln.bbox[0] for ln in column) > NUMBER_COLUMN:

@@ -1824,3 +1824,41 @@ def test_lines_across_both_columns_one_after_another_are_one_paragraph(tmp_path)
     # the columns are read as before, left before right
     texts = [b.text for b in parsed.blocks if b.text.startswith("Column")]
     assert texts[0].startswith("Column 1 line 1") and "Column 2 line 1" in texts[1], texts
+
+
+def test_options_set_right_aligned_left_of_their_descriptions_stay(tmp_path):
+    """HMMER's user's guide sets each manual page's options right-aligned in a column left of their descriptions, in
+    a small monospaced font ("--watson" / "--crick" / "--cpu <n>" beside "Only search the top strand. ..."). They were
+    read as notes in the margin and dropped: no chunk of its 40 manual pages named an option it describes, and "how
+    do I search only the reverse-complement strand?" was answered "Only search the bottom (reverse-complement)
+    strand." without "--crick". An option stays with its description; a right-aligned column of notes is still left
+    out."""
+    import pymupdf
+
+    mono = pymupdf.Font("cour")
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    rows = [("--watson", ["Only search the top strand. By default both the query se-",
+                          "quence and its reverse-complement are searched."]),
+            ("--crick", ["Only search the bottom (reverse-complement) strand. By",
+                         "default both the query sequence and its reverse-complement"]),
+            ("--cpu <n>", ["Set the number of parallel worker threads to <n>. On mul-",
+                           "ticore machines, the default is 2. There is also a master"])]
+    y = 150
+    for term, lines in rows:
+        page.insert_text((171 - mono.text_length(term, fontsize=7), y), term, fontsize=7, fontname="cour")
+        for line in lines:
+            page.insert_text((180, y), line, fontsize=10)
+            y += 13
+        y += 8
+    font = pymupdf.Font("helv")
+    body = ["Different textbooks use different modifications of the symbol f for fugacity, so it",
+            "is recommended to use the macro fpure to denote the pure-component fugacity"]
+    for i, (line, note) in enumerate(zip(body, ("fpure", "fmix"), strict=True)):  # notes without a backslash
+        page.insert_text((180, 400 + 14 * i), line, fontsize=10)
+        page.insert_text((171 - font.text_length(note, fontsize=9), 400 + 14 * i), note, fontsize=9)
+    (parsed,) = _saved_and_parsed(doc, tmp_path / "options.pdf")
+    text = " ".join(" ".join(b.text.split()) for b in parsed.blocks)
+    for term, lines in rows:
+        assert f"{term} {lines[0]}" in text, text
+    assert "so it is recommended" in text and "fmix" not in text, text  # (the body names "fpure", not "fmix")
