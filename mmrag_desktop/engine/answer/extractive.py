@@ -1662,7 +1662,9 @@ def rank_candidates(question: str, blocks: Sequence[EvidenceBlock], embedder=Non
         if any(c is r for r in references):  # the list of documents asked for
             c.score += REFERENCES_BONUS
     _answers_of_questions(cands, asked_in_manual)
-    cands = [c for c in _off_the_entry(cands, options) if not c.other_field]
+    # (a question of two parts, one of which names none of them, asks for an entry it does not name too)
+    cands = [c for c in _off_the_entry(cands, [] if _a_part_names_none(question, options) else options)
+             if not c.other_field]
     _twins_of_the_other_polarity(question, cands)
     if not named:  # (a manual the question names by the names only it holds)
         named = _manual_of_names(blocks, part_names(plan.identifiers))
@@ -1923,6 +1925,13 @@ def _off_the_entry(cands: list[Candidate], options: list[str]) -> list[Candidate
         return (after is not None and c.position > after) or (c.under == "?" and c.block_id not in entry_blocks)
 
     return [c for c in cands if kept(c)]
+
+
+def _a_part_names_none(question: str, options: list[str]) -> bool:
+    """True when `question` is of two parts (`question_parts`) and one of them names none of `options`: HMMER's "With
+    nhmmscan, how do I search only the reverse-complement strand of my query, and how many threads does HMMER actually
+    start if I pass --cpu 4?" asks for the entry of "--crick" as well as for that of "--cpu", which it names."""
+    return any(not any(o.lower() in part.lower() for o in options) for part, _ in question_parts(question))
 
 
 def _a_level_of(name: str, asked: set[str]) -> bool:

@@ -2303,6 +2303,33 @@ def test_sentences_of_another_entry_are_not_quoted_for_the_entry_asked(embedder)
     assert {windows, legend} <= {c.text for c in rank_candidates(question, other, embedder)}
 
 
+HMMER_OPTIONS = ("--watson Only search the top strand. By default both the query sequence and its reverse-complement "
+                 "are searched.\n"
+                 "--crick Only search the bottom (reverse-complement) strand. By default both the query sequence and "
+                 "its reverse-complement are searched.\n"
+                 "--cpu <n> Set the number of parallel worker threads to <n>. On multicore machines, the default is 2. "
+                 "There is also a master thread, so the actual number of threads that HMMER spawns is <n>+1.")
+
+
+def test_a_part_that_names_no_option_may_ask_for_another_entry(embedder):
+    """Asked in session 68 (no set's): "With nhmmscan, how do I search only the reverse-complement strand of my query,
+    and how many threads does HMMER actually start if I pass --cpu 4?" of HMMER's guide quoted only "--cpu <n>"'s
+    entry: the question names "--cpu", and the sentences of every other option's entry were left out, "--crick Only
+    search the bottom (reverse-complement) strand." among them. A question of two parts, one of which names no option,
+    asks for an entry it does not name too; a question of one part about a named option still quotes its entry alone."""
+    from mmrag_desktop.engine.answer.extractive import select_sentences
+
+    block = one_block(HMMER_OPTIONS, "nhmmscan - search DNA sequence(s) against a DNA profile database",
+                      "hmmer-userguide.pdf", 137)
+    question = ("With nhmmscan, how do I search only the reverse-complement strand of my query, and how many threads "
+                "does HMMER actually start if I pass --cpu 4?")
+    quoted = " ".join(c.text for c in select_sentences(question, block, embedder, max_sentences=3))
+    assert "--crick Only search the bottom" in quoted and "<n>+1" in quoted, quoted
+    one = "How many threads does HMMER actually start if I pass --cpu 4, counting the master thread?"
+    texts = [c.text for c in rank_candidates(one, block, embedder)]
+    assert not any("strand" in t for t in texts), texts
+
+
 def test_an_entry_goes_on_after_its_first_sentence_and_a_command_keeps_its_options(embedder):
     """gEDA PCB's options: "--bg-image <string> File name of an image ..." opens its entry with a
     placeholder, and "The image must be a color PPM image, in binary (not ASCII) format." is part of it;
