@@ -110,9 +110,11 @@ _TERM_LEAD = re.compile(r"^\s*(?:[-+]{1,2}\w|[A-Z][A-Z0-9_]{2,}\b|\w+_\w|\S*[<\[
 # an answer's companion chunk goes after the hit it comes with, and not before the third hit: right after
 # it and after the third tied on the development set (fact 0.83), after the fifth lost a fact there
 COMPANION_AT = 3
-# an answer's reserve: the page-mates of the first RESERVE_HITS hits among the first RESERVE_RANK candidates
+# an answer's reserve: the page-mates of the first RESERVE_HITS hits among the first RESERVE_RANK candidates, and
+# up to FIRST_HIT_MATES more of the first hit's (Searcher._reserve)
 RESERVE_HITS = 3
 RESERVE_RANK = 6
+FIRST_HIT_MATES = 2
 # an answer's hit shorter than this many words (a NAME line, a heading's chunk) brings the chunk after it
 SHORT_HIT_WORDS = 12
 # a chunk's last sentence cut by the chunk's end is completed from the next chunk when it ends within
@@ -577,7 +579,9 @@ class Searcher:
         highlights: dict[int, Highlight] = {}
         kept: list[int] = []
         replaced: dict[int, int] = {}  # hit's chunk -> the better-scored chunk of its page it stands for
-        mates: dict[tuple[int, int], int] = {}  # (document, page) -> its best candidate one hit per page left out
+        # (document, page) -> the text candidates among the first RESERVE_RANK that one hit per page left out, the
+        # page's mate first
+        mates: dict[tuple[int, int], list[int]] = {}
         names = entry_names(plan)
         for place, cid in enumerate(order):
             row = rows[cid]
@@ -599,8 +603,9 @@ class Searcher:
                     # (the first, or the first that reads as prose where the first is a listing: Prawn's "Vertical text
                     # alignment can be achieved using the :valign option ..." ranked below its example's source)
                     key = (row["doc_id"], highlights[same].page)
-                    if key not in mates or (not _reads_as_prose(rows[mates[key]]) and _reads_as_prose(row)):
-                        mates[key] = cid
+                    found = mates.setdefault(key, [])
+                    found.insert(0 if found and not _reads_as_prose(rows[found[0]]) and _reads_as_prose(row)
+                                 else len(found), cid)
                 continue
             highlights[cid] = hl
             kept.append(cid)
@@ -686,7 +691,7 @@ class Searcher:
         hit.reserve = True
         return [hit]
 
-    def _reserve(self, hits: list[Hit], mates: dict[tuple[int, int], int], rows: dict, candidate_hl: dict,
+    def _reserve(self, hits: list[Hit], mates: dict[tuple[int, int], list[int]], rows: dict, candidate_hl: dict,
                  scored: dict, lead: Callable[[int], list[dict]], tail: Callable[[int], list[dict]]) -> list[Hit]:
         """The reserve hits of an answer's search: for each of the first RESERVE_HITS hits, the text chunk of
         its page that ranked among the first RESERVE_RANK candidates and was left out because the page is a
@@ -694,11 +699,13 @@ class Searcher:
         AO-51 is selected.", third of all candidates, under the page's first paragraph). A mate whose last
         line is a lead-in goes on in the next chunk of its page, which is reserve too (DRBD's "On the local
         node, issue the following command:" ends the chunk that opens "Using truck based replication"; the
-        command is in the next)."""
+        command is in the next). After them come up to FIRST_HIT_MATES more of the first hit's page-mates: a page
+        of short chunks says what is asked in several (HMMER's "One workaround is to install the two packages each in
+        their own hierarchy ..." was the fourth of the first page's five chunks among the first six candidates)."""
         have = {h.chunk_id for h in hits if not h.enriched}  # (a paragraph joined to a figure comes last)
         out: list[Hit] = []
         for h in hits[:RESERVE_HITS]:
-            cid = mates.get((h.doc_id, h.page))
+            cid = next(iter(mates.get((h.doc_id, h.page), ())), None)
             if cid is None or cid in have:
                 continue
             have.add(cid)
@@ -715,6 +722,15 @@ class Searcher:
                                lead=lead(row["id"]), tail=tail(row["id"]))
                 hit.reserve = True
                 out.append(hit)
+        if hits:
+            shown_ids = {h.chunk_id for h in hits} | {h.chunk_id for h in out}
+            for cid in mates.get((hits[0].doc_id, hits[0].page), [])[1:1 + FIRST_HIT_MATES]:
+                if cid not in shown_ids:
+                    hl = self._whole_sentences(rows[cid], candidate_hl[cid], lead, tail)
+                    hit = self.hit(rows[cid], hl, scored[cid], {}, None, self.documents.kind(rows[cid]["doc_id"]),
+                                   lead=lead(cid), tail=tail(cid))
+                    hit.reserve = True
+                    out.append(hit)
         return out
 
     def _followers(self, n: int, chosen: list[int], rows: dict, highlights: dict,

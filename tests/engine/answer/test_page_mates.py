@@ -212,7 +212,7 @@ def _reserve_of(library, rows: dict, mate: int) -> list:
     hit = library.search("Is the shipped disk large enough for the resource?", k=1)[0]
     assert hit.page == rows[mate]["page"] and hit.chunk_id not in (mate, mate + 1)
     shown = Highlight(hit.page, (57.0, 70.0, 500.0, 140.0), [(hit.page, (57.0, 70.0, 500.0, 140.0))], 0, 0.5)
-    return library.searcher._reserve([hit], {(hit.doc_id, hit.page): mate}, dict(rows), {mate: shown}, {mate: 1.0},
+    return library.searcher._reserve([hit], {(hit.doc_id, hit.page): [mate]}, dict(rows), {mate: shown}, {mate: 1.0},
                                      lambda cid: [], lambda cid: [])
 
 
@@ -239,3 +239,32 @@ def test_a_page_mate_that_ends_with_a_sentence_brings_nothing_more(library, tmp_
     first = next(iter(rows))
     assert rows[first]["text"].rstrip().endswith("command.")
     assert [h.chunk_id for h in _reserve_of(library, rows, first)] == [first]
+
+
+def test_more_page_mates_of_the_first_hit_come_after_the_mates(library, tmp_path):
+    """HMMER's user's guide (session 68's list): "Can I keep HMMER2 and HMMER3 installed on the same machine? What
+    clashes between them and how do I get around it?" found the page, its short chunks four of the first six
+    candidates, but the reserve held one page-mate: "One workaround is to install the two packages each in their own
+    hierarchy ..." was never quoted. Up to FIRST_HIT_MATES more of the first hit's page-mates (the candidates one hit
+    per page left out, in their order) come after the hits' mates; a later hit's page keeps one."""
+    from dataclasses import replace as replaced
+
+    from mmrag_desktop.engine.search import searcher
+    from mmrag_desktop.engine.search.highlight import Highlight
+
+    rows = _seeding_manual(library, tmp_path, "- On the local node, issue the following command.")
+    hit = library.search("Is the shipped disk large enough for the resource?", k=1)[0]
+    others = [cid for cid in rows if cid != hit.chunk_id and rows[cid]["page"] == hit.page]
+    assert len(others) >= 3, rows  # (the case: a page of several chunks)
+    box = (57.0, 70.0, 500.0, 140.0)
+    shown = {cid: Highlight(hit.page, box, [(hit.page, box)], 0, 0.5) for cid in others}
+
+    def reserve(hits: list) -> list[int]:
+        return [h.chunk_id for h in library.searcher._reserve(hits, {(hit.doc_id, hit.page): others}, dict(rows), shown,
+                                                              dict.fromkeys(others, 1.0), lambda cid: [], lambda cid: [])]
+
+    assert searcher.FIRST_HIT_MATES == 2 and reserve([hit]) == others[:3]
+    other_page = replaced(hit, page=hit.page + 1, chunk_id=-1)
+    assert reserve([other_page, hit]) == others[:1]  # (a later hit's page: its mate alone)
+
+
