@@ -703,34 +703,29 @@ class Searcher:
         of short chunks says what is asked in several (HMMER's "One workaround is to install the two packages each in
         their own hierarchy ..." was the fourth of the first page's five chunks among the first six candidates)."""
         have = {h.chunk_id for h in hits if not h.enriched}  # (a paragraph joined to a figure comes last)
-        out: list[Hit] = []
+        shown: list[tuple[dict, Highlight, float]] = []
         for h in hits[:RESERVE_HITS]:
             cid = next(iter(mates.get((h.doc_id, h.page), ())), None)
             if cid is None or cid in have:
                 continue
             have.add(cid)
-            shown = [(rows[cid], candidate_hl[cid], scored[cid])]
+            shown.append((rows[cid], candidate_hl[cid], scored[cid]))
             if (last := _closing_lead_in(rows[cid])) is not None:
                 found = self._lead_in_goes_on(rows[cid], last, candidate_hl[cid].score)
                 if found is not None and found[0]["id"] not in have and found[0]["page"] == rows[cid]["page"]:
                     have.add(found[0]["id"])
                     rows[found[0]["id"]] = found[0]
                     shown.append((*found, scored[cid]))
-            for row, hl, score in shown:
-                hl = self._whole_sentences(row, hl, lead, tail)
-                hit = self.hit(row, hl, score, {}, None, self.documents.kind(row["doc_id"]),
-                               lead=lead(row["id"]), tail=tail(row["id"]))
-                hit.reserve = True
-                out.append(hit)
-        if hits:
-            shown_ids = {h.chunk_id for h in hits} | {h.chunk_id for h in out}
-            for cid in mates.get((hits[0].doc_id, hits[0].page), [])[1:1 + FIRST_HIT_MATES]:
-                if cid not in shown_ids:
-                    hl = self._whole_sentences(rows[cid], candidate_hl[cid], lead, tail)
-                    hit = self.hit(rows[cid], hl, scored[cid], {}, None, self.documents.kind(rows[cid]["doc_id"]),
-                                   lead=lead(cid), tail=tail(cid))
-                    hit.reserve = True
-                    out.append(hit)
+        have |= {h.chunk_id for h in hits}
+        more = mates.get((hits[0].doc_id, hits[0].page), [])[1:1 + FIRST_HIT_MATES] if hits else []
+        shown += [(rows[cid], candidate_hl[cid], scored[cid]) for cid in more if cid not in have]
+        out: list[Hit] = []
+        for row, hl, score in shown:
+            hl = self._whole_sentences(row, hl, lead, tail)
+            hit = self.hit(row, hl, score, {}, None, self.documents.kind(row["doc_id"]),
+                           lead=lead(row["id"]), tail=tail(row["id"]))
+            hit.reserve = True
+            out.append(hit)
         return out
 
     def _followers(self, n: int, chosen: list[int], rows: dict, highlights: dict,
