@@ -1327,6 +1327,12 @@ def _row_keys(text: str) -> tuple[str, ...]:
     return tuple(k.strip().lower() for k, _ in row_cells(text))
 
 
+# a one-letter command-line option, its case kept: HMMER's esl-translate has "-m" (ORFs start with AUG) and "-M" (with any
+# initiator the genetic code allows), and "With the -m option, ORFs start with an initiator AUG Met." is no duplicate of
+# "With the -M option, ORFs start with any of the initiation codons allowed by the genetic code."
+_LETTER_OPTION = re.compile(r"(?<![\w-])-[A-Za-z](?![\w-])")
+
+
 def near_duplicate(sentence: str, other: str, *, columns: bool = True, either: bool = False) -> bool:
     """True when `sentence` says nothing `other` does not: most of its content words are in `other` (not
     when it says more: "Passwords are never sent over the wire in plain text." is no duplicate of "These
@@ -1341,6 +1347,8 @@ def near_duplicate(sentence: str, other: str, *, columns: bool = True, either: b
         return True
     if _said_in(set(content_terms(sentence)), set(content_terms(other)), either) <= 0.7:
         return False
+    if not set(_LETTER_OPTION.findall(sentence)) <= set(_LETTER_OPTION.findall(other)):
+        return False  # ("-m" is another option than "-M", though terms are compared in lower case)
     have = {(t.kind, t.norm, t.value, t.unit) for t in terms(other)}
     return all((t.kind, t.norm, t.value, t.unit) in have for t in terms(sentence))
 

@@ -763,6 +763,27 @@ def test_a_row_that_repeats_a_sentence_s_words_with_another_value_is_kept(embedd
     assert sum(" | " in c.text for c in chosen) == 1
 
 
+def test_an_option_of_another_case_is_another_option(embedder):
+    """Asked in session 68 (no set's): "How do I make esl-translate report only ORFs that begin with an AUG ...?" of
+    HMMER's guide quoted "With the -M option, ORFs start with any of the initiation codons allowed by the genetic code."
+    and never the next sentence, "With the -m option, ORFs start with an initiator AUG Met.": terms are compared in
+    lower case, and "-m" read as the "-M" of the sentence before, so it said nothing new. A one-letter option differs by
+    its case."""
+    from mmrag_desktop.engine.answer.extractive import select_sentences
+
+    upper = ("With the -M option, ORFs start with any of the initiation codons allowed by the genetic code. For example, "
+             "the standard code allows AUG, CUG, and UUG as initiators.")
+    lower = "With the -m option, ORFs start with an initiator AUG Met."
+    assert not near_duplicate(lower, upper) and near_duplicate(lower, upper.replace("-M", "-m") + " Met.")
+    text = ("By default, no specific initiation codon is required, and any amino acid can start an open reading frame. "
+            f"This behavior can be changed. {upper} {lower}")
+    bl = pack_evidence([Hit(chunk_id=1, doc_id=1, doc="hmmer.pdf", page=201, bbox=None, kind="text", score=0.03,
+                            text=text)], 1000)
+    chosen = select_sentences("How do I make esl-translate report only ORFs that begin with an AUG?", bl, embedder,
+                              max_sentences=4)
+    assert any(c.text.startswith("With the -m option") for c in chosen), [c.text for c in chosen]
+
+
 def test_a_sentence_is_compared_with_the_question_under_its_section_title():
     assert in_section("This file is used to make personal changes.", "2.1.2 Startup Files") == (
         "2.1.2 Startup Files: This file is used to make personal changes.")
